@@ -1,0 +1,49 @@
+# docsync — the two commands a person needs are `make demo` and `make test`.
+# Every target that builds first runs `deps`, which installs the C libraries
+# the package links (with apt-get, through sudo when not root) if missing.
+
+SWIFT        ?= swift
+APT_PACKAGES := libinotifytools0-dev libsqlite3-dev
+SUDO         := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
+# Swift Testing runs tests in parallel by default; two cores are all we have.
+TEST_FLAGS   ?=
+
+.PHONY: all deps build release test demo bench clean
+
+all: build
+
+## deps: install the Debian packages the build links against, when missing.
+deps:
+	@missing=""; \
+	for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+## build: debug build of every product.
+build: deps
+	$(SWIFT) build
+
+## release: optimized build (used by demo and bench).
+release: deps
+	$(SWIFT) build -c release
+
+## test: the whole test suite (unit, conformance, multi-process).
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build $(TEST_FLAGS)
+
+## demo: what docsync can do today, on the embedded local backend.
+demo: release
+	$(SWIFT) run -c release --skip-build docsync-demo
+
+## bench: chunker throughput and the cost of a 1-byte edit to a 50 MB file.
+bench: release
+	$(SWIFT) run -c release --skip-build docsync-bench
+
+clean:
+	rm -rf .build

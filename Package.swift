@@ -1,0 +1,74 @@
+// swift-tools-version: 6.0
+// docsync — iCloud Drive for Linux. See README.md for the shape of the package.
+import PackageDescription
+
+let package = Package(
+    name: "docsync",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "docsync-demo", targets: ["docsync-demo"]),
+        .executable(name: "docsync-bench", targets: ["docsync-bench"]),
+        .library(name: "DocSyncCore", targets: ["DocSyncCore"]),
+        .library(name: "DocSyncStorage", targets: ["DocSyncStorage"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        // libinotifytools (Debian: libinotifytools0-dev, no pkg-config file).
+        .systemLibrary(
+            name: "CInotifyTools",
+            path: "Sources/CInotifyTools",
+            providers: [.apt(["libinotifytools0-dev"])]
+        ),
+        // Records, chunker, manifests, errors: pure logic, no I/O beyond reading a stream.
+        .target(
+            name: "DocSyncCore",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // The StorageBackend protocol and the embedded local backend (SQLite + chunk directory).
+        .target(
+            name: "DocSyncStorage",
+            dependencies: [
+                "DocSyncCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Backend conformance suite, fault-injecting backend, temp-folder helpers.
+        .target(
+            name: "DocSyncTestSupport",
+            dependencies: ["DocSyncCore", "DocSyncStorage"],
+            path: "Tests/DocSyncTestSupport"
+        ),
+        .executableTarget(
+            name: "docsync-demo",
+            dependencies: [
+                "DocSyncCore", "DocSyncStorage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "docsync-bench",
+            dependencies: [
+                "DocSyncCore", "DocSyncStorage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // A second process for the "two processes write one backend at once" test.
+        .executableTarget(
+            name: "docsync-test-writer",
+            dependencies: ["DocSyncCore", "DocSyncStorage"],
+            path: "Tests/DocSyncTestWriter"
+        ),
+        .testTarget(name: "DocSyncCoreTests", dependencies: ["DocSyncCore"]),
+        .testTarget(
+            name: "DocSyncStorageTests",
+            dependencies: ["DocSyncCore", "DocSyncStorage", "DocSyncTestSupport", "docsync-test-writer"]
+        ),
+        .testTarget(name: "CInotifyToolsTests", dependencies: ["CInotifyTools"]),
+    ]
+)

@@ -1,0 +1,74 @@
+import Crypto
+
+/// Splits a byte stream into content-defined chunks and hashes them, in bounded memory.
+///
+/// The stream is read through a caller-supplied `read` function (so this type does no I/O
+/// of its own): it fills the buffer it is given and returns the number of bytes written,
+/// 0 at the end of the stream. Memory use is one buffer of `bufferSize` bytes whatever the
+/// stream's length. Each chunk is handed to `onChunk` with its bytes (valid only during the
+/// call) before the next is read; the result lists every chunk in order with the SHA-256 of
+/// the whole stream.
+public struct AssetChunker: Sendable {
+    public let chunker: ContentDefinedChunker
+    public let bufferSize: Int
+
+    public init(parameters: ChunkerParameters = .documents, bufferSize: Int = 1 << 20) {
+        self.chunker = ContentDefinedChunker(parameters)
+        self.bufferSize = Swift.max(bufferSize, 2 * parameters.maximumSize)
+    }
+
+    public func chunk<E: Error>(
+        read: (UnsafeMutableRawBufferPointer) throws(E) -> Int,
+        onChunk: (ChunkRef, UnsafeRawBufferPointer) throws(E) -> Void
+    ) throws(E) -> AssetManifest {
+        let maximum = chunker.parameters.maximumSize
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var fileHash = SHA256()
+        var chunks: [ChunkRef] = []
+        var start = 0, end = 0
+        var atEnd = false
+        while true {
+            // Keep at least one maximum-size chunk in the buffer unless the stream has ended.
+            if !atEnd && end - start < maximum {
+                if start > 0 {
+                    buffer.baseAddress!.copyMemory(from: buffer.baseAddress! + start, byteCount: end - start)
+                    end -= start
+                    start = 0
+                }
+                while end < bufferSize {
+                    let got = try read(UnsafeMutableRawBufferPointer(rebasing: buffer[end...]))
+                    if got == 0 { atEnd = true; break }
+                    end += got
+                }
+            }
+            if start == end { break }
+            let available = UnsafeRawBufferPointer(rebasing: buffer[start..<end])
+            let length = chunker.chunkLength(of: available)
+            let bytes = UnsafeRawBufferPointer(rebasing: available[..<(available.startIndex + length)])
+            fileHash.update(bufferPointer: bytes)
+            let ref = ChunkRef(digest: SHA256Digest(hashing: bytes), length: length)
+            try onChunk(ref, bytes)
+            chunks.append(ref)
+            start += length
+        }
+        return AssetManifest(chunks: chunks, contentDigest: SHA256Digest(fileHash.finalize()))
+    }
+
+    /// Chunks bytes already in memory. `onChunk` sees each chunk's range in `bytes`.
+    public func chunk(_ bytes: UnsafeRawBufferPointer, onChunk: (ChunkRef, Range<Int>) -> Void = { _, _ in }) -> AssetManifest {
+        var fileHash = SHA256()
+        fileHash.update(bufferPointer: bytes)
+        var chunks: [ChunkRef] = []
+        var start = 0
+        while start < bytes.count {
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
+            let length = chunker.chunkLength(of: rest)
+            let ref = ChunkRef(digest: SHA256Digest(hashing: UnsafeRawBufferPointer(rebasing: rest[..<(rest.startIndex + length)])), length: length)
+            onChunk(ref, start..<start + length)
+            chunks.append(ref)
+            start += length
+        }
+        return AssetManifest(chunks: chunks, contentDigest: SHA256Digest(fileHash.finalize()))
+    }
+}

@@ -1,0 +1,78 @@
+/// One item of a zone — a file, a folder or a symlink — as the backend stores it.
+///
+/// Identity is `id`; everything else is a field that may change. `changeTag` is `nil` on a
+/// record that has never been saved and is set by the backend on every save. Documents carry
+/// `contentDigest` and `asset`; symlinks carry `symlinkTarget`; folders carry neither.
+/// `validate()` checks these rules and the 1 MB limit on a record's fields.
+public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
+    /// Largest encoded size of a record, asset reference included (CloudKit's 1 MB).
+    public static let maximumEncodedSize = 1_000_000
+
+    public let id: RecordID
+    public var type: RecordType
+    public var changeTag: ChangeTag?
+    /// Where the item lives in its folder.
+    public var path: RelativePath
+    /// Bytes of content (documents), of the link target (symlinks), 0 for folders.
+    public var size: Int64
+    /// The content's modification time (the file's mtime).
+    public var modified: Timestamp
+    /// POSIX permission bits (`0o7777` at most).
+    public var mode: UInt32
+    /// SHA-256 of the whole file (documents only).
+    public var contentDigest: SHA256Digest?
+    /// Where the content's chunks are listed (documents only).
+    public var asset: AssetReference?
+    /// The link's target, verbatim (symlinks only).
+    public var symlinkTarget: String?
+    /// The device that made the change this version records.
+    public var lastModifiedBy: String
+
+    public init(
+        id: RecordID, type: RecordType, changeTag: ChangeTag? = nil, path: RelativePath, size: Int64 = 0,
+        modified: Timestamp, mode: UInt32, contentDigest: SHA256Digest? = nil, asset: AssetReference? = nil,
+        symlinkTarget: String? = nil, lastModifiedBy: String
+    ) {
+        self.id = id
+        self.type = type
+        self.changeTag = changeTag
+        self.path = path
+        self.size = size
+        self.modified = modified
+        self.mode = mode
+        self.contentDigest = contentDigest
+        self.asset = asset
+        self.symlinkTarget = symlinkTarget
+        self.lastModifiedBy = lastModifiedBy
+    }
+
+    public var description: String { "\(type.rawValue) \(id) at \(path) [\(changeTag?.rawValue ?? "unsaved")]" }
+
+    /// Throws `.invalidArguments` when the fields contradict the record's type, or
+    /// `.limitExceeded` when the encoded record is larger than `maximumEncodedSize`.
+    public func validate() throws(SyncError) {
+        func fail(_ why: String) -> SyncError { SyncError(.invalidArguments, "record \(id) at \(path): \(why)") }
+        guard mode <= 0o7777 else { throw fail("mode \(String(mode, radix: 8)) has bits beyond 07777") }
+        guard size >= 0 else { throw fail("negative size") }
+        switch type {
+        case .document:
+            guard let contentDigest, let asset else { throw fail("a Document needs a content digest and an asset") }
+            guard asset.size == size, asset.contentDigest == contentDigest else {
+                throw fail("the asset's size or digest does not match the record's")
+            }
+            guard symlinkTarget == nil else { throw fail("a Document has no symlink target") }
+        case .folder:
+            guard contentDigest == nil, asset == nil, symlinkTarget == nil else { throw fail("a Folder has no content") }
+        case .symlink:
+            guard let symlinkTarget, !symlinkTarget.isEmpty, !symlinkTarget.utf8.contains(0) else {
+                throw fail("a Symlink needs a non-empty target without NUL")
+            }
+            guard contentDigest == nil, asset == nil else { throw fail("a Symlink has no content asset") }
+        }
+        if lastModifiedBy.utf8.count > 255 { throw fail("device name longer than 255 bytes") }
+        let encodedSize = (try? WireCoding.encoder.encode(self).count) ?? Int.max
+        if encodedSize > Record.maximumEncodedSize {
+            throw SyncError(.limitExceeded, "record \(id) at \(path) encodes to \(encodedSize) bytes, more than \(Record.maximumEncodedSize)")
+        }
+    }
+}

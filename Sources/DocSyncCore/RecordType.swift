@@ -1,0 +1,9 @@
+/// What kind of item a record describes, with CloudKit-style type names.
+public enum RecordType: String, Hashable, Codable, Sendable, CaseIterable {
+    /// A regular file; its content is an asset.
+    case document = "Document"
+    /// A directory, synced even when empty.
+    case folder = "Folder"
+    /// A symbolic link, synced as the link itself and never followed.
+    case symlink = "Symlink"
+}

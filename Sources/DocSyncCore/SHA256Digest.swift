@@ -1,0 +1,109 @@
+import Crypto
+import Foundation
+
+/// A SHA-256 digest: the address of a chunk and the identity of a file's content.
+///
+/// Stored as four big-endian 64-bit words so that hashing and comparing are cheap;
+/// `hex` is the lowercase 64-character form used on disk, in JSON and in logs.
+/// Two digests are equal exactly when their 32 bytes are equal.
+public struct SHA256Digest: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let w0: UInt64, w1: UInt64, w2: UInt64, w3: UInt64
+
+    /// The digest of `bytes`.
+    public init<D: DataProtocol>(hashing bytes: D) {
+        self.init(SHA256.hash(data: bytes))
+    }
+
+    /// The digest of a raw buffer.
+    public init(hashing buffer: UnsafeRawBufferPointer) {
+        self.init(SHA256.hash(data: buffer))
+    }
+
+    /// Wraps a finished swift-crypto digest.
+    public init(_ digest: SHA256.Digest) {
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        digest.withUnsafeBytes { raw in
+            words.0 = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+            words.1 = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            words.2 = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+            words.3 = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+        }
+        (w0, w1, w2, w3) = words
+    }
+
+    /// Reads 32 raw bytes; `nil` when `bytes` is not exactly 32 bytes long.
+    public init?<C: Collection>(bytes: C) where C.Element == UInt8 {
+        guard bytes.count == 32 else { return nil }
+        var words = [UInt64](repeating: 0, count: 4)
+        for (index, byte) in bytes.enumerated() {
+            words[index / 8] = words[index / 8] << 8 | UInt64(byte)
+        }
+        (w0, w1, w2, w3) = (words[0], words[1], words[2], words[3])
+    }
+
+    /// Parses the 64-character hex form (either case); `nil` for anything else.
+    public init?(hex: String) {
+        let utf8 = Array(hex.utf8)
+        guard utf8.count == 64 else { return nil }
+        var words = [UInt64](repeating: 0, count: 4)
+        for (index, char) in utf8.enumerated() {
+            let nibble: UInt8
+            switch char {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = char - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = char - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = char - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            words[index / 16] = words[index / 16] << 4 | UInt64(nibble)
+        }
+        (w0, w1, w2, w3) = (words[0], words[1], words[2], words[3])
+    }
+
+    /// The 32 raw bytes, most significant first.
+    public var bytes: [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(32)
+        for word in [w0, w1, w2, w3] {
+            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        }
+        return out
+    }
+
+    /// Lowercase hex, 64 characters.
+    public var hex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(64)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    public var description: String { hex }
+
+    /// The first 12 hex characters, for log lines.
+    public var shortHex: String { String(hex.prefix(12)) }
+
+    public static func < (lhs: SHA256Digest, rhs: SHA256Digest) -> Bool {
+        (lhs.w0, lhs.w1, lhs.w2, lhs.w3) < (rhs.w0, rhs.w1, rhs.w2, rhs.w3)
+    }
+}
+
+extension SHA256Digest: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let digest = SHA256Digest(hex: text) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "expected 64 hex characters of a SHA-256 digest, got \(text.prefix(80))")
+        }
+        self = digest
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(hex)
+    }
+}

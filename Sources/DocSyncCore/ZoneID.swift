@@ -1,0 +1,53 @@
+/// A zone: one synced folder, named by the folder id of the configuration.
+///
+/// Names are 1–255 bytes of UTF-8 made of letters, digits, `.`, `_`, `-` and spaces,
+/// not starting with `.`; `ZoneID(validating:)` enforces this so a zone name is always
+/// safe as a file name, a URL path segment and a SQL value.
+public struct ZoneID: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
+    public let name: String
+
+    /// Accepts a valid zone name, or throws `.invalidArguments` saying what is wrong.
+    public init(validating name: String) throws(SyncError) {
+        if let problem = ZoneID.problem(with: name) {
+            throw SyncError(.invalidArguments, "zone name \(name.debugDescription) \(problem)")
+        }
+        self.name = name
+    }
+
+    /// For names known to be valid (literals in code and tests). Traps otherwise.
+    public init(_ name: String) {
+        precondition(ZoneID.problem(with: name) == nil, "invalid zone name \(name.debugDescription)")
+        self.name = name
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let name = try container.decode(String.self)
+        if let problem = ZoneID.problem(with: name) {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "zone name \(problem)")
+        }
+        self.name = name
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(name)
+    }
+
+    public var description: String { name }
+
+    public static func < (lhs: ZoneID, rhs: ZoneID) -> Bool { lhs.name < rhs.name }
+
+    /// Why `name` is not a valid zone name, or `nil` when it is.
+    public static func problem(with name: String) -> String? {
+        if name.isEmpty { return "is empty" }
+        if name.utf8.count > 255 { return "is longer than 255 bytes" }
+        if name.hasPrefix(".") { return "starts with '.'" }
+        for scalar in name.unicodeScalars {
+            let ok = scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                || scalar == "." || scalar == "_" || scalar == "-" || scalar == " "
+            if !ok { return "contains \(String(scalar).debugDescription); use letters, digits, '.', '_', '-' or spaces" }
+        }
+        return nil
+    }
+}

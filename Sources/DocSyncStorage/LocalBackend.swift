@@ -1,0 +1,302 @@
+import DocSyncCore
+import Foundation
+import GRDB
+import Logging
+import Synchronization
+
+/// The embedded backend (`file:///path`): records, change history and tombstones in SQLite
+/// (WAL, busy timeout, immediate write transactions), chunks in a `ChunkDirectory`.
+///
+/// Several `LocalBackend` instances — in one process or in several — may use the same
+/// directory at once: SQLite serializes their writes and every commit signals the others
+/// through `CommitSignal`, which feeds `changeNotifications()`. Tombstones older than
+/// `Options.tombstoneRetention` are compacted when the backend opens and hourly while it is
+/// written to; a change token from before a compaction gets `changeTokenExpired`.
+///
+/// Layout of the directory: `records.sqlite` (+ `-wal`, `-shm`), `chunks/`, `commit-signal`.
+public final class LocalBackend: StorageBackend {
+    public struct Options: Sendable {
+        /// How long tombstones are kept: a device offline for longer refetches everything.
+        public var tombstoneRetention: TimeInterval
+        /// How long a write waits for another process's write to finish before `zoneBusy`.
+        public var busyTimeout: TimeInterval
+
+        public init(tombstoneRetention: TimeInterval = 90 * 86_400, busyTimeout: TimeInterval = 30) {
+            self.tombstoneRetention = tombstoneRetention
+            self.busyTimeout = busyTimeout
+        }
+    }
+
+    public let directory: URL
+    public let options: Options
+    let pool: DatabasePool
+    let chunks: ChunkDirectory
+    let commitSignal: CommitSignal
+    let logger = Logger(label: "docsync.storage.local")
+    private let notifier = Mutex(NotifierState())
+    private let lastCompaction = Mutex(Date())
+
+    /// Opens (creating if needed) the backend a `file://` URL names.
+    /// Throws `invalidArguments` for any other kind of URL.
+    public convenience init(url: URL, options: Options = Options()) throws(SyncError) {
+        guard url.isFileURL, !url.path.isEmpty else {
+            throw SyncError(.invalidArguments, "\(url.absoluteString) is not a file:// URL; the embedded backend needs file:///path/to/dir")
+        }
+        try self.init(directory: url, options: options)
+    }
+
+    /// Opens (creating if needed) the backend stored in `directory`.
+    public init(directory: URL, options: Options = Options()) throws(SyncError) {
+        self.directory = directory.standardizedFileURL
+        self.options = options
+        do {
+            try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(options.busyTimeout)
+            configuration.label = "docsync.local-backend"
+            pool = try DatabasePool(path: self.directory.appendingPathComponent("records.sqlite").path, configuration: configuration)
+            try LocalBackend.migrate(pool)
+        } catch {
+            throw LocalBackend.map(error, "open the backend at \(directory.path)")
+        }
+        chunks = try ChunkDirectory(root: self.directory.appendingPathComponent("chunks"))
+        commitSignal = try CommitSignal(path: self.directory.appendingPathComponent("commit-signal").path)
+        chunks.removeTemporaryFiles()
+        try compactTombstones(olderThan: options.tombstoneRetention)
+    }
+
+    /// Migrations are idempotent, but two processes opening a new directory at once may
+    /// race on the first one: the loser retries and finds it applied.
+    private static func migrate(_ pool: DatabasePool) throws {
+        var attempt = 0
+        while true {
+            do {
+                try LocalBackendSchema.migrator.migrate(pool)
+                return
+            } catch {
+                attempt += 1
+                if attempt >= 5 { throw error }
+                Thread.sleep(forTimeInterval: 0.05 * Double(attempt))
+            }
+        }
+    }
+
+    // MARK: Zones
+
+    public func createZone(_ zone: ZoneID) async throws(SyncError) {
+        let created = try await write("create zone \(zone)") { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM zone WHERE name = ?", arguments: [zone.name]) == nil else { return false }
+            let seq = try LocalBackend.nextSeq(db)
+            try db.execute(sql: "INSERT INTO zone (name, incarnation, lastSeq) VALUES (?, ?, ?)",
+                           arguments: [zone.name, RecordID.newName(), seq])
+            return true
+        }
+        if created { committed() }
+    }
+
+    public func deleteZone(_ zone: ZoneID) async throws(SyncError) {
+        try await write("delete zone \(zone)") { db in
+            try db.execute(sql: "DELETE FROM zone WHERE name = ?", arguments: [zone.name])
+            if db.changesCount == 0 { throw SyncError.zoneNotFound(zone) }
+        }
+        committed()
+    }
+
+    public func listZones() async throws(SyncError) -> [ZoneID] {
+        try await read("list zones") { db in
+            try String.fetchAll(db, sql: "SELECT name FROM zone ORDER BY name").map { ZoneID($0) }
+        }
+    }
+
+    // MARK: Records
+
+    public func modifyRecords(_ batch: RecordBatch) async throws(SyncError) -> ModifyResult {
+        guard batch.itemCount <= RecordBatch.maximumItems else {
+            throw SyncError(.limitExceeded, "batch of \(batch.itemCount) items exceeds \(RecordBatch.maximumItems); split it and resend")
+        }
+        var failed = LocalBackend.validate(batch)
+        for record in batch.saves where failed[record.id] == nil {
+            if let missing = record.asset?.entries.first(where: { !chunks.contains($0.digest) }) {
+                failed[record.id] = SyncError(.chunkNotFound, "\(record.path): chunk \(missing.digest.shortHex) of its asset is not stored; upload the chunks first", digest: missing.digest)
+            }
+        }
+        let prevalidated = failed
+        let result = try await writeDeciding("modify \(batch.itemCount) records in \(batch.zone)") { db in
+            try LocalBackend.apply(batch, failedBefore: prevalidated, db)
+        }
+        if !result.saved.isEmpty || !result.deleted.isEmpty { committed() }
+        compactIfDue()
+        return result
+    }
+
+    public func fetchChanges(in zone: ZoneID, since token: ChangeToken?, limit: Int) async throws(SyncError) -> ChangeSet {
+        let since = try token.map { token throws(SyncError) in try LocalChangeToken(token) }
+        let pageSize = max(1, min(limit, StorageLimits.maximumPageSize))
+        return try await read("fetch changes of \(zone)") { db in
+            try LocalBackend.changes(in: zone, since: since, pageSize: pageSize, db)
+        }
+    }
+
+    public func fetchRecords(_ ids: [RecordID]) async throws(SyncError) -> [RecordID: DocSyncCore.Record] {
+        guard let zone = ids.first?.zone else { return [:] }
+        guard ids.allSatisfy({ $0.zone == zone }) else {
+            throw SyncError(.invalidArguments, "fetchRecords takes ids of one zone at a time")
+        }
+        return try await read("fetch \(ids.count) records of \(zone)") { db in
+            try LocalBackend.requireZone(zone, db)
+            var found: [RecordID: DocSyncCore.Record] = [:]
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let names = ids[start..<min(start + 500, ids.count)].map(\.recordName)
+                let marks = Array(repeating: "?", count: names.count).joined(separator: ",")
+                let rows = try Row.fetchAll(db, sql: "SELECT body FROM record WHERE zone = ? AND recordName IN (\(marks))",
+                                            arguments: StatementArguments([zone.name] + names))
+                for row in rows {
+                    let record = try LocalBackend.decodeRecord(row["body"])
+                    found[record.id] = record
+                }
+            }
+            return found
+        }
+    }
+
+    // MARK: Chunks
+
+    public func missingChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> Set<SHA256Digest> {
+        let chunks = self.chunks
+        return try await offload { Set(digests.filter { !chunks.contains($0) }) }
+    }
+
+    public func uploadChunk(_ digest: SHA256Digest, bytes: Data) async throws(SyncError) {
+        let chunks = self.chunks
+        try await offload { () throws(SyncError) in try chunks.store(digest, bytes: bytes) }
+    }
+
+    public func downloadChunk(_ digest: SHA256Digest) async throws(SyncError) -> Data {
+        let chunks = self.chunks
+        return try await offload { () throws(SyncError) in try chunks.load(digest) }
+    }
+
+    public func usage() async throws(SyncError) -> StorageUsage {
+        let counts = try await read("count zones and records") { db in
+            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM zone") ?? 0,
+             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record") ?? 0)
+        }
+        let chunks = self.chunks
+        let stored = try await offload { chunks.usage() }
+        return StorageUsage(zoneCount: counts.0, recordCount: counts.1, chunkCount: stored.count, chunkBytes: stored.bytes)
+    }
+
+    // MARK: Compaction
+
+    /// Deletes tombstones older than `age` seconds and expires the tokens that could have
+    /// missed them. Returns how many tombstones were removed.
+    @discardableResult
+    public func compactTombstones(olderThan age: TimeInterval) throws(SyncError) -> Int {
+        let cutoff = Date().timeIntervalSince1970 - age
+        do {
+            return try pool.writeWithoutTransaction { db in
+                var removed = 0
+                try db.inTransaction(.immediate) {
+                    let rows = try Row.fetchAll(db, sql: "SELECT zone, MAX(seq) AS through, COUNT(*) AS n FROM tombstone WHERE deletedAt <= ? GROUP BY zone", arguments: [cutoff])
+                    for row in rows {
+                        let zone: String = row["zone"]
+                        try db.execute(sql: "DELETE FROM tombstone WHERE zone = ? AND deletedAt <= ?", arguments: [zone, cutoff])
+                        try db.execute(sql: "UPDATE zone SET compactedThroughSeq = MAX(compactedThroughSeq, ?) WHERE name = ?",
+                                       arguments: [row["through"] as Int64, zone])
+                        removed += row["n"] as Int
+                    }
+                    return .commit
+                }
+                return removed
+            }
+        } catch {
+            throw LocalBackend.map(error, "compact tombstones")
+        }
+    }
+
+    private func compactIfDue() {
+        let due = lastCompaction.withLock { last in
+            guard Date().timeIntervalSince(last) > 3600 else { return false }
+            last = Date()
+            return true
+        }
+        if due {
+            do { try compactTombstones(olderThan: options.tombstoneRetention) } catch {
+                logger.warning("tombstone compaction failed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    // MARK: Notifications
+
+    public func changeNotifications() -> AsyncStream<ChangeNotification> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ChangeNotification.self, bufferingPolicy: .bufferingNewest(64))
+        let id: UInt64
+        do {
+            id = try notifier.withLock { (state) throws(SyncError) -> UInt64 in
+                if state.watcher == nil {
+                    state.watcher = try commitSignal.watch { [weak self] in self?.deliverNotifications() }
+                    state.snapshot = (try? zoneStates()) ?? [:]
+                }
+                let id = state.nextID
+                state.nextID += 1
+                state.subscribers[id] = continuation
+                return id
+            }
+        } catch {
+            logger.error("cannot watch for commits; changes will be seen only by periodic fetches", metadata: ["error": "\(error)"])
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.notifier.withLock { state in _ = state.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Called on the commit watcher's queue after any process committed.
+    private func deliverNotifications() {
+        guard let current = try? zoneStates() else { return }
+        notifier.withLock { state in
+            var changed = Set<ZoneID>()
+            for name in Set(current.keys).union(state.snapshot.keys) where current[name] != state.snapshot[name] {
+                changed.insert(ZoneID(name))
+            }
+            state.snapshot = current
+            guard !changed.isEmpty else { return }
+            for continuation in state.subscribers.values { continuation.yield(ChangeNotification(zones: changed)) }
+        }
+    }
+
+    private func zoneStates() throws -> [String: String] {
+        try pool.read { db in
+            var states: [String: String] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT name, incarnation, lastSeq FROM zone") {
+                states[row["name"]] = "\(row["incarnation"] as String):\(row["lastSeq"] as Int64)"
+            }
+            return states
+        }
+    }
+
+    private func committed() {
+        if !commitSignal.signal() {
+            logger.warning("could not signal a commit; other clients will see it at their next fetch",
+                           metadata: ["path": "\(commitSignal.path)"])
+        }
+    }
+
+    deinit {
+        notifier.withLock { state in
+            state.watcher?.cancel()
+            for continuation in state.subscribers.values { continuation.finish() }
+        }
+    }
+}
+
+struct NotifierState {
+    var subscribers: [UInt64: AsyncStream<ChangeNotification>.Continuation] = [:]
+    var nextID: UInt64 = 0
+    var watcher: CommitWatcher?
+    /// Each zone's "incarnation:lastSeq" at the last delivery.
+    var snapshot: [String: String] = [:]
+}

@@ -1,0 +1,75 @@
+import DocSyncCore
+
+/// One modify request: saves and deletions in one zone.
+public struct RecordBatch: Hashable, Codable, Sendable {
+    /// The most items (saves plus deletions) one request may carry.
+    public static let maximumItems = 400
+
+    public var zone: ZoneID
+    /// Records to save, each carrying the change tag it was based on (`nil`: new record).
+    public var saves: [Record]
+    /// Records to delete.
+    public var deletions: [RecordDeletion]
+    /// All-or-nothing: apply every item or none.
+    public var atomic: Bool
+
+    public init(zone: ZoneID, saves: [Record] = [], deletions: [RecordDeletion] = [], atomic: Bool = false) {
+        self.zone = zone
+        self.saves = saves
+        self.deletions = deletions
+        self.atomic = atomic
+    }
+
+    public var itemCount: Int { saves.count + deletions.count }
+
+    /// This batch cut into batches of at most `maximumItems` items (saves first), each
+    /// keeping `atomic`. An atomic batch split this way is atomic per piece only.
+    public func split(maximumItems: Int = RecordBatch.maximumItems) -> [RecordBatch] {
+        guard itemCount > maximumItems else { return [self] }
+        var pieces: [RecordBatch] = []
+        var current = RecordBatch(zone: zone, atomic: atomic)
+        for record in saves {
+            if current.itemCount == maximumItems { pieces.append(current); current = RecordBatch(zone: zone, atomic: atomic) }
+            current.saves.append(record)
+        }
+        for deletion in deletions {
+            if current.itemCount == maximumItems { pieces.append(current); current = RecordBatch(zone: zone, atomic: atomic) }
+            current.deletions.append(deletion)
+        }
+        if current.itemCount > 0 { pieces.append(current) }
+        return pieces
+    }
+}
+
+/// A deletion, optionally conditional on the record still having `baseTag`.
+public struct RecordDeletion: Hashable, Codable, Sendable {
+    public var id: RecordID
+    /// When set, the deletion fails with `serverRecordChanged` if the record has moved on.
+    public var baseTag: ChangeTag?
+
+    public init(id: RecordID, baseTag: ChangeTag? = nil) {
+        self.id = id
+        self.baseTag = baseTag
+    }
+}
+
+/// Each item's outcome of a modify request. Every item of the batch appears in exactly
+/// one of `saved`, `deleted` and `failed`.
+public struct ModifyResult: Hashable, Codable, Sendable {
+    /// Saved records as the backend now has them, with their new change tags.
+    public var saved: [RecordID: Record]
+    public var deleted: Set<RecordID>
+    public var failed: [RecordID: SyncError]
+
+    public init(saved: [RecordID: Record] = [:], deleted: Set<RecordID> = [], failed: [RecordID: SyncError] = [:]) {
+        self.saved = saved
+        self.deleted = deleted
+        self.failed = failed
+    }
+
+    /// `partialFailure` carrying every item's error, or `nil` when every item succeeded.
+    public var partialFailure: SyncError? {
+        guard !failed.isEmpty else { return nil }
+        return SyncError(.partialFailure, "\(failed.count) of \(failed.count + saved.count + deleted.count) items failed", itemErrors: failed)
+    }
+}

@@ -1,0 +1,90 @@
+import DocSyncCore
+import Foundation
+
+/// Where a user's zones, records and chunks live: the embedded local backend, the HTTP
+/// client of `docsync-server`, or a test wrapper around either.
+///
+/// Every method throws only `SyncError`, with the codes listed on it; beyond those, any
+/// method may throw the transient codes (`networkFailure`, `networkUnavailable`,
+/// `serviceUnavailable`, `zoneBusy`, `requestRateLimited`), after which the caller retries,
+/// and `notAuthenticated` or `quotaExceeded`. A transient failure of a write does not say
+/// whether the write landed: every write is safe to repeat (saves by change tag, chunk
+/// uploads and deletions idempotently). Implementations are safe to call concurrently and
+/// from several processes at once.
+public protocol StorageBackend: Sendable {
+    /// Creates `zone`. Does not fail when it already exists.
+    /// Throws `invalidArguments` for a bad name.
+    func createZone(_ zone: ZoneID) async throws(SyncError)
+
+    /// Deletes `zone` with all its records and its change history; a device still syncing
+    /// it will see `zoneNotFound` and treat it as `userDeletedZone`.
+    /// Throws `zoneNotFound` when it does not exist. Chunks are kept (they belong to the user).
+    func deleteZone(_ zone: ZoneID) async throws(SyncError)
+
+    /// Every zone, sorted by name.
+    func listZones() async throws(SyncError) -> [ZoneID]
+
+    /// Saves and deletes the records of `batch`, returning each item's own result.
+    ///
+    /// A save is based on the change tag its record carries (`nil`: the record must not
+    /// exist yet); when the server's tag differs, that item fails with `serverRecordChanged`
+    /// carrying the server's record. A deletion with a base tag fails the same way on a
+    /// mismatch; deleting a record that does not exist succeeds. A saved Document's chunks
+    /// (or top-level manifest nodes) must already be stored, or the item fails with
+    /// `chunkNotFound`. Invalid records fail with `invalidArguments` (or `limitExceeded` when
+    /// larger than `Record.maximumEncodedSize`). When `batch.atomic` is set, nothing is
+    /// applied unless every item succeeds, and the items that were fine fail with
+    /// `batchRequestFailed`. Otherwise the good items stand whatever the others do.
+    ///
+    /// Throws `zoneNotFound` when the zone does not exist and `limitExceeded` when the
+    /// batch has more than `RecordBatch.maximumItems` items (split it and resend).
+    func modifyRecords(_ batch: RecordBatch) async throws(SyncError) -> ModifyResult
+
+    /// What changed in `zone` after `token` (`nil`: from the beginning): at most `limit`
+    /// items (capped by the backend), changed records with their current fields and
+    /// deletions as tombstones, oldest change first. Each record appears once, in its latest
+    /// state. Fetch again with the returned token while `moreComing` is true.
+    ///
+    /// Throws `zoneNotFound` when the zone does not exist, and `changeTokenExpired` when the
+    /// token belongs to another zone or an earlier incarnation of it, or predates history
+    /// the backend has compacted: drop it and fetch from `nil`.
+    func fetchChanges(in zone: ZoneID, since token: ChangeToken?, limit: Int) async throws(SyncError) -> ChangeSet
+
+    /// The current records for `ids` (all in one zone); ids without a record are absent
+    /// from the result. Throws `zoneNotFound` when the zone does not exist.
+    func fetchRecords(_ ids: [RecordID]) async throws(SyncError) -> [RecordID: Record]
+
+    /// Which of `digests` are not stored. Cheap for thousands of digests at once.
+    func missingChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> Set<SHA256Digest>
+
+    /// Stores a chunk under its digest after checking the bytes hash to it. Storing a chunk
+    /// that is already stored succeeds and keeps one copy.
+    /// Throws `chunkDigestMismatch` when the bytes do not match `digest` (nothing stored) and
+    /// `limitExceeded` when longer than `StorageLimits.maximumChunkSize`.
+    func uploadChunk(_ digest: SHA256Digest, bytes: Data) async throws(SyncError)
+
+    /// The bytes of a stored chunk, verified against its digest before they are returned.
+    /// Throws `chunkNotFound` when it is not stored and `chunkCorrupt` when the stored bytes
+    /// no longer match (the two are distinct: a missing chunk can be uploaded again, a
+    /// corrupt one needs repair).
+    func downloadChunk(_ digest: SHA256Digest) async throws(SyncError) -> Data
+
+    /// A stream that yields whenever records of some zone change — by this client, another
+    /// client or another process — naming the zones concerned (a deleted zone is named too).
+    /// Notifications may be coalesced but a change is never followed by silence: after the
+    /// last yield, a fetch sees every change. The stream ends when the consumer stops
+    /// iterating or the backend is closed.
+    func changeNotifications() -> AsyncStream<ChangeNotification>
+
+    /// How much the user stores.
+    func usage() async throws(SyncError) -> StorageUsage
+}
+
+/// Limits every backend enforces.
+public enum StorageLimits {
+    /// The largest chunk a backend accepts: the chunker's maximum, with room for manifest nodes.
+    public static let maximumChunkSize = 1 << 24
+    /// The most items `fetchChanges` returns in one page, whatever the `limit` asked.
+    public static let maximumPageSize = 1000
+}
+
