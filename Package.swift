@@ -64,7 +64,7 @@ let package = Package(
             dependencies: ["DocSyncCore", "DocSyncStorage"],
             path: "Tests/DocSyncTestWriter"
         ),
-        .testTarget(name: "DocSyncCoreTests", dependencies: ["DocSyncCore"]),
+        .testTarget(name: "DocSyncCoreTests", dependencies: ["DocSyncCore", "DocSyncTestSupport"]),
         .testTarget(
             name: "DocSyncStorageTests",
             dependencies: ["DocSyncCore", "DocSyncStorage", "DocSyncTestSupport", "docsync-test-writer"]

@@ -21,6 +21,7 @@ public struct AssetChunker: Sendable {
         read: (UnsafeMutableRawBufferPointer) throws(E) -> Int,
         onChunk: (ChunkRef, UnsafeRawBufferPointer) throws(E) -> Void
     ) throws(E) -> AssetManifest {
+        var chunker = self.chunker
         let maximum = chunker.parameters.maximumSize
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
         defer { buffer.deallocate() }
@@ -44,7 +45,7 @@ public struct AssetChunker: Sendable {
             }
             if start == end { break }
             let available = UnsafeRawBufferPointer(rebasing: buffer[start..<end])
-            let length = chunker.chunkLength(of: available)
+            let length = chunker.nextChunkLength(of: available)
             let bytes = UnsafeRawBufferPointer(rebasing: available[..<(available.startIndex + length)])
             fileHash.update(bufferPointer: bytes)
             let ref = ChunkRef(digest: SHA256Digest(hashing: bytes), length: length)
@@ -60,10 +61,11 @@ public struct AssetChunker: Sendable {
         var fileHash = SHA256()
         fileHash.update(bufferPointer: bytes)
         var chunks: [ChunkRef] = []
+        var chunker = self.chunker
         var start = 0
         while start < bytes.count {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
-            let length = chunker.chunkLength(of: rest)
+            let length = chunker.nextChunkLength(of: rest)
             let ref = ChunkRef(digest: SHA256Digest(hashing: UnsafeRawBufferPointer(rebasing: rest[..<(rest.startIndex + length)])), length: length)
             onChunk(ref, start..<start + length)
             chunks.append(ref)

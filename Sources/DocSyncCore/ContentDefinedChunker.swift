@@ -1,74 +1,87 @@
-/// Finds content-defined chunk boundaries with a FastCDC-style gear hash and normalized
-/// chunking (Xia et al., USENIX ATC 2016).
+/// Finds content-defined chunk boundaries in one stream with a gear hash (as FastCDC) and a
+/// boundary rule that depends on content only, never on where the current chunk started.
 ///
-/// Deterministic: the same bytes give the same boundaries on every machine and release, so
-/// the gear table and the masks below must never change. A boundary depends only on the 64
-/// bytes before it and on the distance from the chunk's start, so inserting or deleting a
-/// few bytes moves the boundaries of the chunk holding the edit and, at worst, of the one
-/// after it; every later boundary stays where it was, shifted by the edit.
+/// The hash at a position depends on the 64 bytes ending there; whether a candidate (see
+/// `ChunkerParameters`) is a boundary depends on the `minimumSize` bytes before it. So an
+/// insertion or deletion of a few bytes can only change boundaries within about
+/// `minimumSize + 64` bytes after it — one boundary at most, as boundaries are at least
+/// `minimumSize` apart — and every boundary further on stays exactly where it was (shifted
+/// by the edit). The edit therefore changes the chunk that holds it and at most the next
+/// one. (Only forced cuts at `maximumSize`, which need a stretch with no boundary at all,
+/// depend on the previous cut.) FastCDC's "normalized chunking" was measured and rejected:
+/// its masks depend on the distance from the chunk's start, so a moved boundary can
+/// cascade through several following chunks.
+///
+/// Deterministic: the same bytes give the same boundaries on every machine and release; the
+/// gear table and the rule must never change. A chunker carries state from one chunk to
+/// the next: use one per stream, from its first byte.
 public struct ContentDefinedChunker: Sendable {
     public let parameters: ChunkerParameters
-    /// Stricter mask used before the average size: makes chunks shorter than average rare.
-    let smallMask: UInt64
-    /// Looser mask used after the average size: makes chunks longer than average rare.
-    let largeMask: UInt64
+    let mask: UInt64
+    /// The rolling hash over the bytes consumed so far.
+    var hash: UInt64 = 0
+    /// Bytes consumed since the last candidate; the stream's start counts as one.
+    var sinceCandidate = 0
 
     public init(_ parameters: ChunkerParameters = .documents) {
         self.parameters = parameters
-        let bits = parameters.averageSize.trailingZeroBitCount
-        // Normalization level 2: two bits more before the average, two fewer after it.
-        // The mask takes the top bits: with `hash << 1 + gear[byte]` they depend on the last
-        // 64 bytes, the widest window the hash has.
-        smallMask = ContentDefinedChunker.topBits(bits + 2)
-        largeMask = ContentDefinedChunker.topBits(max(bits - 2, 1))
+        // The mask takes the top bits: with `hash << 1 + gear[byte]` they depend on the
+        // last 64 bytes, the widest window the hash has.
+        mask = ~UInt64(0) << UInt64(64 - parameters.candidateSpacing.trailingZeroBitCount)
     }
 
-    static func topBits(_ count: Int) -> UInt64 { ~UInt64(0) << UInt64(64 - count) }
-
-    /// The length of the chunk that starts at `buffer[0]`.
+    /// Consumes the next chunk of the stream, which starts at `buffer[0]`, and returns its
+    /// length, in `1...maximumSize`.
     ///
-    /// Give it at least `parameters.maximumSize` bytes, or everything left when less remains;
-    /// the result is then in `1...maximumSize` (the whole buffer when it is shorter than the
-    /// minimum size).
-    public func chunkLength(of buffer: UnsafeRawBufferPointer) -> Int {
+    /// Give it at least `parameters.maximumSize` bytes, or everything left of the stream
+    /// when less remains (then the whole buffer may be returned as the last chunk).
+    public mutating func nextChunkLength(of buffer: UnsafeRawBufferPointer) -> Int {
         let count = Swift.min(buffer.count, parameters.maximumSize)
-        if count <= parameters.minimumSize { return count }
+        guard count > 0 else { return 0 }
         let bytes = buffer.bindMemory(to: UInt8.self).baseAddress!
         let gear = GearTable.pointer
-        let normal = Swift.min(parameters.averageSize, count)
-        var hash: UInt64 = 0
-        var index = parameters.minimumSize
-        let small = smallMask, large = largeMask
+        let mask = self.mask, minimum = parameters.minimumSize
+        var hash = self.hash
+        // End offset (in this buffer) of the last candidate; negative when it was earlier.
+        var lastCandidate = -sinceCandidate
+        var index = 0
         // Two bytes per step: `h2 = 4h + (2g[a] + g[b])` keeps the loop-carried chain at one
-        // shift and one add per two bytes; `h1 = 2h + g[a]`, the hash after the first byte,
-        // is checked off that chain. Boundaries are exactly those of the one-byte loop.
-        while index &+ 1 < normal {
-            let first = gear[Int(bytes[index])], second = gear[Int(bytes[index &+ 1])]
-            let afterFirst = (hash &<< 1) &+ first
-            hash = (hash &<< 2) &+ ((first &<< 1) &+ second)
-            if afterFirst & small == 0 { return index &+ 1 }
-            index &+= 2
-            if hash & small == 0 { return index }
-        }
-        while index < normal {
-            hash = (hash &<< 1) &+ gear[Int(bytes[index])]
-            index &+= 1
-            if hash & small == 0 { return index }
-        }
+        // shift and one add per two bytes; `h1 = 2h + g[a]` is checked off that chain.
+        // Boundaries are exactly those of a one-byte loop.
         while index &+ 1 < count {
             let first = gear[Int(bytes[index])], second = gear[Int(bytes[index &+ 1])]
             let afterFirst = (hash &<< 1) &+ first
             hash = (hash &<< 2) &+ ((first &<< 1) &+ second)
-            if afterFirst & large == 0 { return index &+ 1 }
             index &+= 2
-            if hash & large == 0 { return index }
+            if afterFirst & mask == 0 || hash & mask == 0 {
+                if afterFirst & mask == 0 {
+                    if index &- 1 &- lastCandidate > minimum { return cut(at: index &- 1, hash: afterFirst) }
+                    lastCandidate = index &- 1
+                }
+                if hash & mask == 0 {
+                    if index &- lastCandidate > minimum { return cut(at: index, hash: hash) }
+                    lastCandidate = index
+                }
+            }
         }
         while index < count {
             hash = (hash &<< 1) &+ gear[Int(bytes[index])]
             index &+= 1
-            if hash & large == 0 { return index }
+            if hash & mask == 0 {
+                if index &- lastCandidate > minimum { return cut(at: index, hash: hash) }
+                lastCandidate = index
+            }
         }
+        // Forced cut at the maximum size, or the end of the stream.
+        self.hash = hash
+        sinceCandidate = count &- lastCandidate
         return count
+    }
+
+    private mutating func cut(at length: Int, hash: UInt64) -> Int {
+        self.hash = hash
+        sinceCandidate = 0
+        return length
     }
 }
 

@@ -32,6 +32,7 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
 
     public func run(with factory: some BackendFixtureFactory) async throws {
         let fixture = try await factory.makeFixture()
+        defer { withExtendedLifetime(fixture) {} }  // its temporary storage outlives the case
         let zone = ZoneID("Documents")
         let backend = fixture.backend
         switch self {

@@ -1,0 +1,83 @@
+import DocSyncCore
+import DocSyncStorage
+import DocSyncTestSupport
+import Foundation
+import Testing
+
+/// Behaviours of the embedded backend beyond the shared conformance suite.
+@Suite struct LocalBackendTests {
+    /// Lives as long as the test (one suite instance per test).
+    let directory: TemporaryDirectory
+
+    init() throws { directory = try TemporaryDirectory("docsync-local") }
+
+    @Test func opensOnlyFileURLs() throws {
+        #expect(throws: SyncError.self) { try LocalBackend(url: URL(string: "http://127.0.0.1:8787")!) }
+        let backend = try LocalBackend(url: URL(string: "file://\(directory.path)/store")!)
+        #expect(FileManager.default.fileExists(atPath: backend.directory.appendingPathComponent("records.sqlite").path))
+    }
+
+    @Test func youngTombstonesSurviveCompaction() async throws {
+        let backend = try LocalBackend(directory: directory.url)
+        let zone = ZoneID("Z")
+        try await backend.createZone(zone)
+        let record = try await backend.save(TestRecords.folder(zone, "x"))
+        let token = try await backend.fetchAllChanges(in: zone, since: nil).token
+        _ = try await backend.modifyRecords(RecordBatch(zone: zone, deletions: [RecordDeletion(id: record.id)]))
+        #expect(try backend.compactTombstones(olderThan: 3600) == 0)
+        #expect(try await backend.fetchAllChanges(in: zone, since: token).deleted == [record.id])
+        #expect(try backend.compactTombstones(olderThan: -1) == 1)
+    }
+
+    @Test func retentionIsAppliedWhenTheBackendOpens() async throws {
+        let zone = ZoneID("Z")
+        let token: ChangeToken
+        do {
+            let backend = try LocalBackend(directory: directory.url)
+            try await backend.createZone(zone)
+            let record = try await backend.save(TestRecords.folder(zone, "x"))
+            token = try await backend.fetchAllChanges(in: zone, since: nil).token
+            _ = try await backend.modifyRecords(RecordBatch(zone: zone, deletions: [RecordDeletion(id: record.id)]))
+        }
+        let reopened = try LocalBackend(directory: directory.url, options: .init(tombstoneRetention: -1))
+        await expectSyncError(.changeTokenExpired) { try await reopened.fetchChanges(in: zone, since: token, limit: 10) }
+    }
+
+    @Test func foreignTokensAreExpiredNotCrashes() async throws {
+        let backend = try LocalBackend(directory: directory.url)
+        let zone = ZoneID("Z")
+        try await backend.createZone(zone)
+        let garbage = ChangeToken(opaqueValue: Data("not a token".utf8))
+        await expectSyncError(.changeTokenExpired) { try await backend.fetchChanges(in: zone, since: garbage, limit: 10) }
+    }
+
+    @Test func chunkWritesLeaveNoTemporaryFiles() async throws {
+        let backend = try LocalBackend(directory: directory.url)
+        var random = SeededRandom(seed: 3)
+        let content = Data(random.bytes(300_000))
+        _ = try await backend.storeAsset(content)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.appendingPathComponent("chunks/tmp").path)
+        #expect(leftovers.isEmpty)
+        let stale = directory.url.appendingPathComponent("chunks/tmp/interrupted")
+        try Data("half".utf8).write(to: stale)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: stale.path)
+        _ = try LocalBackend(directory: directory.url)
+        #expect(!FileManager.default.fileExists(atPath: stale.path), "an interrupted write's leftover is removed at open")
+    }
+
+    @Test func concurrentUploadsOfOneChunkKeepOneCopy() async throws {
+        let first = try LocalBackend(directory: directory.url)
+        let second = try LocalBackend(directory: directory.url)
+        let bytes = Data(repeating: 42, count: 40_000)
+        let digest = SHA256Digest(hashing: bytes)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<8 {
+                let client = index.isMultiple(of: 2) ? first : second
+                group.addTask { try await client.uploadChunk(digest, bytes: bytes) }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await first.usage().chunkCount == 1)
+        #expect(try await second.downloadChunk(digest) == bytes)
+    }
+}
