@@ -1,0 +1,46 @@
+import DocSyncCore
+import Foundation
+import Testing
+
+@Suite struct NameValidationTests {
+    @Test(arguments: ["a", "a/b", "dir/file.txt", "with space/ünïcödé", "x/.hidden", "a/b/c/d/e", "...", "a..b"])
+    func acceptsValidRelativePaths(path: String) throws {
+        #expect(try RelativePath(validating: path).string == path)
+    }
+
+    @Test(arguments: [
+        ("", "is empty"), ("/abs", "is absolute"), ("..", "'..'"), ("a/../b", "'..'"), ("./a", "'.'"), ("a//b", "empty component"),
+        ("a/", "empty component"), ("a\u{0}b", "NUL"), (String(repeating: "x", count: 256), "longer than 255"),
+        (Array(repeating: "abcdefgh", count: 600).joined(separator: "/"), "longer than 4096"),
+    ])
+    func rejectsPathsThatCouldEscapeOrBreak(path: String, reason: String) {
+        #expect(RelativePath.problem(with: path)?.contains(reason) == true, "\(path.prefix(20)): \(RelativePath.problem(with: path) ?? "accepted")")
+    }
+
+    @Test func pathPartsAndDecoding() throws {
+        let path = RelativePath("docs/2026/report.pdf")
+        #expect(path.name == "report.pdf")
+        #expect(path.parent == RelativePath("docs/2026"))
+        #expect(RelativePath("top").parent == nil)
+        #expect(try path.appending("x") == RelativePath("docs/2026/report.pdf/x"))
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(RelativePath.self, from: Data("\"../x\"".utf8)) }
+    }
+
+    @Test(arguments: [("Documents", true), ("My Files-2.0_x", true), ("Ünïcode", true), ("", false), (".hidden", false),
+                      ("a/b", false), ("a\u{0}", false), ("semi;colon", false)])
+    func zoneNames(name: String, valid: Bool) {
+        #expect((ZoneID.problem(with: name) == nil) == valid)
+    }
+
+    @Test(arguments: [("abc123", true), (RecordID.newName(), true), ("", false), ("..", false), ("a/b", false), ("a b", false),
+                      ("tab\t", false), (String(repeating: "r", count: 256), false)])
+    func recordNames(name: String, valid: Bool) {
+        #expect((RecordID.problem(with: name) == nil) == valid)
+    }
+
+    @Test func newRecordNamesAreUnique() {
+        let names = Set((0..<1000).map { _ in RecordID.newName() })
+        #expect(names.count == 1000)
+        #expect(names.allSatisfy { $0.count == 32 })
+    }
+}
