@@ -89,14 +89,8 @@ public struct ContentDefinedChunker: Sendable {
 /// Part of the chunk format: never change the seed or the generator.
 public enum GearTable {
     public static let values: [UInt64] = {
-        var state: UInt64 = 0x646f_6373_796e_6331 // "docsync1"
-        return (0..<256).map { _ in
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var generator = SplitMix64(seed: 0x646f_6373_796e_6331) // "docsync1"
+        return (0..<256).map { _ in generator.next() }
     }()
 
     /// A pointer to `values` that lives as long as the process (read in the hot loop).

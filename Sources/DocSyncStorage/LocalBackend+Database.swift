@@ -8,18 +8,7 @@ extension LocalBackend {
     /// read-then-write never fails to upgrade under another process's commit), mapping every
     /// error to `SyncError`. `body` may throw `SyncError` to roll back.
     func write<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) async throws(SyncError) -> T {
-        do {
-            return try await pool.writeWithoutTransaction { db in
-                var value: T?
-                try db.inTransaction(.immediate) {
-                    value = try body(db)
-                    return .commit
-                }
-                return value!
-            }
-        } catch {
-            throw LocalBackend.map(error, what)
-        }
+        try await writeDeciding(what) { db in (try body(db), .commit) }
     }
 
     /// Like `write`, for a body that decides itself whether to commit.

@@ -68,15 +68,9 @@ enum RandomBytes {
     static func generate(count: Int, seed: UInt64) -> Data {
         var data = Data(count: count)
         data.withUnsafeMutableBytes { raw in
-            var state = seed
+            var generator = SplitMix64(seed: seed)
             let words = raw.bindMemory(to: UInt64.self)
-            for index in words.indices {
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var z = state
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                words[index] = z ^ (z >> 31)
-            }
+            for index in words.indices { words[index] = generator.next() }
             for index in (words.count * 8)..<count { raw[index] = UInt8(truncatingIfNeeded: index &* 131) }
         }
         return data

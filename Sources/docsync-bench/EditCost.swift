@@ -20,8 +20,20 @@ enum EditCost {
         let newManifestNodes: Int
         let newManifestNodeBytes: Int
         let referenceBytes: Int
-        var totalBytes: Int { newChunkBytes + newManifestNodeBytes + referenceBytes }
+        let totalBytes: Int
         let seconds: Double
+
+        init(fileBytes: Int, chunks: Int, upload: AssetUploadReport, seconds: Double) {
+            self.fileBytes = fileBytes
+            self.chunks = chunks
+            newChunks = upload.uploadedDataChunks
+            newChunkBytes = upload.uploadedDataBytes
+            newManifestNodes = upload.uploadedManifestNodes
+            newManifestNodeBytes = upload.uploadedManifestBytes
+            referenceBytes = upload.referenceBytes
+            totalBytes = newChunkBytes + newManifestNodeBytes + referenceBytes
+            self.seconds = seconds
+        }
 
         var line: String {
             """
@@ -32,23 +44,6 @@ enum EditCost {
               total                \(totalBytes) bytes = \(String(format: "%.1f", Double(totalBytes) / 1024)) KiB (target ≤ 64 KiB: \(totalBytes <= 64 * 1024 ? "met" : "NOT met"))
               store the edited file: \(String(format: "%.3f", seconds)) s
             """
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case fileBytes, chunks, newChunks, newChunkBytes, newManifestNodes, newManifestNodeBytes, referenceBytes, totalBytes, seconds
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(fileBytes, forKey: .fileBytes)
-            try container.encode(chunks, forKey: .chunks)
-            try container.encode(newChunks, forKey: .newChunks)
-            try container.encode(newChunkBytes, forKey: .newChunkBytes)
-            try container.encode(newManifestNodes, forKey: .newManifestNodes)
-            try container.encode(newManifestNodeBytes, forKey: .newManifestNodeBytes)
-            try container.encode(referenceBytes, forKey: .referenceBytes)
-            try container.encode(totalBytes, forKey: .totalBytes)
-            try container.encode(seconds, forKey: .seconds)
         }
     }
 
@@ -64,10 +59,7 @@ enum EditCost {
         let start = ContinuousClock.now
         let after = try await backend.storeAsset(edited)
         let elapsed = ContinuousClock.now - start
-        return Middle(fileBytes: content.count, chunks: original.reference.chunkCount,
-                      newChunks: after.uploadedDataChunks, newChunkBytes: after.uploadedDataBytes,
-                      newManifestNodes: after.uploadedManifestNodes, newManifestNodeBytes: after.uploadedManifestBytes,
-                      referenceBytes: after.referenceBytes,
+        return Middle(fileBytes: content.count, chunks: original.reference.chunkCount, upload: after,
                       seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
