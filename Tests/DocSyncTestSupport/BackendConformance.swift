@@ -383,18 +383,3 @@ enum Conformance {
         #expect(heard, "a save by one client is announced to another")
     }
 }
-
-/// Gathers the zones named by a notification stream, in the background.
-final class NotificationCollector: Sendable {
-    private let state = Synchronized(Set<ZoneID>())
-    private let task: Task<Void, Never>
-
-    init(_ stream: AsyncStream<ChangeNotification>) {
-        let state = self.state
-        task = Task { for await note in stream { state.update { $0.formUnion(note.zones) } } }
-    }
-
-    var zones: Set<ZoneID> { state.value }
-
-    deinit { task.cancel() }
-}
