@@ -1,0 +1,20 @@
+/// The daemon's whole state, as the overview of `docs-status` shows it.
+public struct DaemonStatus: Codable, Sendable, Hashable {
+    /// This device's name (shown in conflict copies).
+    public var device: String
+    /// The backend URL.
+    public var backend: String
+    /// "signed in", or what is wrong with the account ("not signed in").
+    public var account: String
+    public var folders: [FolderStatus]
+
+    public init(device: String, backend: String, account: String, folders: [FolderStatus]) {
+        self.device = device
+        self.backend = backend
+        self.account = account
+        self.folders = folders
+    }
+
+    /// True when every folder is idle with nothing pending.
+    public var isSettled: Bool { folders.allSatisfy(\.isSettled) }
+}

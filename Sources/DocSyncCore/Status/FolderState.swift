@@ -1,0 +1,13 @@
+/// What a synced folder is doing, as `docs-status` shows it.
+public enum FolderState: String, Codable, Sendable, CaseIterable {
+    /// Nothing pending in either direction.
+    case idle
+    /// Comparing the folder with the index (start-up or after lost events).
+    case scanning
+    /// Sending or applying changes.
+    case syncing
+    /// The backend cannot be reached; work stays queued and is retried.
+    case offline
+    /// Stopped for a reason a person must act on (not signed in, quota exceeded).
+    case error
+}

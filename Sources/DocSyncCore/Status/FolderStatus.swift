@@ -1,0 +1,59 @@
+import Foundation
+
+/// One synced folder's state, counts and problems at one moment.
+public struct FolderStatus: Codable, Sendable, Hashable {
+    /// The folder id (the zone name).
+    public var id: String
+    /// The folder's absolute path on this machine.
+    public var path: String
+    public var state: FolderState
+    /// Why the folder is offline or in error, for a person ("account: not signed in").
+    public var message: String?
+    /// Items in the index (files, folders, symlinks).
+    public var items: Int
+    public var pendingUploads: Int
+    public var pendingUploadBytes: Int64
+    public var pendingDownloads: Int
+    public var pendingDownloadBytes: Int64
+    /// Items with an unresolved conflict copy beside them.
+    public var conflicts: Int
+    /// Per-file problems: unreadable files, files over the size limit, names that are not UTF-8…
+    public var problems: [ItemProblem]
+    /// When the folder last finished a sync with nothing left pending.
+    public var lastSync: Date?
+
+    public init(
+        id: String, path: String, state: FolderState, message: String? = nil, items: Int = 0,
+        pendingUploads: Int = 0, pendingUploadBytes: Int64 = 0, pendingDownloads: Int = 0,
+        pendingDownloadBytes: Int64 = 0, conflicts: Int = 0, problems: [ItemProblem] = [], lastSync: Date? = nil
+    ) {
+        self.id = id
+        self.path = path
+        self.state = state
+        self.message = message
+        self.items = items
+        self.pendingUploads = pendingUploads
+        self.pendingUploadBytes = pendingUploadBytes
+        self.pendingDownloads = pendingDownloads
+        self.pendingDownloadBytes = pendingDownloadBytes
+        self.conflicts = conflicts
+        self.problems = problems
+        self.lastSync = lastSync
+    }
+
+    /// True when the folder is idle with nothing pending in either direction.
+    public var isSettled: Bool { state == .idle && pendingUploads == 0 && pendingDownloads == 0 }
+}
+
+/// A problem with one item that a person may need to act on.
+public struct ItemProblem: Codable, Sendable, Hashable {
+    /// Path relative to the folder (escaped when the name is not valid UTF-8).
+    public var path: String
+    /// What is wrong and what to do, e.g. "file is 60 MB, over max_file_size (50 MB): not synced".
+    public var message: String
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
+}

@@ -1,0 +1,67 @@
+import DocSyncCore
+import Foundation
+
+/// Everything `docsyncd` needs to run, after the TOML file, defaults and flags are combined.
+///
+/// Paths are absolute with `~` expanded. See SPEC §10 and `config/docsync.example.toml`.
+public struct DaemonConfiguration: Sendable, Hashable {
+    /// Shown in conflict copies and status. Default: the host name.
+    public var device: String
+    /// Index, engine state, version store. Default: `$XDG_STATE_HOME/docsync` (`~/.local/state/docsync`).
+    public var stateDirectory: URL
+    /// The control socket. Default: `$XDG_RUNTIME_DIR/docsync/control.sock`.
+    public var socketPath: URL
+    public var backend: BackendConfiguration
+    public var folders: [FolderConfiguration]
+
+    public init(device: String, stateDirectory: URL, socketPath: URL, backend: BackendConfiguration, folders: [FolderConfiguration]) {
+        self.device = device
+        self.stateDirectory = stateDirectory
+        self.socketPath = socketPath
+        self.backend = backend
+        self.folders = folders
+    }
+}
+
+/// Where the records and chunks live.
+public struct BackendConfiguration: Sendable, Hashable {
+    /// `file:///path` (embedded local backend) or `http(s)://host:port` (docsync-server).
+    public var url: URL
+    /// File holding this device's bearer token (HTTP backends only).
+    public var tokenFile: URL?
+
+    public init(url: URL, tokenFile: URL? = nil) {
+        self.url = url
+        self.tokenFile = tokenFile
+    }
+}
+
+/// One synced folder (one zone).
+public struct FolderConfiguration: Sendable, Hashable {
+    public enum Mode: String, Sendable, Hashable, CaseIterable {
+        case mirror, onDemand = "on-demand", sendOnly = "send-only", receiveOnly = "receive-only"
+    }
+
+    /// The zone name; must be a valid `ZoneID`.
+    public var id: String
+    /// Absolute path of the folder on this machine.
+    public var path: URL
+    public var mode: Mode
+    public var conflictPolicy: ConflictPolicy
+    /// Larger files stay local with a per-file error. Default 50 MB (50,000,000 bytes).
+    public var maxFileSize: Int64
+    /// How long the version store keeps replaced and deleted content. Default 30.
+    public var keepVersionsDays: Int
+
+    public init(
+        id: String, path: URL, mode: Mode = .mirror, conflictPolicy: ConflictPolicy = .keepBoth,
+        maxFileSize: Int64 = 50_000_000, keepVersionsDays: Int = 30
+    ) {
+        self.id = id
+        self.path = path
+        self.mode = mode
+        self.conflictPolicy = conflictPolicy
+        self.maxFileSize = maxFileSize
+        self.keepVersionsDays = keepVersionsDays
+    }
+}

@@ -1,0 +1,4 @@
+import DocSyncControl
+
+// Replaced by the argument parser entry point.
+print("docs-status")

@@ -1,0 +1,4 @@
+import DocSyncDaemon
+
+// Replaced by the argument parser entry point.
+print("docsyncd")
