@@ -1,0 +1,181 @@
+/// A shell-style glob, anchored at both ends, matched character by character.
+///
+/// `*` matches any run of characters (including none, and including `/`), `?` exactly one
+/// character, `[abc]` / `[a-z]` / `[!a]` (or `[^a]`) one character of a class, and `\` makes
+/// the next character literal (inside a class too). A `]` right after `[` or `[!` is a member
+/// of the class. Characters are Swift `Character`s (extended grapheme clusters, compared with
+/// canonical equivalence). Matching takes time proportional to pattern × string length at
+/// worst — never exponential, however many `*` the pattern has.
+public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
+    /// The pattern as written.
+    public let pattern: String
+    /// Whether letters match regardless of case.
+    public let caseInsensitive: Bool
+    private let tokens: [Token]
+
+    enum Token: Sendable, Hashable {
+        /// One literal character (case-folded when the pattern is case-insensitive).
+        case literal(String)
+        /// `?`
+        case anyCharacter
+        /// `*` (runs of stars are one token)
+        case anyRun
+        /// `[…]`
+        case characterClass(CharacterClass)
+    }
+
+    struct CharacterClass: Sendable, Hashable {
+        var negated: Bool
+        var members: [ClassMember]
+
+        func contains(_ character: Character, caseInsensitive: Bool) -> Bool {
+            var candidates = [character]
+            if caseInsensitive {
+                for folded in [character.lowercased(), character.uppercased()] where folded.count == 1 {
+                    candidates.append(Character(folded))
+                }
+            }
+            let found = candidates.contains { candidate in members.contains { $0.contains(candidate) } }
+            return found != negated
+        }
+    }
+
+    enum ClassMember: Sendable, Hashable {
+        case character(Character)
+        case range(Character, Character)
+
+        func contains(_ character: Character) -> Bool {
+            switch self {
+            case .character(let member): member == character
+            case .range(let low, let high): low <= character && character <= high
+            }
+        }
+    }
+
+    /// Parses `pattern`. Throws `SyncError(.invalidArguments, …)` naming the (1-based) character
+    /// position of the problem: an unterminated class, a reversed range such as `[z-a]`, or a
+    /// `\` with nothing after it.
+    public init(_ pattern: String, caseInsensitive: Bool = false) throws(SyncError) {
+        self.pattern = pattern
+        self.caseInsensitive = caseInsensitive
+        let characters = Array(pattern)
+        func fail(_ position: Int, _ problem: String) -> SyncError {
+            SyncError(.invalidArguments, "glob \(pattern.debugDescription): \(problem) at position \(position + 1)")
+        }
+        func literal(_ character: Character) -> Token {
+            .literal(caseInsensitive ? character.lowercased() : String(character))
+        }
+        var tokens: [Token] = []
+        var index = 0
+        while index < characters.count {
+            let character = characters[index]
+            switch character {
+            case "*":
+                if tokens.last != .anyRun { tokens.append(.anyRun) }
+                index += 1
+            case "?":
+                tokens.append(.anyCharacter)
+                index += 1
+            case "\\":
+                guard index + 1 < characters.count else { throw fail(index, "'\\' with nothing after it") }
+                tokens.append(literal(characters[index + 1]))
+                index += 2
+            case "[":
+                let start = index
+                index += 1
+                var negated = false
+                if index < characters.count, characters[index] == "!" || characters[index] == "^" {
+                    negated = true
+                    index += 1
+                }
+                var members: [ClassMember] = []
+                var first = true
+                var closed = false
+                while index < characters.count {
+                    var member = characters[index]
+                    if member == "]" && !first {
+                        closed = true
+                        index += 1
+                        break
+                    }
+                    first = false
+                    if member == "\\" {
+                        guard index + 1 < characters.count else { throw fail(index, "'\\' with nothing after it") }
+                        index += 1
+                        member = characters[index]
+                    }
+                    index += 1
+                    // A range `a-z`, unless the `-` is the class's last character.
+                    if index + 1 < characters.count, characters[index] == "-", characters[index + 1] != "]" {
+                        var high = characters[index + 1]
+                        let highPosition = index + 1
+                        index += 2
+                        if high == "\\" {
+                            guard index < characters.count else { throw fail(highPosition, "'\\' with nothing after it") }
+                            high = characters[index]
+                            index += 1
+                        }
+                        guard member <= high else {
+                            throw fail(highPosition, "reversed range '\(member)-\(high)'")
+                        }
+                        members.append(.range(member, high))
+                    } else {
+                        members.append(.character(member))
+                    }
+                }
+                guard closed else { throw fail(start, "unterminated character class '['") }
+                tokens.append(.characterClass(CharacterClass(negated: negated, members: members)))
+            default:
+                tokens.append(literal(character))
+                index += 1
+            }
+        }
+        self.tokens = tokens
+    }
+
+    /// True when the whole of `string` matches the pattern.
+    public func matches(_ string: String) -> Bool {
+        matches(Array(string))
+    }
+
+    /// True when the whole of `characters` matches the pattern.
+    func matches(_ characters: [Character]) -> Bool {
+        // The classic two-pointer algorithm: on a mismatch, go back to the last `*` and let it
+        // swallow one more character. Each `*` only ever moves forward, so the work is at most
+        // pattern × string, with no exponential backtracking.
+        var t = 0, s = 0
+        var starToken = -1, starString = 0
+        while s < characters.count {
+            if t < tokens.count, tokens[t] == .anyRun {
+                starToken = t
+                starString = s
+                t += 1
+            } else if t < tokens.count, matchesOne(tokens[t], characters[s]) {
+                t += 1
+                s += 1
+            } else if starToken >= 0 {
+                t = starToken + 1
+                starString += 1
+                s = starString
+            } else {
+                return false
+            }
+        }
+        while t < tokens.count, tokens[t] == .anyRun { t += 1 }
+        return t == tokens.count
+    }
+
+    private func matchesOne(_ token: Token, _ character: Character) -> Bool {
+        switch token {
+        case .literal(let literal): (caseInsensitive ? character.lowercased() : String(character)) == literal
+        case .anyCharacter: true
+        case .anyRun: false
+        case .characterClass(let characterClass): characterClass.contains(character, caseInsensitive: caseInsensitive)
+        }
+    }
+
+    /// True when the pattern is a single `*` run or `**`-style: it matches every string.
+    var matchesEverything: Bool { tokens == [.anyRun] }
+
+    public var description: String { pattern }
+}
