@@ -1,0 +1,52 @@
+import DocSyncCore
+import Foundation
+
+/// What one folder's engine needs to know: the folder, its zone, this device, the policies.
+public struct EngineConfiguration: Sendable {
+    public enum Direction: Sendable, Hashable {
+        /// Send local changes and apply remote ones.
+        case both
+        /// Send only; remote changes are fetched but never applied.
+        case sendOnly
+        /// Apply only; local changes are kept in the index but never sent.
+        case receiveOnly
+    }
+
+    public var zone: ZoneID
+    /// The synced folder (absolute).
+    public var root: URL
+    /// This folder's state directory: the index and the version store live here.
+    public var stateDirectory: URL
+    public var device: String
+    public var conflictPolicy: ConflictPolicy
+    public var direction: Direction
+    /// Larger files stay local with a per-file error.
+    public var maxFileSize: Int64
+    public var keepVersionsDays: Int
+    public var retryPolicy: RetryPolicy
+    /// How often to fetch even without a notification (a safety net, not the mechanism).
+    public var safetyNetInterval: Duration
+    /// How many chunks travel at once.
+    public var transferConcurrency: Int
+
+    public init(
+        zone: ZoneID, root: URL, stateDirectory: URL, device: String, conflictPolicy: ConflictPolicy = .keepBoth,
+        direction: Direction = .both, maxFileSize: Int64 = 50_000_000, keepVersionsDays: Int = 30,
+        retryPolicy: RetryPolicy = .standard, safetyNetInterval: Duration = .seconds(300), transferConcurrency: Int = 8
+    ) {
+        self.zone = zone
+        self.root = root.standardizedFileURL
+        self.stateDirectory = stateDirectory
+        self.device = device
+        self.conflictPolicy = conflictPolicy
+        self.direction = direction
+        self.maxFileSize = maxFileSize
+        self.keepVersionsDays = keepVersionsDays
+        self.retryPolicy = retryPolicy
+        self.safetyNetInterval = safetyNetInterval
+        self.transferConcurrency = transferConcurrency
+    }
+
+    public var indexURL: URL { stateDirectory.appendingPathComponent("index.sqlite") }
+    public var versionsURL: URL { stateDirectory.appendingPathComponent("versions") }
+}

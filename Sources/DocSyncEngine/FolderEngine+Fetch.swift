@@ -1,0 +1,131 @@
+import DocSyncCore
+import DocSyncStorage
+import Foundation
+import GRDB
+
+/// Fetching remote changes page by page and applying them; the change token is stored
+/// with the last item of each page.
+extension FolderEngine {
+    func fetchAndApply() async throws(SyncError) {
+        var token = loadToken()
+        let fromScratch = token == nil
+        var seen = Set<String>()
+        while true {
+            let page = try await backend.fetchChanges(in: configuration.zone, since: token, limit: StorageLimits.maximumPageSize)
+            live.withLock {
+                $0.pendingDownloads = page.changed.count
+                $0.pendingDownloadBytes = page.changed.reduce(0) { $0 + $1.size }
+            }
+            if configuration.direction != .sendOnly {
+                try await apply(page)
+            }
+            if fromScratch { seen.formUnion(page.changed.map(\.id.recordName)) }
+            try storeToken(page.token)
+            token = page.token
+            live.withLock { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 }
+            if !page.moreComing { break }
+        }
+        if fromScratch { try forgetUnseen(seen) }
+        claimCreatedDirectories()
+    }
+
+    private func apply(_ page: ChangeSet) async throws(SyncError) {
+        // Folders first, shallow before deep, so parents exist before their children.
+        let ordered = page.changed.sorted { a, b in
+            if (a.type == .folder) != (b.type == .folder) { return a.type == .folder }
+            return (a.path.components.count, a.path.string) < (b.path.components.count, b.path.string)
+        }
+        for record in ordered {
+            do {
+                try await applyRemote(record)
+                clearProblem(at: record.path.string)
+            } catch where error.code == .invalidArguments {
+                // This record cannot be applied here (a path through a file, an unwritable
+                // place): report it and go on; it is tried again when it changes.
+                report(ItemProblem(path: record.path.string, message: "cannot apply the change from \(record.lastModifiedBy): \(error.message)"))
+            }
+            live.withLock { $0.pendingDownloads -= 1; $0.pendingDownloadBytes -= record.size }
+        }
+        let names = page.deleted.map(\.recordName)
+        let deletions = try readIndex { db in try names.compactMap { name in try db.item(named: name) } }
+            .sorted { $0.path.components.count > $1.path.components.count }
+        for row in deletions { try applyRemoteDeletion(row.recordName) }
+    }
+
+    /// After a fetch from scratch (token expired, zone recreated), items the server no
+    /// longer has are sent again rather than deleted: nothing is lost.
+    private func forgetUnseen(_ seen: Set<String>) throws(SyncError) {
+        try writeIndex { db in
+            let acked = try IndexItem.fetchAll(db, sql: "SELECT * FROM item WHERE acked IS NOT NULL")
+            for var row in acked where !seen.contains(row.recordName) {
+                if row.pending == .delete {
+                    try db.deleteItem(named: row.recordName)
+                    continue
+                }
+                row.acked = nil
+                row.chunksUploaded = false
+                markChanged(&row)
+                try row.update(db)
+            }
+        }
+    }
+
+    /// Directories made for remote files whose folder record never came become local folders.
+    private func claimCreatedDirectories() {
+        let created = createdDirectories.withLock { set -> Set<RelativePath> in
+            defer { set.removeAll() }
+            return set
+        }
+        let unclaimed = created.filter { path in ((try? index.read { db in try db.item(at: path) }) ?? nil) == nil }
+        if !unclaimed.isEmpty {
+            inbox.withLock { inbox in for path in unclaimed { inbox.scopes.insert(.init(path: path, subtree: false)) } }
+        }
+    }
+
+    func loadToken() -> ChangeToken? {
+        guard let data = (try? index.read({ db in try db.engineValue(EngineKeys.changeToken) })) ?? nil else { return nil }
+        return try? WireCoding.decoder.decode(ChangeToken.self, from: data)
+    }
+
+    func storeToken(_ token: ChangeToken?) throws(SyncError) {
+        let data = try? token.map { try WireCoding.encoder.encode($0) }
+        try writeIndex { db in try db.setEngineValue(EngineKeys.changeToken, data) }
+    }
+
+    /// Creates the zone (after `zoneNotFound`); when the index had synced items, the zone
+    /// was deleted on the server (`userDeletedZone`): everything is uploaded again.
+    func recreateZone() async throws(SyncError) {
+        try await backend.createZone(configuration.zone)
+        let hadToken = loadToken() != nil
+        try writeIndex { db in
+            try db.setEngineValue(EngineKeys.changeToken, nil)
+            let rows = try IndexItem.fetchAll(db, sql: "SELECT * FROM item WHERE acked IS NOT NULL")
+            for var row in rows {
+                if row.pending == .delete {
+                    try db.deleteItem(named: row.recordName)
+                    continue
+                }
+                row.acked = nil
+                row.chunksUploaded = false
+                markChanged(&row)
+                try row.update(db)
+            }
+        }
+        if hadToken { logger.warning("the folder's zone was deleted on the server; uploading the folder again") }
+    }
+
+    // MARK: index access with SyncError
+
+    func readIndex<T>(_ body: (Database) throws -> T) throws(SyncError) -> T {
+        do { return try index.read(body) } catch let error as SyncError { throw error } catch {
+            throw SyncError(.internalError, "could not read the index at \(index.url.path): \(error)")
+        }
+    }
+
+    @discardableResult
+    func writeIndex<T>(_ body: (Database) throws -> T) throws(SyncError) -> T {
+        do { return try index.write(body) } catch let error as SyncError { throw error } catch {
+            throw SyncError(.internalError, "could not update the index at \(index.url.path): \(error)")
+        }
+    }
+}

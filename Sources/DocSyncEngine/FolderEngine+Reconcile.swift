@@ -1,0 +1,191 @@
+import DocSyncCore
+import Foundation
+import GRDB
+
+/// Comparing the folder on disk with the index: what was created, changed, renamed or
+/// deleted, written to the index (as pending changes) before anything else happens.
+extension FolderEngine {
+    func reconcile(_ scopes: [EngineInbox.Scope]) throws(SyncError) {
+        if scopes.contains(where: { $0.path?.string == IgnoreRules.fileName || $0.path == nil }) {
+            let rules = FolderEngine.loadIgnores(configuration.root)
+            scanner.withLock { $0 = FolderScanner(root: configuration.root, ignores: rules) }
+        }
+        let scanner = self.scanner.withLock { $0 }
+        var observed: [RelativePath: FileStat] = [:]
+        var problems: [ItemProblem] = []
+        var protected: [String] = []
+        /// Each examined path, and whether everything beneath it was walked.
+        var examined: [(path: RelativePath?, walked: Bool)] = []
+        for scope in scopes.sorted(by: { ($0.path?.string ?? "") < ($1.path?.string ?? "") }) {
+            guard let path = scope.path else {
+                let result = scanner.scan(nil)
+                for entry in result.entries { observed[entry.path] = entry.stat }
+                problems += result.problems
+                protected += result.unreadable
+                examined.append((nil, true))
+                continue
+            }
+            if scanner.isIgnored(path) { continue }
+            let stat: FileStat?
+            do { stat = try FileStat.of(scanner.absolute(path)) } catch {
+                problems.append(ItemProblem(path: path.string, message: "cannot be examined: \(error)"))
+                continue
+            }
+            let known = (try? index.read { db in try db.item(at: path) }) ?? nil
+            if let stat, stat.kind == .directory, scope.subtree || known == nil || known?.kind != .folder {
+                let result = scanner.scan(path)
+                for entry in result.entries { observed[entry.path] = entry.stat }
+                problems += result.problems
+                protected += result.unreadable
+                examined.append((path, true))
+                continue
+            } else if let stat {
+                if stat.kind == .special {
+                    problems.append(ItemProblem(path: path.string, message: FolderScanner.specialMessage))
+                } else {
+                    observed[path] = stat
+                }
+            }
+            examined.append((path, stat == nil))
+        }
+        for problem in problems { report(problem) }
+        let created = createdDirectories.withLock { $0 }
+        do {
+            try index.write { db in
+                try applyObservations(observed, examined: examined, protected: protected, created: created, scanner: scanner, db: db)
+            }
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.internalError, "could not update the index at \(index.url.path): \(error)")
+        }
+    }
+
+    private func applyObservations(
+        _ observed: [RelativePath: FileStat], examined: [(path: RelativePath?, walked: Bool)], protected: [String],
+        created: Set<RelativePath>, scanner: FolderScanner, db: Database
+    ) throws {
+        // Rows the examined scopes cover: those not observed are gone (or renamed).
+        var expected: [String: IndexItem] = [:]
+        for (path, walked) in examined {
+            let rows: [IndexItem]
+            if walked {
+                rows = try db.items(under: path)
+            } else {
+                rows = try path.flatMap { try db.item(at: $0) }.map { [$0] } ?? []
+            }
+            for row in rows where row.pending != .delete { expected[row.recordName] = row }
+        }
+        var vanished: [String: IndexItem] = [:]
+        for row in expected.values {
+            if let stat = observed[row.path], RecordType(stat.kind) == row.kind { continue }
+            if protected.contains(where: { $0.isEmpty || row.path.string == $0 || row.path.string.hasPrefix($0 + "/") }) { continue }
+            if scanner.isIgnored(row.path, isDirectory: row.kind == .folder) { continue }
+            vanished[row.recordName] = row
+        }
+        var byInode: [UInt64: [String]] = [:]
+        for row in vanished.values { byInode[row.inode, default: []].append(row.recordName) }
+
+        var fresh: [(RelativePath, FileStat)] = []
+        for (path, stat) in observed.sorted(by: { $0.key < $1.key }) {
+            guard let type = RecordType(stat.kind) else { continue }
+            if var row = try db.item(at: path), row.kind == type, vanished[row.recordName] == nil {
+                if row.matches(stat) { continue }
+                let contentChanged = row.kind != .folder && !(row.size == stat.size && row.modified == stat.modified && row.inode == stat.inode)
+                row.take(stat)
+                if contentChanged { row.needsRead = true; row.chunksUploaded = false }
+                markChanged(&row)
+                try row.update(db)
+                clearProblem(at: path.string)
+                continue
+            }
+            // A live row of another kind at this path was replaced: it is in `vanished`.
+            fresh.append((path, stat))
+        }
+        // Renames: the same inode under a new path.
+        var unmatched: [(RelativePath, FileStat)] = []
+        for (path, stat) in fresh {
+            let candidates = byInode[stat.inode] ?? []
+            if let name = candidates.first(where: { vanished[$0].map { RecordType(stat.kind) == $0.kind } ?? false }),
+               var row = vanished.removeValue(forKey: name) {
+                byInode[stat.inode]?.removeAll { $0 == name }
+                let contentChanged = row.kind != .folder && !(row.size == stat.size && row.modified == stat.modified)
+                let oldPath = row.path
+                row.path = path
+                row.take(stat)
+                if contentChanged { row.needsRead = true; row.chunksUploaded = false }
+                markChanged(&row)
+                try row.update(db)
+                logger.debug("renamed", metadata: ["path": "\(path)", "from": "\(oldPath)", "record": "\(row.recordName)"])
+                try refreshConflictFlags(db, around: [oldPath, path])
+                continue
+            }
+            unmatched.append((path, stat))
+        }
+        // Renames a new inode hides (copied elsewhere, then the original deleted): same content digest.
+        let vanishedDocuments = vanished.values.filter { $0.kind == .document && $0.digest != nil }
+        for (path, stat) in unmatched {
+            guard let type = RecordType(stat.kind) else { continue }
+            if type == .folder, created.contains(path) { continue }
+            if type == .document, vanishedDocuments.contains(where: { $0.size == stat.size && vanished[$0.recordName] != nil }),
+               let content = try? ContentReader.read(scanner.absolute(path)),
+               let match = vanished.values.first(where: { $0.kind == .document && $0.digest == content.manifest.contentDigest }) {
+                var row = vanished.removeValue(forKey: match.recordName)!
+                let oldPath = row.path
+                row.path = path
+                row.take(content.stat)
+                row.needsRead = false
+                markChanged(&row)
+                try row.update(db)
+                try db.setChunkLocations(of: row.recordName, chunks: content.manifest.chunks)
+                try refreshConflictFlags(db, around: [oldPath, path])
+                continue
+            }
+            var row = IndexItem(recordName: RecordID.newName(), path: path, kind: type, stat: stat)
+            if type == .folder { row.needsRead = false }
+            try row.insert(db)
+            try refreshConflictFlags(db, around: [path])
+        }
+        // What is left is gone.
+        for var row in vanished.values {
+            if row.acked == nil {
+                try db.deleteItem(named: row.recordName)
+            } else {
+                row.pending = .delete
+                row.revision += 1
+                try row.update(db)
+            }
+            clearProblem(at: row.path.string)
+            try refreshConflictFlags(db, around: [row.path])
+        }
+    }
+
+    func markChanged(_ row: inout IndexItem) {
+        row.pending = .save
+        row.revision += 1
+        row.status.uploadingError = nil
+        row.status.isUploaded = false
+    }
+
+    /// Keeps `hasUnresolvedConflicts` true exactly on items with a conflict copy beside them,
+    /// for the originals of the conflict copies among `paths` (appearing, moving, leaving).
+    func refreshConflictFlags(_ db: Database, around paths: [RelativePath]) throws {
+        for path in paths {
+            guard let name = ConflictName.originalName(of: path.name),
+                  let original = try? (path.parent.map { $0.string + "/" + name } ?? name).asRelativePath(),
+                  var row = try db.item(at: original) else { continue }
+            let stem = ConflictName.split(name).stem
+            let pattern = stem.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+                .replacingOccurrences(of: "_", with: "\\_") + " (conflict %"
+            let siblings = try String.fetchAll(db, sql: "SELECT path FROM item WHERE pending != 2 AND name LIKE ? ESCAPE '\\'", arguments: [pattern])
+            let hasCopy = siblings.contains { candidate in
+                let candidatePath = RelativePath(candidate)
+                return candidatePath.parent == original.parent && ConflictName.originalName(of: candidatePath.name) == original.name
+            }
+            if row.status.hasUnresolvedConflicts != hasCopy {
+                row.status.hasUnresolvedConflicts = hasCopy
+                try row.update(db)
+            }
+        }
+    }
+}

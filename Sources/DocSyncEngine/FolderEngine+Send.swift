@@ -1,0 +1,233 @@
+import DocSyncCore
+import DocSyncStorage
+import Foundation
+import GRDB
+
+/// Sending pending local changes: read content, upload missing chunks, then save and delete
+/// records in batches of at most 400, recording each item's answer (SPEC §3, §5).
+extension FolderEngine {
+    /// Sends everything pending. Returns false when some item had to wait (its file was
+    /// changing while being read): the loop tries again shortly.
+    func sendPending() async throws(SyncError) -> Bool {
+        guard configuration.direction != .receiveOnly else { return true }
+        var complete = true
+        var cursor = ""
+        var batchLimit = RecordBatch.maximumItems
+        while true {
+            let rows = try readIndex { db in
+                try IndexItem.fetchAll(db, sql: """
+                    SELECT * FROM item WHERE pending != 0 AND uploadingError IS NULL AND path || '/' || recordName > ?
+                    ORDER BY path || '/' || recordName LIMIT 1000
+                    """, arguments: [cursor])
+            }
+            guard let last = rows.last else { break }
+            cursor = last.path.string + "/" + last.recordName
+            var saves: [IndexItem] = []
+            var deletions: [IndexItem] = []
+            for var row in rows {
+                if row.pending == .delete {
+                    if row.acked == nil { try writeIndex { db in try db.deleteItem(named: row.recordName) } } else { deletions.append(row) }
+                    continue
+                }
+                if row.kind == .document, row.size > configuration.maxFileSize {
+                    try refuseTooLarge(&row)
+                    continue
+                }
+                if row.needsRead {
+                    do throws(SyncError) {
+                        try readContent(&row)
+                    } catch where error.code == .assetFileModified {
+                        complete = false
+                        continue
+                    } catch {
+                        try fail(&row, error.message)
+                        continue
+                    }
+                    if row.kind == .document, row.size > configuration.maxFileSize {
+                        try refuseTooLarge(&row)
+                        continue
+                    }
+                }
+                if let acked = row.acked, sameFields(row.record(zone: configuration.zone, device: configuration.device), acked) {
+                    settle(&row, acked: acked)
+                    let final = row
+                    try writeIndex { db in try final.update(db) }
+                    continue
+                }
+                saves.append(row)
+            }
+            let unsent = try await uploadChunks(for: saves.filter { $0.kind == .document && !$0.chunksUploaded })
+            if !unsent.isEmpty { complete = false }
+            saves.removeAll { unsent.contains($0.recordName) }
+            var items = saves.map { (row: $0, delete: false) } + deletions.map { (row: $0, delete: true) }
+            while !items.isEmpty {
+                let slice = Array(items.prefix(batchLimit))
+                let batch = RecordBatch(
+                    zone: configuration.zone,
+                    saves: slice.filter { !$0.delete }.map { $0.row.record(zone: configuration.zone, device: configuration.device) },
+                    deletions: slice.filter(\.delete).map { RecordDeletion(id: RecordID(zone: configuration.zone, recordName: $0.row.recordName), baseTag: $0.row.acked?.changeTag) })
+                let result: ModifyResult
+                do {
+                    result = try await backend.modifyRecords(batch)
+                } catch where error.code == .limitExceeded && batchLimit > 1 {
+                    batchLimit = max(1, batchLimit / 2)
+                    logger.notice("batch too large for the backend; splitting", metadata: ["items": "\(batchLimit)"])
+                    continue
+                }
+                try await record(result, sent: slice.map(\.row))
+                items.removeFirst(slice.count)
+            }
+        }
+        return complete
+    }
+
+    private func refuseTooLarge(_ row: inout IndexItem) throws(SyncError) {
+        let message = "file is \(ByteCountFormatter.string(fromByteCount: row.size, countStyle: .file)), over max_file_size "
+            + "(\(ByteCountFormatter.string(fromByteCount: configuration.maxFileSize, countStyle: .file))): kept on this device, not synced"
+        try fail(&row, message)
+    }
+
+    private func fail(_ row: inout IndexItem, _ message: String) throws(SyncError) {
+        row.status.uploadingError = message
+        row.status.isUploading = false
+        let final = row
+        try writeIndex { db in try final.update(db) }
+        logger.warning("cannot upload item", metadata: ["path": "\(row.path)", "record": "\(row.recordName)", "problem": "\(message)"])
+    }
+
+    /// Same fields as the server has (ignoring the tag and who wrote it): nothing to send.
+    func sameFields(_ a: DocSyncCore.Record, _ b: DocSyncCore.Record) -> Bool {
+        a.type == b.type && a.path == b.path && a.size == b.size && a.modified == b.modified && a.mode == b.mode
+            && a.contentDigest == b.contentDigest && a.symlinkTarget == b.symlinkTarget
+    }
+
+    /// Records the backend's answer to one modify request, item by item.
+    private func record(_ result: ModifyResult, sent: [IndexItem]) async throws(SyncError) {
+        let sentRevision = Dictionary(sent.map { ($0.recordName, $0.revision) }, uniquingKeysWith: { a, _ in a })
+        try writeIndex { db in
+            for (id, saved) in result.saved {
+                guard var row = try db.item(named: id.recordName) else { continue }
+                if row.revision == sentRevision[id.recordName] {
+                    settle(&row, acked: saved)
+                } else {
+                    row.acked = saved  // changed again meanwhile: still pending, now based on this save
+                }
+                try row.update(db)
+            }
+            for id in result.deleted { try db.deleteItem(named: id.recordName) }
+        }
+        var wholeFailure: SyncError?
+        for (id, error) in result.failed.sorted(by: { $0.key < $1.key }) {
+            guard var row = try readIndex({ db in try db.item(named: id.recordName) }) else { continue }
+            switch error.code {
+            case .serverRecordChanged:
+                var server = error.serverRecord
+                if server == nil { server = try await backend.fetchRecords([id])[id] }
+                guard let server else { continue }
+                if row.pending == .delete {
+                    try await applyRemote(server)  // deleted here, changed there: the edit wins
+                } else {
+                    try await mergeAndApply(row: row, server: server)
+                }
+            case .unknownItem:
+                row.acked = nil  // deleted on the server meanwhile; the edit wins and is saved anew
+                let final = row
+                try writeIndex { db in try final.update(db) }
+            case .chunkNotFound:
+                row.chunksUploaded = false
+                let final = row
+                try writeIndex { db in try final.update(db) }
+            case .batchRequestFailed:
+                continue
+            case .invalidArguments, .limitExceeded:
+                try fail(&row, error.message)
+            default:
+                wholeFailure = wholeFailure ?? error
+            }
+        }
+        if let wholeFailure { throw wholeFailure }
+    }
+
+    /// Uploads the chunks and manifest nodes of `rows` that the backend lacks, reading each
+    /// chunk back from its file and checking it still hashes to its digest. Returns the
+    /// record names whose file changed meanwhile (they are read again later).
+    private func uploadChunks(for rows: [IndexItem]) async throws(SyncError) -> Set<String> {
+        guard !rows.isEmpty else { return [] }
+        struct Piece: Sendable { var recordName: String; var path: String; var offset: Int64; var length: Int }
+        var pieces: [SHA256Digest: Piece] = [:]
+        var nodes: [SHA256Digest: Data] = [:]
+        var changed = Set<String>()
+        for row in rows {
+            let chunks = try readIndex { db in
+                try Row.fetchAll(db, sql: "SELECT digest, offset, length FROM chunkLocation WHERE recordName = ? ORDER BY offset", arguments: [row.recordName])
+            }
+            let refs = chunks.compactMap { r in SHA256Digest(bytes: r["digest"] as Data).map { ChunkRef(digest: $0, length: r["length"]) } }
+            guard let digest = row.digest, refs.reduce(Int64(0), { $0 + Int64($1.length) }) == row.size else {
+                changed.insert(row.recordName)
+                continue
+            }
+            let (reference, treeNodes) = ManifestTree.build(AssetManifest(chunks: refs, contentDigest: digest))
+            guard reference == row.asset else {
+                changed.insert(row.recordName)
+                continue
+            }
+            for node in treeNodes { nodes[node.ref.digest] = node.bytes }
+            for (ref, chunk) in zip(refs, chunks) where pieces[ref.digest] == nil {
+                pieces[ref.digest] = Piece(recordName: row.recordName, path: absolute(row.path), offset: chunk["offset"], length: ref.length)
+            }
+        }
+        var missing = Set<SHA256Digest>()
+        let wanted = Array(pieces.keys) + Array(nodes.keys)
+        for start in stride(from: 0, to: wanted.count, by: 4000) {
+            missing.formUnion(try await backend.missingChunks(Array(wanted[start..<min(start + 4000, wanted.count)])))
+        }
+        for (digest, bytes) in nodes where missing.contains(digest) {
+            try await backend.uploadChunk(digest, bytes: bytes)
+        }
+        let work = pieces.filter { missing.contains($0.key) }.map { ($0.key, $0.value) }
+        let backend = self.backend
+        let width = max(1, configuration.transferConcurrency)
+        let outcome: Result<Set<String>, SyncError> = await withTaskGroup(of: Result<String?, SyncError>.self) { group in
+            var changedNames = Set<String>()
+            var failure: SyncError?
+            var next = 0
+            func add() {
+                guard next < work.count else { return }
+                let (digest, piece) = work[next]
+                next += 1
+                group.addTask {
+                    guard let data = ContentReader.readRange(piece.path, offset: piece.offset, length: piece.length),
+                          SHA256Digest(hashing: data) == digest else { return .success(piece.recordName) }
+                    do throws(SyncError) {
+                        try await backend.uploadChunk(digest, bytes: data)
+                        return .success(nil)
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            for _ in 0..<width { add() }
+            while let result = await group.next() {
+                switch result {
+                case .success(let name?): changedNames.insert(name)
+                case .success(nil): break
+                case .failure(let error): failure = failure ?? error
+                }
+                if failure == nil { add() }
+            }
+            if let failure { return .failure(failure) }
+            return .success(changedNames)
+        }
+        changed.formUnion(try outcome.get())
+        try writeIndex { db in
+            for row in rows {
+                if changed.contains(row.recordName) {
+                    try db.execute(sql: "UPDATE item SET needsRead = 1, chunksUploaded = 0 WHERE recordName = ?", arguments: [row.recordName])
+                } else {
+                    try db.execute(sql: "UPDATE item SET chunksUploaded = 1 WHERE recordName = ?", arguments: [row.recordName])
+                }
+            }
+        }
+        return changed
+    }
+}

@@ -1,0 +1,128 @@
+import DocSyncCore
+import Foundation
+
+/// Writing remote content into the folder: a temporary file in the same directory, chunks
+/// taken from local files where this machine has them (verified) and downloaded otherwise,
+/// the whole digest verified, fsync, then — only if the target is still what the index
+/// last saw — the replaced content kept in the version store and the file renamed over it.
+extension FolderEngine {
+    /// Why a write did not replace its target.
+    enum WriteOutcome {
+        case written(FileStat)
+        /// The target is not what the index expected: a local change the engine has not seen yet.
+        case targetChanged
+    }
+
+    /// Puts `record`'s content at `path`. `expected` is the index's row for what is there
+    /// now (`nil`: nothing may be there). The replaced file is kept as `reason` when given.
+    func write(_ record: DocSyncCore.Record, at path: RelativePath, expected: IndexItem?, keepReplacedAs reason: VersionStore.Reason?) async throws(SyncError) -> WriteOutcome {
+        let root = configuration.root.path
+        let target = root + "/" + path.string
+        let made = try Materializer.makeParents(of: path, root: root)
+        if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
+        switch record.type {
+        case .folder:
+            if mkdir(target, mode_t(record.mode)) != 0 {
+                guard errno == EEXIST, let stat = try? FileStat.of(target), stat.kind == .directory else {
+                    if errno == EEXIST { return .targetChanged }
+                    throw Materializer.failure("create the folder", path.string)
+                }
+            }
+            chmod(target, mode_t(record.mode))
+            createdDirectories.withLock { _ = $0.remove(path) }
+            guard let stat = try? FileStat.of(target) else { return .targetChanged }
+            return .written(stat)
+        case .symlink:
+            let temporary = (target as NSString).deletingLastPathComponent + "/" + Materializer.temporaryPrefix + RecordID.newName().prefix(12)
+            guard symlink(record.symlinkTarget ?? "", temporary) == 0 else { throw Materializer.failure("create the link", path.string) }
+            Materializer.setModified(temporary, record.modified)
+            return try replace(target, with: temporary, path: path, expected: expected, reason: reason)
+        case .document:
+            guard let asset = record.asset else { throw SyncError(.invalidArguments, "\(path): a document without content") }
+            let (fd, temporary) = try Materializer.createTemporary(beside: target)
+            var closed = false
+            defer { if !closed { close(fd) } }
+            do throws(SyncError) {
+                let manifest = try await backend.loadManifest(asset)
+                var hasher = StreamingSHA256()
+                let total = manifest.chunks.count
+                for (number, chunk) in manifest.chunks.enumerated() {
+                    let bytes = try await chunkBytes(chunk)
+                    hasher.update(bytes)
+                    try Materializer.writeAll(fd, bytes, path: path.string)
+                    if total > 16 && number % 64 == 0 { setDownloadProgress(record.id.recordName, Double(number) / Double(total)) }
+                }
+                guard hasher.finalize() == asset.contentDigest else {
+                    throw SyncError(.chunkCorrupt, "\(path): the downloaded content does not match its digest; it will be fetched again", digest: asset.contentDigest)
+                }
+                try Materializer.finish(fd, mode: record.mode, modified: record.modified, path: path.string)
+                close(fd)
+                closed = true
+                let outcome = try replace(target, with: temporary, path: path, expected: expected, reason: reason)
+                if case .written = outcome {
+                    try? index.write { db in try db.setChunkLocations(of: record.id.recordName, chunks: manifest.chunks) }
+                }
+                return outcome
+            } catch {
+                unlink(temporary)
+                throw error
+            }
+        }
+    }
+
+    /// Renames `temporary` over `target` if the target is still what `expected` says.
+    private func replace(_ target: String, with temporary: String, path: RelativePath, expected: IndexItem?, reason: VersionStore.Reason?) throws(SyncError) -> WriteOutcome {
+        let current: FileStat?
+        do { current = try FileStat.of(target) } catch {
+            unlink(temporary)
+            throw Materializer.failure("examine", path.string)
+        }
+        let unchanged: Bool
+        switch (current, expected) {
+        case (nil, _): unchanged = expected == nil || expected?.pending == .delete
+        case (let stat?, let row?): unchanged = row.pending != .delete && row.path == path && row.matches(stat) && stat.kind != .directory
+        case (_?, nil): unchanged = false
+        }
+        guard unchanged else {
+            unlink(temporary)
+            return .targetChanged
+        }
+        if let current, let expected, let reason, current.kind == .file {
+            do {
+                try index.write { db in try versions.keep(target, item: expected, reason: reason, device: expected.acked?.lastModifiedBy ?? configuration.device, move: false, in: db) }
+            } catch {
+                unlink(temporary)
+                throw SyncError(.serviceUnavailable, "cannot keep the previous version of \(path) (\(error)); not replacing it")
+            }
+        }
+        guard rename(temporary, target) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw Materializer.failure("replace", path.string, code: code)
+        }
+        guard let stat = try? FileStat.of(target) else { return .targetChanged }
+        return .written(stat)
+    }
+
+    /// A chunk's bytes: from a local file when one holds it (verified), else from the backend.
+    private func chunkBytes(_ chunk: ChunkRef) async throws(SyncError) -> Data {
+        let places = (try? index.read { db in try db.chunkLocations(of: chunk.digest) }) ?? []
+        for place in places where place.length == chunk.length {
+            if let data = ContentReader.readRange(configuration.root.path + "/" + place.path.string, offset: place.offset, length: place.length),
+               SHA256Digest(hashing: data) == chunk.digest {
+                return data
+            }
+        }
+        let data = try await backend.downloadChunk(chunk.digest)
+        guard data.count == chunk.length else {
+            throw SyncError(.chunkCorrupt, "chunk \(chunk.digest.shortHex) has \(data.count) bytes, the manifest says \(chunk.length)", digest: chunk.digest)
+        }
+        return data
+    }
+
+    private func setDownloadProgress(_ recordName: String, _ fraction: Double) {
+        _ = try? index.write { db in
+            try db.execute(sql: "UPDATE item SET isDownloading = 1, percentDownloaded = ? WHERE recordName = ?", arguments: [fraction * 100, recordName])
+        }
+    }
+}

@@ -1,0 +1,304 @@
+import DocSyncCore
+import GRDB
+import DocSyncStorage
+import DocSyncWatcher
+import Foundation
+import Logging
+import Synchronization
+
+/// Keeps one folder and one zone identical, in the spirit of CKSyncEngine.
+///
+/// Local changes arrive as watcher events (`noteLocal`), remote ones as notifications
+/// (`noteRemoteChange`). One loop does all the work in order — compare the folder with the
+/// index, fetch and apply remote changes, send what is pending — so the folder, the index
+/// and the backend are only ever touched by one task. Every change the loop sees is written
+/// to the index before anything else happens to it; errors follow SPEC §5, with backoff.
+/// `run()` returns when its task is cancelled, after finishing the current step.
+public final class FolderEngine: Sendable {
+    public let configuration: EngineConfiguration
+    let backend: any StorageBackend
+    let index: LocalIndex
+    let logger: Logger
+    let scanner: Mutex<FolderScanner>
+    let versions: VersionStore
+    let inbox = Mutex(EngineInbox())
+    let wake = WakeSignal()
+    let live = Mutex(LiveStatus())
+    /// Directories the engine created for remote items, not yet claimed by a folder record.
+    let createdDirectories = Mutex(Set<RelativePath>())
+
+    /// What the loop is doing, for status.
+    struct LiveStatus: Sendable {
+        var state: FolderState = .scanning
+        var message: String?
+        var pendingDownloads = 0
+        var pendingDownloadBytes: Int64 = 0
+        var problems: [String: ItemProblem] = [:]
+        var lastSync: Date?
+        var busy = true
+    }
+
+    public init(configuration: EngineConfiguration, backend: any StorageBackend, logger: Logger) throws {
+        self.configuration = configuration
+        self.backend = backend
+        var logger = logger
+        logger[metadataKey: "folder"] = "\(configuration.zone.name)"
+        self.logger = logger
+        try FileManager.default.createDirectory(at: configuration.stateDirectory, withIntermediateDirectories: true)
+        self.index = try LocalIndex(url: configuration.indexURL)
+        self.versions = VersionStore(directory: configuration.versionsURL)
+        self.scanner = Mutex(FolderScanner(root: configuration.root, ignores: FolderEngine.loadIgnores(configuration.root)))
+    }
+
+    // MARK: inputs
+
+    /// Watcher events: the paths they name are compared with the index on the next turn.
+    public func noteLocal(_ events: [WatchEvent]) {
+        guard !events.isEmpty else { return }
+        inbox.withLock { inbox in for event in events { inbox.add(event) } }
+        wake.fire()
+    }
+
+    /// The backend says the zone changed: fetch on the next turn.
+    public func noteRemoteChange() {
+        inbox.withLock { $0.fetch = true }
+        wake.fire()
+    }
+
+    /// Fetch, compare the whole folder and send now.
+    public func requestSync() {
+        inbox.withLock { $0.fetch = true; $0.send = true; $0.fullScan = true }
+        wake.fire()
+    }
+
+    // MARK: the loop
+
+    public func run() async {
+        var retry = RetryState()
+        inbox.withLock { $0.fullScan = true; $0.fetch = true; $0.send = true }
+        removeLeftoverTemporaryFiles()
+        pruneVersions()
+        var lastSafetyNet = ContinuousClock.now
+        while !Task.isCancelled {
+            let work = inbox.withLock { inbox -> EngineInbox in
+                let taken = inbox
+                inbox = EngineInbox()
+                return taken
+            }
+            if work.fetch { retry.fetchOwed = true }
+            let backendAllowed = retry.notBefore.map { ContinuousClock.now >= $0 } ?? true
+            let backendWork = retry.fetchOwed || hasSendablePending()
+            if work.scopes.isEmpty && !work.fullScan && !(backendAllowed && backendWork) {
+                if let notBefore = retry.notBefore, backendWork {
+                    // Backing off: local changes are still recorded as they come, but the
+                    // backend is left alone until the delay (at least its retryAfter) is over.
+                    await wake.wait(timeout: notBefore - ContinuousClock.now)
+                    continue
+                }
+                setBusy(false)
+                if live.withLock({ $0.state == .idle || $0.state == .syncing || $0.state == .scanning }) {
+                    finishedSync()
+                }
+                await wake.wait(timeout: configuration.safetyNetInterval)
+                if ContinuousClock.now - lastSafetyNet >= configuration.safetyNetInterval {
+                    lastSafetyNet = .now
+                    inbox.withLock { $0.fetch = true }
+                }
+                continue
+            }
+            setBusy(true)
+            for warning in work.rescanWarnings {
+                logger.warning("rescanning after lost events", metadata: ["reason": "\(warning)"])
+            }
+            do throws(SyncError) {
+                if work.fullScan {
+                    setState(.scanning)
+                    try reconcile([EngineInbox.Scope(path: nil, subtree: true)])
+                } else if !work.scopes.isEmpty {
+                    try reconcile(Array(work.scopes))
+                }
+                guard backendAllowed else { continue }
+                if retry.zoneMissing {
+                    try await recreateZone()
+                    retry.zoneMissing = false
+                }
+                // A failed fetch does not hold back sending (stale saves are merged when the
+                // server answers serverRecordChanged); its error is handled after the send.
+                var fetchFailure: SyncError?
+                if retry.fetchOwed {
+                    setState(.syncing)
+                    do {
+                        try await fetchAndApply()
+                        retry.fetchOwed = false
+                    } catch where error.isTransient || error.code == .assetFileModified {
+                        fetchFailure = error
+                    }
+                }
+                var sentEverything = true
+                if hasSendablePending() {
+                    setState(.syncing)
+                    sentEverything = try await sendPending()
+                }
+                if let fetchFailure { throw fetchFailure }
+                retry.succeeded()
+                if !sentEverything {
+                    // A file was changing while being read: read it again once it settles.
+                    retry.notBefore = .now + .seconds(1)
+                }
+                setState(.idle)
+            } catch {
+                handle(error, retry: &retry)
+            }
+        }
+        setBusy(false)
+    }
+
+    /// Loop-local bookkeeping of failures.
+    struct RetryState {
+        var attempt = 0
+        /// The backend is not called again before this instant.
+        var notBefore: ContinuousClock.Instant?
+        var fetchOwed = false
+        /// The zone must be created (again) before anything else.
+        var zoneMissing = false
+        mutating func succeeded() {
+            attempt = 0
+            notBefore = nil
+        }
+
+        mutating func wait(_ delay: Duration) { notBefore = .now + delay }
+    }
+
+    /// SPEC §5: one behaviour per error code.
+    private func handle(_ error: SyncError, retry: inout RetryState) {
+        var generator = SystemRandomNumberGenerator()
+        retry.attempt += 1
+        let backoff = configuration.retryPolicy.delay(attempt: retry.attempt, after: error, using: &generator)
+        switch ErrorDisposition.of(error) {
+        case .retryWithBackoff, .retryAfterDelay:
+            setState(.offline, message: "backend unavailable: \(error.message)")
+            retry.wait(backoff)
+            logger.warning("backend unavailable; work stays queued", metadata: ["error": "\(error)", "retryIn": "\(backoff)"])
+        case .createZoneAndResend, .recreateZoneAndReupload:
+            retry.zoneMissing = true
+            retry.fetchOwed = true
+            if retry.attempt > 1 { retry.wait(backoff) }
+        case .refetchFromScratch:
+            _ = try? index.write { db in try db.setEngineValue(EngineKeys.changeToken, nil) }
+            retry.fetchOwed = true
+            logger.notice("change token expired; fetching everything again")
+        case .pauseUploads:
+            setState(.error, message: "storage quota exceeded: uploads paused, everything is kept on this device")
+            retry.wait(backoff)
+            logger.error("quota exceeded; uploads paused", metadata: ["error": "\(error.message)"])
+        case .stopUntilSignedIn:
+            setState(.error, message: "account: not signed in")
+            retry.wait(backoff)
+            logger.error("not signed in; sync stopped, everything is kept on this device", metadata: ["error": "\(error.message)"])
+        case .rereadLater, .mergeAndResend, .handleEachItem, .splitAndResend, .itemError:
+            // Per-item outcomes are handled where they arise; reaching here means a pass was
+            // cut short (a file changed while being read, a corrupt chunk): try again soon.
+            retry.wait(backoff)
+            logger.notice("sync pass interrupted; trying again", metadata: ["error": "\(error)", "retryIn": "\(backoff)"])
+        }
+    }
+
+    // MARK: status
+
+    /// The folder's state and counts now.
+    public func status() -> FolderStatus {
+        let live = self.live.withLock { $0 }
+        let counts = (try? index.read { db in try IndexCounts.fetch(db) }) ?? IndexCounts()
+        let problems = live.problems.values.sorted { $0.path < $1.path } + counts.problems
+        return FolderStatus(
+            id: configuration.zone.name, path: configuration.root.path, state: live.state, message: live.message,
+            items: counts.items, pendingUploads: counts.pendingUploads, pendingUploadBytes: counts.pendingUploadBytes,
+            pendingDownloads: live.pendingDownloads, pendingDownloadBytes: live.pendingDownloadBytes,
+            conflicts: counts.conflicts, problems: problems, lastSync: live.lastSync)
+    }
+
+    /// True when the loop is waiting with nothing to do and nothing pending.
+    public var isSettled: Bool {
+        let idle = live.withLock { !$0.busy && $0.state == .idle }
+        return idle && inbox.withLock { $0.isEmpty } && !hasSendablePending()
+    }
+
+    func setState(_ state: FolderState, message: String? = nil) {
+        live.withLock { $0.state = state; $0.message = message }
+    }
+
+    private func setBusy(_ busy: Bool) {
+        live.withLock { $0.busy = busy }
+    }
+
+    private func finishedSync() {
+        live.withLock { $0.lastSync = Date(); $0.state = .idle; $0.message = nil }
+    }
+
+    func report(_ problem: ItemProblem) {
+        live.withLock { $0.problems[problem.path] = problem }
+        logger.warning("cannot sync item", metadata: ["path": "\(problem.path)", "problem": "\(problem.message)"])
+    }
+
+    func clearProblem(at path: String) {
+        live.withLock { _ = $0.problems.removeValue(forKey: path) }
+    }
+
+    func hasSendablePending() -> Bool {
+        guard configuration.direction != .receiveOnly else { return false }
+        let pending = try? index.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item WHERE pending != 0 AND uploadingError IS NULL)")
+        }
+        return pending ?? false
+    }
+
+    // MARK: housekeeping
+
+    static func loadIgnores(_ root: URL) -> IgnoreRules {
+        let contents = try? String(contentsOf: root.appendingPathComponent(IgnoreRules.fileName), encoding: .utf8)
+        return IgnoreRules(ignoreFileContents: contents)
+    }
+
+    /// Temporary files of downloads a crash interrupted are removed at start.
+    private func removeLeftoverTemporaryFiles() {
+        guard let walker = FileManager.default.enumerator(atPath: configuration.root.path) else { return }
+        while let relative = walker.nextObject() as? String {
+            if (relative as NSString).lastPathComponent.hasPrefix(Materializer.temporaryPrefix) {
+                unlink(configuration.root.path + "/" + relative)
+                logger.info("removed an interrupted download's temporary file", metadata: ["path": "\(relative)"])
+            }
+        }
+    }
+
+    private func pruneVersions() {
+        let cutoff = Timestamp(nanosecondsSince1970: Timestamp.now.nanosecondsSince1970 - Int64(configuration.keepVersionsDays) * 86_400 * 1_000_000_000)
+        _ = try? index.write { db in try versions.prune(olderThan: cutoff, in: db) }
+    }
+}
+
+/// Keys of the engine's own state in the index.
+enum EngineKeys {
+    static let changeToken = "changeToken"
+}
+
+/// Counts for status, from the index.
+struct IndexCounts {
+    var items = 0
+    var pendingUploads = 0
+    var pendingUploadBytes: Int64 = 0
+    var conflicts = 0
+    var problems: [ItemProblem] = []
+
+    static func fetch(_ db: GRDB.Database) throws -> IndexCounts {
+        var counts = IndexCounts()
+        counts.items = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE pending != 2") ?? 0
+        if let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM item WHERE pending != 0 AND uploadingError IS NULL") {
+            counts.pendingUploads = row[0]
+            counts.pendingUploadBytes = row[1]
+        }
+        counts.conflicts = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE hasUnresolvedConflicts") ?? 0
+        counts.problems = try Row.fetchAll(db, sql: "SELECT path, uploadingError FROM item WHERE uploadingError IS NOT NULL UNION ALL SELECT path, downloadingError FROM item WHERE downloadingError IS NOT NULL")
+            .map { ItemProblem(path: $0[0], message: $0[1]) }
+        return counts
+    }
+}

@@ -1,0 +1,183 @@
+import DocSyncCore
+import Foundation
+import GRDB
+
+/// One row of the local index: an item as it is on this device, the record the server
+/// last acknowledged for it, and what is pending.
+///
+/// The fields `kind`…`symlinkTarget` describe the local item; `acked` is the merge ancestor
+/// and is only ever a record the server accepted (or sent). A row with `pending == .delete`
+/// describes an item that is gone locally until the server confirms the deletion.
+public struct IndexItem: Hashable, Sendable {
+    public enum Pending: Int, Sendable, Hashable, Codable {
+        case none = 0, save = 1, delete = 2
+    }
+
+    public var recordName: String
+    public var path: RelativePath
+    public var kind: RecordType
+    public var size: Int64
+    public var modified: Timestamp
+    public var inode: UInt64
+    public var mode: UInt32
+    public var digest: SHA256Digest?
+    public var asset: AssetReference?
+    public var symlinkTarget: String?
+    public var acked: DocSyncCore.Record?
+    public var pending: Pending
+    public var needsRead: Bool
+    public var chunksUploaded: Bool
+    public var revision: Int64
+    public var status: ItemTransferStatus
+
+    public init(recordName: String, path: RelativePath, kind: RecordType, stat: FileStat) {
+        self.recordName = recordName
+        self.path = path
+        self.kind = kind
+        self.size = kind == .folder ? 0 : stat.size
+        self.modified = stat.modified
+        self.inode = stat.inode
+        self.mode = stat.mode
+        self.acked = nil
+        self.pending = .save
+        self.needsRead = kind != .folder
+        self.chunksUploaded = false
+        self.revision = 1
+        self.status = ItemTransferStatus()
+    }
+
+    /// Takes the on-disk facts of `stat` (after a write, rename or scan).
+    public mutating func take(_ stat: FileStat) {
+        if kind != .folder { size = stat.size }
+        modified = stat.modified
+        inode = stat.inode
+        mode = stat.mode
+    }
+
+    /// True when `stat` shows the same item in the same state as this row (no local change).
+    /// Folders compare only inode and mode: their mtime moves whenever an entry is added.
+    public func matches(_ stat: FileStat) -> Bool {
+        guard FileStat.Kind(kind) == stat.kind, inode == stat.inode, mode == stat.mode else { return false }
+        if kind == .folder { return true }
+        return size == stat.size && modified == stat.modified
+    }
+
+    /// The record this row would send: the local fields, based on the acknowledged tag.
+    public func record(zone: ZoneID, device: String) -> DocSyncCore.Record {
+        DocSyncCore.Record(
+            id: RecordID(zone: zone, recordName: recordName), type: kind, changeTag: acked?.changeTag, path: path,
+            size: kind == .folder ? 0 : size, modified: modified, mode: mode,
+            contentDigest: kind == .document ? digest : nil, asset: kind == .document ? asset : nil,
+            symlinkTarget: kind == .symlink ? symlinkTarget : nil,
+            lastModifiedBy: device)
+    }
+
+    /// Takes every field of `record` (a record applied from the server, or a merge result).
+    public mutating func take(_ record: DocSyncCore.Record) {
+        path = record.path
+        kind = record.type
+        size = record.size
+        modified = record.modified
+        mode = record.mode
+        digest = record.contentDigest
+        asset = record.asset
+        symlinkTarget = record.symlinkTarget
+    }
+}
+
+/// The transfer and status fields of SPEC §6 kept for every item.
+public struct ItemTransferStatus: Hashable, Sendable {
+    public var downloadingStatus: String = "current"
+    public var isDownloading = false
+    public var percentDownloaded: Double = 100
+    public var isUploading = false
+    public var isUploaded = false
+    public var percentUploaded: Double = 0
+    public var downloadingError: String?
+    public var uploadingError: String?
+    public var hasUnresolvedConflicts = false
+
+    public init() {}
+}
+
+extension FileStat.Kind {
+    init(_ type: RecordType) {
+        switch type {
+        case .document: self = .file
+        case .folder: self = .directory
+        case .symlink: self = .symlink
+        }
+    }
+}
+
+extension RecordType {
+    /// The record type for an item of this kind, or `nil` for special files (never synced).
+    init?(_ kind: FileStat.Kind) {
+        switch kind {
+        case .file: self = .document
+        case .directory: self = .folder
+        case .symlink: self = .symlink
+        case .special: return nil
+        }
+    }
+}
+
+extension IndexItem: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "item"
+
+    public init(row: Row) throws {
+        recordName = row["recordName"]
+        path = RelativePath(row["path"] as String)
+        kind = RecordType(rawValue: row["kind"]) ?? .document
+        size = row["size"]
+        modified = Timestamp(nanosecondsSince1970: row["mtime"])
+        inode = UInt64(bitPattern: row["inode"] as Int64)
+        mode = UInt32(row["mode"] as Int64)
+        digest = (row["digest"] as String?).flatMap { SHA256Digest(hex: $0) }
+        asset = try (row["asset"] as Data?).map { try WireCoding.decoder.decode(AssetReference.self, from: $0) }
+        symlinkTarget = row["symlinkTarget"]
+        acked = try (row["acked"] as Data?).map { try WireCoding.decoder.decode(DocSyncCore.Record.self, from: $0) }
+        pending = Pending(rawValue: row["pending"]) ?? .save
+        needsRead = row["needsRead"]
+        chunksUploaded = row["chunksUploaded"]
+        revision = row["revision"]
+        status = ItemTransferStatus()
+        status.downloadingStatus = row["downloadingStatus"]
+        status.isDownloading = row["isDownloading"]
+        status.percentDownloaded = row["percentDownloaded"]
+        status.isUploading = row["isUploading"]
+        status.isUploaded = row["isUploaded"]
+        status.percentUploaded = row["percentUploaded"]
+        status.downloadingError = row["downloadingError"]
+        status.uploadingError = row["uploadingError"]
+        status.hasUnresolvedConflicts = row["hasUnresolvedConflicts"]
+    }
+
+    public func encode(to container: inout PersistenceContainer) throws {
+        container["recordName"] = recordName
+        container["path"] = path.string
+        container["name"] = path.name
+        container["kind"] = kind.rawValue
+        container["size"] = size
+        container["mtime"] = modified.nanosecondsSince1970
+        container["inode"] = Int64(bitPattern: inode)
+        container["mode"] = Int64(mode)
+        container["digest"] = digest?.hex
+        container["asset"] = try asset.map { try WireCoding.encoder.encode($0) }
+        container["symlinkTarget"] = symlinkTarget
+        container["acked"] = try acked.map { try WireCoding.encoder.encode($0) }
+        container["pending"] = pending.rawValue
+        container["needsRead"] = needsRead
+        container["chunksUploaded"] = chunksUploaded
+        container["revision"] = revision
+        container["downloadingStatus"] = status.downloadingStatus
+        container["isDownloading"] = status.isDownloading
+        container["percentDownloaded"] = status.percentDownloaded
+        container["isUploading"] = status.isUploading
+        container["isUploaded"] = status.isUploaded
+        container["percentUploaded"] = status.percentUploaded
+        container["downloadingError"] = status.downloadingError
+        container["uploadingError"] = status.uploadingError
+        container["hasUnresolvedConflicts"] = status.hasUnresolvedConflicts
+    }
+}

@@ -1,0 +1,67 @@
+import GRDB
+
+/// The local index's SQLite schema, as named, append-only migrations.
+/// Never edit a migration that has shipped; add a new one.
+enum IndexSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: items, chunk locations, versions, engine state") { db in
+            try db.execute(sql: """
+                CREATE TABLE item (
+                    recordName TEXT PRIMARY KEY NOT NULL,
+                    path TEXT NOT NULL,              -- where the item is on disk now (its last path while a deletion is pending)
+                    name TEXT NOT NULL,              -- last component of path, for queries
+                    kind TEXT NOT NULL,              -- Document | Folder | Symlink
+                    size INTEGER NOT NULL,
+                    mtime INTEGER NOT NULL,          -- nanoseconds since 1970
+                    inode INTEGER NOT NULL,
+                    mode INTEGER NOT NULL,
+                    digest TEXT,                     -- SHA-256 hex of the content (documents, once read)
+                    asset BLOB,                      -- AssetReference JSON (documents, once read)
+                    symlinkTarget TEXT,
+                    acked BLOB,                      -- the last record the server acknowledged (JSON): the merge ancestor
+                    pending INTEGER NOT NULL,        -- 0 nothing, 1 save, 2 delete
+                    needsRead INTEGER NOT NULL,      -- content must be read (hashed) before it can be sent
+                    chunksUploaded INTEGER NOT NULL, -- the server has every chunk of `asset`
+                    revision INTEGER NOT NULL,       -- bumped on every local change
+                    downloadingStatus TEXT NOT NULL DEFAULT 'current',
+                    isDownloading INTEGER NOT NULL DEFAULT 0,
+                    percentDownloaded DOUBLE NOT NULL DEFAULT 100,
+                    isUploading INTEGER NOT NULL DEFAULT 0,
+                    isUploaded INTEGER NOT NULL DEFAULT 0,
+                    percentUploaded DOUBLE NOT NULL DEFAULT 0,
+                    downloadingError TEXT,
+                    uploadingError TEXT,
+                    hasUnresolvedConflicts INTEGER NOT NULL DEFAULT 0
+                ) WITHOUT ROWID;
+                CREATE INDEX item_by_path ON item(path);
+                CREATE INDEX item_by_inode ON item(inode);
+                CREATE INDEX item_pending ON item(pending) WHERE pending != 0;
+                CREATE TABLE chunkLocation (
+                    digest BLOB NOT NULL,            -- 32 bytes
+                    recordName TEXT NOT NULL REFERENCES item(recordName) ON DELETE CASCADE,
+                    offset INTEGER NOT NULL,
+                    length INTEGER NOT NULL
+                );
+                CREATE INDEX chunkLocation_by_digest ON chunkLocation(digest);
+                CREATE INDEX chunkLocation_by_item ON chunkLocation(recordName);
+                CREATE TABLE version (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    recordName TEXT NOT NULL,
+                    path TEXT NOT NULL,
+                    savedAt INTEGER NOT NULL,        -- nanoseconds since 1970
+                    reason TEXT NOT NULL,            -- conflict | overwritten | deleted
+                    device TEXT NOT NULL,            -- who made the content that was kept
+                    size INTEGER NOT NULL,
+                    file TEXT NOT NULL               -- path inside the version store
+                );
+                CREATE INDEX version_by_record ON version(recordName);
+                CREATE TABLE engineState (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    value BLOB
+                ) WITHOUT ROWID;
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,110 @@
+import DocSyncCore
+import Foundation
+import GRDB
+
+/// A folder's local index: one SQLite database (WAL) in the state directory holding every
+/// item, where each known chunk lies on disk, the version store's catalogue and the
+/// engine's own state (the change token).
+///
+/// One engine writes; status readers may read at any time from other tasks. Every method
+/// is synchronous and short; `write` runs its body in one transaction, so what the body
+/// changes (items, token) lands together or not at all.
+public final class LocalIndex: Sendable {
+    let pool: DatabasePool
+    public let url: URL
+
+    /// Opens (creating if needed) the index at `url`, migrating it to the current schema.
+    public init(url: URL) throws {
+        self.url = url
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.foreignKeysEnabled = true
+        configuration.label = "docsync.index"
+        pool = try DatabasePool(path: url.path, configuration: configuration)
+        try IndexSchema.migrator.migrate(pool)
+    }
+
+    /// Runs `body` in one write transaction.
+    @discardableResult
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try pool.write(body)
+    }
+
+    /// Runs `body` on a read-only snapshot.
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try pool.read(body)
+    }
+}
+
+/// Queries and updates of the index, usable inside `write` or `read`.
+extension Database {
+    func item(named recordName: String) throws -> IndexItem? {
+        try IndexItem.fetchOne(self, sql: "SELECT * FROM item WHERE recordName = ?", arguments: [recordName])
+    }
+
+    /// The live item (not pending deletion) at `path`.
+    func item(at path: RelativePath) throws -> IndexItem? {
+        try IndexItem.fetchOne(self, sql: "SELECT * FROM item WHERE path = ? AND pending != 2", arguments: [path.string])
+    }
+
+    /// Every item at `path` or beneath it (all items for `nil`), including pending deletions.
+    func items(under path: RelativePath?) throws -> [IndexItem] {
+        guard let path else { return try IndexItem.fetchAll(self, sql: "SELECT * FROM item") }
+        return try IndexItem.fetchAll(
+            self, sql: "SELECT * FROM item WHERE path = ? OR (path >= ? AND path < ?)",
+            arguments: [path.string, path.string + "/", path.string + "0"])  // "0" follows "/" in byte order
+    }
+
+    func pendingItems(limit: Int) throws -> [IndexItem] {
+        try IndexItem.fetchAll(self, sql: "SELECT * FROM item WHERE pending != 0 ORDER BY path LIMIT ?", arguments: [limit])
+    }
+
+    func items(withInode inode: UInt64) throws -> [IndexItem] {
+        try IndexItem.fetchAll(self, sql: "SELECT * FROM item WHERE inode = ?", arguments: [Int64(bitPattern: inode)])
+    }
+
+    func deleteItem(named recordName: String) throws {
+        try execute(sql: "DELETE FROM item WHERE recordName = ?", arguments: [recordName])
+    }
+
+    // MARK: chunk locations
+
+    /// Records where each chunk of `recordName`'s content lies in its file (replacing what was known).
+    func setChunkLocations(of recordName: String, chunks: [ChunkRef]) throws {
+        try execute(sql: "DELETE FROM chunkLocation WHERE recordName = ?", arguments: [recordName])
+        let statement = try makeStatement(sql: "INSERT INTO chunkLocation (digest, recordName, offset, length) VALUES (?, ?, ?, ?)")
+        var offset: Int64 = 0
+        for chunk in chunks {
+            try statement.execute(arguments: [Data(chunk.digest.bytes), recordName, offset, chunk.length])
+            offset += Int64(chunk.length)
+        }
+    }
+
+    func clearChunkLocations(of recordName: String) throws {
+        try execute(sql: "DELETE FROM chunkLocation WHERE recordName = ?", arguments: [recordName])
+    }
+
+    /// Places on this machine where a chunk may be read (to be verified before use).
+    func chunkLocations(of digest: SHA256Digest) throws -> [(path: RelativePath, offset: Int64, length: Int)] {
+        try Row.fetchAll(self, sql: """
+            SELECT item.path, chunkLocation.offset, chunkLocation.length FROM chunkLocation
+            JOIN item ON item.recordName = chunkLocation.recordName
+            WHERE chunkLocation.digest = ? AND item.pending != 2 LIMIT 4
+            """, arguments: [Data(digest.bytes)]).map { (RelativePath($0[0] as String), $0[1], $0[2]) }
+    }
+
+    // MARK: engine state
+
+    func engineValue(_ key: String) throws -> Data? {
+        try Data.fetchOne(self, sql: "SELECT value FROM engineState WHERE key = ?", arguments: [key])
+    }
+
+    func setEngineValue(_ key: String, _ value: Data?) throws {
+        if let value {
+            try execute(sql: "INSERT OR REPLACE INTO engineState (key, value) VALUES (?, ?)", arguments: [key, value])
+        } else {
+            try execute(sql: "DELETE FROM engineState WHERE key = ?", arguments: [key])
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import DocSyncCore
+import Foundation
+
+/// Low-level writes into the folder: temporary files, parent directories that never pass
+/// through a symlink, atomic replacement.
+enum Materializer {
+    /// Every temporary file the daemon makes starts with this (and is ignored by the watcher rules).
+    static let temporaryPrefix = ".docsync-tmp-"
+
+    /// An error of the local file system, with what to tell a person.
+    static func failure(_ what: String, _ path: String, code: Int32 = errno) -> SyncError {
+        // A full disk is transient: the download is retried later; nothing partial stays.
+        let transient = code == ENOSPC || code == EDQUOT || code == EIO
+        return SyncError(transient ? .serviceUnavailable : .invalidArguments,
+                         "cannot \(what) \(path): \(String(cString: strerror(code)))")
+    }
+
+    /// Creates the missing directories of `path`'s parent chain under `root`, refusing any
+    /// component that is a symlink or not a directory (a remote path must not lead outside
+    /// the folder). Returns the directories it created, outermost first.
+    static func makeParents(of path: RelativePath, root: String, mode: mode_t = 0o755) throws(SyncError) -> [RelativePath] {
+        var created: [RelativePath] = []
+        var current: RelativePath?
+        for component in path.components.dropLast() {
+            let next = current.map { RelativePath($0.string + "/" + component) } ?? RelativePath(String(component))
+            let absolute = root + "/" + next.string
+            var st = stat()
+            if lstat(absolute, &st) == 0 {
+                guard st.st_mode & S_IFMT == S_IFDIR else {
+                    throw SyncError(.invalidArguments, "\(path) would be written through \(next), which is not a directory here")
+                }
+            } else {
+                guard mkdir(absolute, mode) == 0 || errno == EEXIST else { throw failure("create the folder", next.string) }
+                created.append(next)
+            }
+            current = next
+        }
+        return created
+    }
+
+    /// A new temporary file beside `target` (same directory, so a rename replaces atomically).
+    static func createTemporary(beside target: String) throws(SyncError) -> (fd: Int32, path: String) {
+        let directory = (target as NSString).deletingLastPathComponent
+        for _ in 0..<8 {
+            let path = directory + "/" + temporaryPrefix + RecordID.newName().prefix(12)
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd >= 0 { return (fd, path) }
+            if errno != EEXIST { throw failure("create a temporary file in", directory) }
+        }
+        throw SyncError(.internalError, "could not find a free temporary name in \(directory)")
+    }
+
+    static func writeAll(_ fd: Int32, _ data: Data, path: String) throws(SyncError) {
+        let ok = data.withUnsafeBytes { raw -> Bool in
+            var done = 0
+            while done < raw.count {
+                let wrote = write(fd, raw.baseAddress! + done, raw.count - done)
+                if wrote < 0 { if errno == EINTR { continue }; return false }
+                done += wrote
+            }
+            return true
+        }
+        if !ok { throw failure("write", path) }
+    }
+
+    /// Sets the mode and modification time of an open file, then flushes it to disk.
+    static func finish(_ fd: Int32, mode: UInt32, modified: Timestamp, path: String) throws(SyncError) {
+        guard fchmod(fd, mode_t(mode)) == 0 else { throw failure("set the mode of", path) }
+        let (seconds, nanoseconds) = modified.secondsAndNanoseconds
+        var times = [timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds)), timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds))]
+        guard futimens(fd, &times) == 0 else { throw failure("set the time of", path) }
+        guard fsync(fd) == 0 else { throw failure("flush", path) }
+    }
+
+    /// Sets a path's modification time without following a final symlink.
+    static func setModified(_ path: String, _ modified: Timestamp) {
+        let (seconds, nanoseconds) = modified.secondsAndNanoseconds
+        var times = [timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds)), timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds))]
+        utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW)
+    }
+}

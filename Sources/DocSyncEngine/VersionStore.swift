@@ -1,0 +1,64 @@
+import DocSyncCore
+import Foundation
+import GRDB
+
+/// Where replaced and deleted content goes instead of being unlinked: a directory under the
+/// folder's state directory, catalogued in the index's `version` table.
+///
+/// Keeping a file costs nothing when the store is on the same file system (a hard link, or
+/// a rename for deletions); otherwise the file is copied. Entries older than the folder's
+/// `keep_versions_days` are pruned by `prune(olderThan:)`.
+public struct VersionStore: Sendable {
+    public enum Reason: String, Sendable {
+        /// Content that lost a conflict.
+        case conflict
+        /// Local content replaced by a remote change.
+        case overwritten
+        /// A file deleted on another device.
+        case deleted
+    }
+
+    public let directory: URL
+
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// Keeps the file at `absolutePath` (the content of `item`) in the store. With `move`,
+    /// the file leaves the folder; otherwise it stays and the store gets a link or copy.
+    /// Throws when the content could not be kept — the caller must then not touch the file.
+    public func keep(
+        _ absolutePath: String, item: IndexItem, reason: Reason, device: String, move: Bool, in db: Database
+    ) throws {
+        let now = Timestamp.now
+        let day = String(now.date.formatted(.iso8601.year().month().day()))
+        let folder = directory.appendingPathComponent(day)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let stored = folder.appendingPathComponent("\(now.nanosecondsSince1970)-\(item.recordName)-\(item.path.name)")
+        if move {
+            if rename(absolutePath, stored.path) != 0 {
+                guard errno == EXDEV else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                try FileManager.default.copyItem(atPath: absolutePath, toPath: stored.path)
+                unlink(absolutePath)
+            }
+        } else if link(absolutePath, stored.path) != 0 {
+            guard errno == EXDEV || errno == EPERM || errno == EMLINK else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            try FileManager.default.copyItem(atPath: absolutePath, toPath: stored.path)
+        }
+        try db.execute(sql: """
+            INSERT INTO version (recordName, path, savedAt, reason, device, size, file) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [item.recordName, item.path.string, now.nanosecondsSince1970, reason.rawValue, device, item.size,
+                             stored.path.dropFirst(directory.path.count + 1).description])
+    }
+
+    /// Removes versions saved before `cutoff`; returns how many.
+    @discardableResult
+    public func prune(olderThan cutoff: Timestamp, in db: Database) throws -> Int {
+        let old = try Row.fetchAll(db, sql: "SELECT id, file FROM version WHERE savedAt < ?", arguments: [cutoff.nanosecondsSince1970])
+        for row in old {
+            unlink(directory.appendingPathComponent(row["file"] as String).path)
+            try db.execute(sql: "DELETE FROM version WHERE id = ?", arguments: [row["id"] as Int64])
+        }
+        return old.count
+    }
+}

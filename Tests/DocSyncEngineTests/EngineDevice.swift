@@ -1,0 +1,69 @@
+import DocSyncCore
+import DocSyncEngine
+import DocSyncStorage
+import DocSyncTestSupport
+import Foundation
+import Logging
+
+/// A device in one test process: a folder and a `FolderEngine` running on its own task,
+/// told about local changes by `rescan()` (no inotify here: the watcher has its own
+/// tests) and about remote ones by the backend's notification stream.
+final class EngineDevice: Sendable {
+    let name: String
+    let folder: URL
+    let engine: FolderEngine
+    private let tasks: [Task<Void, Never>]
+
+    init(name: String, base: URL, backend: any StorageBackend, zone: ZoneID = ZoneID("Docs"), policy: ConflictPolicy = .keepBoth, maxFileSize: Int64 = 50_000_000) throws {
+        self.name = name
+        folder = base.appendingPathComponent("\(name)-folder")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var logger = Logger(label: "test.\(name)")
+        logger.logLevel = .warning
+        let configuration = EngineConfiguration(
+            zone: zone, root: folder, stateDirectory: base.appendingPathComponent("\(name)-state"), device: name,
+            conflictPolicy: policy, maxFileSize: maxFileSize,
+            retryPolicy: RetryPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(300), multiplier: 2),
+            safetyNetInterval: .seconds(30))
+        let engine = try FolderEngine(configuration: configuration, backend: backend, logger: logger)
+        self.engine = engine
+        let notifications = backend.changeNotifications()
+        tasks = [
+            Task { await engine.run() },
+            Task {
+                for await notification in notifications where notification.zones.contains(zone) { engine.noteRemoteChange() }
+            },
+        ]
+    }
+
+    deinit { for task in tasks { task.cancel() } }
+
+    func stop() { for task in tasks { task.cancel() } }
+
+    /// Tells the engine to compare the whole folder with its index (what the watcher would report).
+    func rescan() { engine.noteLocal([.rescan("", reason: "test")]) }
+
+    func file(_ relative: String) -> URL { folder.appendingPathComponent(relative) }
+
+    func write(_ relative: String, _ text: String) throws {
+        try text.write(to: file(relative), atomically: false, encoding: .utf8)
+        rescan()
+    }
+
+    func read(_ relative: String) -> String? {
+        FileManager.default.contents(atPath: file(relative).path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Names in the folder's root, sorted.
+    func names() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted() }
+
+    var status: FolderStatus { engine.status() }
+}
+
+/// Both folders hold the same names with the same contents (recursively).
+func sameTrees(_ a: EngineDevice, _ b: EngineDevice) -> Bool {
+    let fm = FileManager.default
+    guard let left = try? fm.subpathsOfDirectory(atPath: a.folder.path).sorted(),
+          let right = try? fm.subpathsOfDirectory(atPath: b.folder.path).sorted(), left == right else { return false }
+    return left.allSatisfy { fm.contents(atPath: a.file($0).path) == fm.contents(atPath: b.file($0).path) }
+}
