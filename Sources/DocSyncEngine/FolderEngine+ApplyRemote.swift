@@ -329,6 +329,7 @@ extension FolderEngine {
         try writeIndex { db in
             try versions.keep(path, item: kept, reason: .deleted, device: kept.acked?.lastModifiedBy ?? "", move: true, in: db)
             try db.deleteItem(named: recordName)
+            try refreshConflictFlags(db, around: [kept.path])
         }
         logger.info("deleted on another device; kept in the version store", metadata: ["path": "\(kept.path)"])
     }

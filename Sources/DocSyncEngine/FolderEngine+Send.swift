@@ -114,7 +114,11 @@ extension FolderEngine {
                 }
                 try row.update(db)
             }
-            for id in result.deleted { try db.deleteItem(named: id.recordName) }
+            for id in result.deleted {
+                let path = try db.item(named: id.recordName)?.path
+                try db.deleteItem(named: id.recordName)
+                if let path { try refreshConflictFlags(db, around: [path]) }
+            }
         }
         var wholeFailure: SyncError?
         for (id, error) in result.failed.sorted(by: { $0.key < $1.key }) {

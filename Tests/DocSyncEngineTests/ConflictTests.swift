@@ -1,0 +1,133 @@
+import DocSyncCore
+import DocSyncEngine
+import DocSyncStorage
+import DocSyncTestSupport
+import Foundation
+import Testing
+
+/// SPEC §4 on two in-process devices: edits against deletes, the four policies, and the
+/// version store that keeps every losing or deleted version.
+@Suite("SPEC §4: nothing is ever lost")
+struct ConflictTests {
+    let base: TemporaryDirectory
+    let local: LocalBackend
+    let faulty: FaultInjectingBackend
+
+    init() throws {
+        base = try TemporaryDirectory("docsync-conflicts")
+        local = try LocalBackend(directory: base.url.appendingPathComponent("backend"))
+        faulty = FaultInjectingBackend(wrapping: local)
+    }
+
+    /// Alpha goes through the fault injector (so it can be kept from hearing of beta's
+    /// changes), beta talks to the backend directly. Both start with `shared.txt`.
+    func devices(policy: ConflictPolicy = .keepBoth) async throws -> (EngineDevice, EngineDevice) {
+        let a = try EngineDevice(name: "alpha", base: base.url, backend: faulty, policy: policy)
+        let b = try EngineDevice(name: "beta", base: base.url, backend: local, policy: policy)
+        try a.write("shared.txt", "base\n")
+        #expect(await eventually(timeout: .seconds(20)) { b.read("shared.txt") == "base\n" && a.engine.isSettled })
+        return (a, b)
+    }
+
+    func blindAlpha() {
+        faulty.setPlan(FaultPlan(rules: [FaultRule([.fetchChanges], .fromCall(1), .fail(SyncError(.networkUnavailable, "injected")))]))
+    }
+
+    /// True when a version store under `device`'s state holds a file with `text`.
+    func versionStore(of device: EngineDevice, holds text: String) -> Bool {
+        let state = base.url.appendingPathComponent("\(device.name)-state/versions")
+        let files = (try? FileManager.default.subpathsOfDirectory(atPath: state.path)) ?? []
+        return files.contains { FileManager.default.contents(atPath: state.appendingPathComponent($0).path) == Data(text.utf8) }
+    }
+
+    @Test func remoteEditAgainstLocalDeleteBringsTheFileBack() async throws {
+        let (a, b) = try await devices()
+        blindAlpha()
+        try b.write("shared.txt", "edited on beta\n")
+        #expect(await eventually(timeout: .seconds(20)) { b.engine.isSettled })
+        try FileManager.default.removeItem(at: a.file("shared.txt"))
+        a.rescan()
+        #expect(await eventually(timeout: .seconds(20)) { a.read("shared.txt") == "edited on beta\n" })
+        faulty.setPlan(.none)
+        #expect(await eventually(timeout: .seconds(20)) { sameTrees(a, b) && b.read("shared.txt") == "edited on beta\n" })
+    }
+
+    @Test func localEditAgainstRemoteDeleteBringsTheFileBack() async throws {
+        let (a, b) = try await devices()
+        blindAlpha()
+        try FileManager.default.removeItem(at: b.file("shared.txt"))
+        b.rescan()
+        #expect(await eventually(timeout: .seconds(20)) { b.engine.isSettled })
+        try a.write("shared.txt", "edited on alpha\n")
+        #expect(await eventually(timeout: .seconds(20)) { b.read("shared.txt") == "edited on alpha\n" })
+        faulty.setPlan(.none)
+        #expect(await eventually(timeout: .seconds(20)) { sameTrees(a, b) && a.engine.isSettled })
+        #expect(a.read("shared.txt") == "edited on alpha\n")
+    }
+
+    @Test func aRemoteDeleteMovesTheFileToTheVersionStore() async throws {
+        let (a, b) = try await devices()
+        try b.write("keepsake.txt", "precious\n")
+        #expect(await eventually(timeout: .seconds(20)) { a.read("keepsake.txt") == "precious\n" })
+        try FileManager.default.removeItem(at: b.file("keepsake.txt"))
+        b.rescan()
+        #expect(await eventually(timeout: .seconds(20)) { a.read("keepsake.txt") == nil })
+        #expect(versionStore(of: a, holds: "precious\n"))
+    }
+
+    @Test func aRemoteEditKeepsTheReplacedVersion() async throws {
+        let (a, b) = try await devices()
+        try b.write("shared.txt", "second\n")
+        #expect(await eventually(timeout: .seconds(20)) { a.read("shared.txt") == "second\n" })
+        #expect(versionStore(of: a, holds: "base\n"))
+    }
+
+    /// Beta edits first; alpha, not hearing of it, edits later (so alpha's is the newest).
+    func editBoth(_ a: EngineDevice, _ b: EngineDevice) async throws {
+        blindAlpha()
+        try b.write("shared.txt", "beta's older edit\n")
+        #expect(await eventually(timeout: .seconds(20)) { b.engine.isSettled })
+        try "alpha's newer edit\n".write(to: a.file("shared.txt"), atomically: false, encoding: .utf8)
+        let later = timespec(tv_sec: Int(Date().timeIntervalSince1970) + 60, tv_nsec: 0)
+        var times = [later, later]
+        #expect(utimensat(AT_FDCWD, a.file("shared.txt").path, &times, 0) == 0)
+        a.rescan()
+        faulty.setPlan(.none)
+    }
+
+    @Test func remoteWinsKeepsTheLocalVersionInTheStore() async throws {
+        let (a, b) = try await devices(policy: .remoteWins)
+        try await editBoth(a, b)
+        #expect(await eventually(timeout: .seconds(20)) { a.read("shared.txt") == "beta's older edit\n" && a.engine.isSettled && sameTrees(a, b) })
+        #expect(a.names() == ["shared.txt"], "no conflict copy")
+        #expect(versionStore(of: a, holds: "alpha's newer edit\n"))
+    }
+
+    @Test func localWinsKeepsTheServerVersionInTheStore() async throws {
+        let (a, b) = try await devices(policy: .localWins)
+        try await editBoth(a, b)
+        #expect(await eventually(timeout: .seconds(20)) { b.read("shared.txt") == "alpha's newer edit\n" && sameTrees(a, b) })
+        #expect(a.names() == ["shared.txt"], "no conflict copy")
+        #expect(versionStore(of: a, holds: "beta's older edit\n"))
+    }
+
+    @Test func newestWinsTakesTheLaterModification() async throws {
+        let (a, b) = try await devices(policy: .newestWins)
+        try await editBoth(a, b)
+        #expect(await eventually(timeout: .seconds(20)) { b.read("shared.txt") == "alpha's newer edit\n" && sameTrees(a, b) })
+        #expect(b.names() == ["shared.txt"], "no conflict copy")
+        #expect(versionStore(of: a, holds: "beta's older edit\n"))
+    }
+
+    @Test func keepBothMarksTheItemUntilTheCopyIsRemoved() async throws {
+        let (a, b) = try await devices()
+        try await editBoth(a, b)
+        #expect(await eventually(timeout: .seconds(20)) { b.names().count == 2 && sameTrees(a, b) })
+        #expect(await eventually(timeout: .seconds(10)) { a.status.conflicts == 1 && b.status.conflicts == 1 })
+        let copy = try #require(a.names().first { $0 != "shared.txt" })
+        #expect(ConflictName.isConflictCopy(copy))
+        try FileManager.default.removeItem(at: a.file(copy))
+        a.rescan()
+        #expect(await eventually(timeout: .seconds(20)) { b.names() == ["shared.txt"] && a.status.conflicts == 0 && b.status.conflicts == 0 })
+    }
+}
