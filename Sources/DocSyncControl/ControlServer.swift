@@ -13,8 +13,11 @@ import Synchronization
 /// - `init` sets the socket up or throws: it creates the socket's directory (mode 0700) when
 ///   missing, replaces a stale socket file no daemon answers on, refuses (`.alreadyInUse`)
 ///   when a live daemon answers, and leaves the socket with mode 0600, accepting connections.
-/// - `run()` serves until its task is cancelled, each connection on its own child task;
-///   connections never hold a thread of the cooperative pool while waiting for I/O. When
+/// - `run()` serves until its task is cancelled, each connection on its own child task.
+///   Those tasks prefer a thread of their own (`ControlExecutor`), so a busy cooperative
+///   pool does not delay answers; a handler not isolated to an actor runs there too, and
+///   should not block it. Nothing waits for I/O on a thread: one `poll(2)` thread wakes
+///   tasks when their sockets are ready. When
 ///   `run()` ends it cancels the calls in flight, waits for their handlers to return, closes
 ///   the listener and removes the socket file (only if it is still this server's). A
 ///   handler that ignores cancellation delays the end of `run()` until it returns.
@@ -62,17 +65,8 @@ public final class ControlServer: Sendable {
         }
         defer { close() }
         logger.info("control socket listening", metadata: ["socket": "\(socketPath)"])
-        try await withThrowingDiscardingTaskGroup { group in
-            while listener.withLock({ $0 != nil }) {  // close() under a running server ends it
-                do {
-                    try await IOReactor.shared.waitUntil(.readable, on: fd)
-                } catch {
-                    return  // cancelled: shut down
-                }
-                while let client = try await acceptOne(fd) {
-                    group.addTask { await self.serve(fd: client) }
-                }
-            }
+        try await withTaskExecutorPreference(ControlExecutor.shared) {
+            try await serveConnections(listener: fd)
         }
         logger.info("control socket closed", metadata: ["socket": "\(socketPath)"])
     }
@@ -95,6 +89,22 @@ public final class ControlServer: Sendable {
     }
 
     // MARK: Serving
+
+    /// Accepts connections until cancelled (or closed), each served on a child task.
+    private func serveConnections(listener fd: Int32) async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            while listener.withLock({ $0 != nil }) {  // close() under a running server ends it
+                do {
+                    try await IOReactor.shared.waitUntil(.readable, on: fd)
+                } catch {
+                    return  // cancelled: shut down
+                }
+                while let client = try await acceptOne(fd) {
+                    group.addTask { await self.serve(fd: client) }
+                }
+            }
+        }
+    }
 
     /// Accepts one pending connection: its descriptor, or `nil` when none is pending.
     private func acceptOne(_ fd: Int32) async throws -> Int32? {

@@ -31,9 +31,10 @@ import Testing
         let handler = TestHandler()
         let running = try RunningServer(handler: handler)
         let client = running.client
-        let waiting = Task { try await client.send(.wait(timeoutSeconds: 60)) }
-        #expect(await eventually { handler.waitCalls == 1 })
-        #expect(try await client.send(.status, timeout: .seconds(5)) == .status(handler.status))
+        let waiting = Task { try await client.send(.wait(timeoutSeconds: 600)) }
+        #expect(await eventually(timeout: patience) { handler.waitCalls == 1 })
+        // Were connections served one at a time, this would wait for the release below.
+        #expect(try await client.send(.status, timeout: patience) == .status(handler.status))
         handler.release()
         #expect(try await waiting.value == .settled(handler.status))
         try await running.stop()
@@ -81,7 +82,7 @@ import Testing
         let running = try RunningServer(handler: handler)
         let client = running.client
         let waiting = Task { try await client.send(.wait(timeoutSeconds: 60)) }
-        #expect(await eventually { handler.waitCalls == 1 })
+        #expect(await eventually(timeout: patience) { handler.waitCalls == 1 })
         try await running.stop()
         #expect(!FileManager.default.fileExists(atPath: running.socketPath))
         #expect(handler.cancelledCalls.value == 1)
@@ -94,9 +95,9 @@ import Testing
         let running = try RunningServer(handler: handler)
         var raw: RawConnection? = try RawConnection(running.socketPath)
         try await raw?.send("{\"wait\":{\"timeoutSeconds\":60}}\n")
-        #expect(await eventually { handler.waitCalls == 1 })
+        #expect(await eventually(timeout: patience) { handler.waitCalls == 1 })
         raw = nil
-        #expect(await eventually { handler.cancelledCalls.value == 1 })
+        #expect(await eventually(timeout: patience) { handler.cancelledCalls.value == 1 })
         try await running.stop()
     }
 
@@ -106,7 +107,7 @@ import Testing
         let raw = try RawConnection(running.socketPath)
         try await raw.send("{\"wait\":{\"timeoutSeconds\":60}}\n")
         raw.finishSending()
-        #expect(await eventually { handler.waitCalls == 1 })
+        #expect(await eventually(timeout: patience) { handler.waitCalls == 1 })
         handler.release()
         #expect(try await raw.response() == .settled(handler.status))
         #expect(handler.cancelledCalls.value == 0)
@@ -121,8 +122,8 @@ import Testing
         await #expect(throws: ControlClientError.timedOut(socketPath: running.socketPath, after: .milliseconds(200))) {
             try await running.client.send(.wait(timeoutSeconds: 60), timeout: .milliseconds(200))
         }
-        #expect(ContinuousClock.now - started < .seconds(5))
-        #expect(await eventually { handler.cancelledCalls.value == 1 }, "the daemon notices the client left")
+        #expect(ContinuousClock.now - started < patience)
+        #expect(await eventually(timeout: patience) { handler.cancelledCalls.value == 1 }, "the daemon notices the client left")
         #expect(ControlClientError.timedOut(socketPath: "/s", after: .milliseconds(250)).description == "docsyncd did not answer within 0.25 s (/s)")
         try await running.stop()
     }

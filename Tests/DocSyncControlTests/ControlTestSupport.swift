@@ -66,7 +66,9 @@ final class RunningServer: Sendable {
             socketPath: "\(self.directory.path)/\(socketName)", handler: handler, logger: quietLogger, lineLimit: lineLimit
         )
         self.server = server
-        task = Task { try await server.run() }
+        // Started on the server's own executor: a task on the busy cooperative pool might not
+        // get to run() for seconds while the rest of the suite hashes and chunks.
+        task = Task(executorPreference: ControlExecutor.shared) { try await server.run() }
     }
 
     /// Cancels `run()` and waits for it to return.
@@ -109,6 +111,10 @@ func makeStaleSocket(at path: String) throws {
     defer { close(fd) }
     #expect(UnixSocket.withAddress(path) { bind(fd, $0, $1) } == 0)
 }
+
+/// How long a test waits for something the server does. Generous: the whole suite shares
+/// two cooperative-pool threads with CPU-heavy tests, which can hold them for many seconds.
+let patience: Duration = .seconds(60)
 
 /// Tests keep their output for test results.
 let quietLogger = Logger(label: "test.control") { _ in SwiftLogNoOpLogHandler() }

@@ -33,8 +33,8 @@ import Testing
         let daemon = try DaemonProcess(arguments, log: directory.url.appendingPathComponent("docsyncd.log"))
         let client = ControlClient(socketPath: socket)
         var answer: ControlResponse?
-        #expect(await eventually(timeout: .seconds(30)) {
-            answer = try? await client.send(.status, timeout: .seconds(5))
+        #expect(await eventually(timeout: .seconds(60)) {
+            answer = try? await client.send(.status, timeout: .seconds(30))
             return answer != nil
         }, "docsyncd answers on \(socket): \(daemon.log)")
         guard case .status(let status)? = answer else {
@@ -50,7 +50,7 @@ import Testing
         #expect(try await client.send(.status) == answer)
 
         daemon.terminate()
-        let exit = await daemon.exitStatus(within: .seconds(30))
+        let exit = await daemon.exitStatus(within: .seconds(60))
         #expect(exit == 0, "\(daemon.log)")
         #expect(!FileManager.default.fileExists(atPath: socket))
     }
