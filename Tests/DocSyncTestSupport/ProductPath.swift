@@ -11,25 +11,36 @@ public func builtProduct(_ name: String) -> URL {
     return directory.appendingPathComponent(name)
 }
 
-/// Runs a process to completion off the cooperative pool; returns its exit status and output.
-public func runProcess(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async {
-            do {
-                let process = Process()
-                process.executableURL = executable
-                process.arguments = arguments
-                let output = Pipe(), errors = Pipe()
-                process.standardOutput = output
-                process.standardError = errors
-                try process.run()
-                let out = output.fileHandleForReading.readDataToEndOfFile()
-                let err = errors.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(returning: (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)))
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
+/// Runs a process to completion and returns its exit status and output. `environment` is
+/// added to this process's environment.
+///
+/// The blocking reads and the wait run on threads of their own, not on `DispatchQueue.global()`:
+/// on Linux that queue shares its threads with Swift's cooperative pool, so blocking there
+/// stalls every task of the test process (until Dispatch adds a thread, about a second
+/// later) — including a server the child is talking to.
+public func runProcess(
+    _ executable: URL, _ arguments: [String], environment: [String: String] = [:]
+) async throws -> (status: Int32, output: String, errors: String) {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
+    let output = Pipe(), errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    async let out = onOwnThread { output.fileHandleForReading.readDataToEndOfFile() }
+    async let err = onOwnThread { errors.fileHandleForReading.readDataToEndOfFile() }
+    let (outData, errData) = await (out, err)
+    await onOwnThread { process.waitUntilExit() }
+    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
+
+/// Runs blocking `body` on a new thread and returns its result.
+private func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
     }
 }

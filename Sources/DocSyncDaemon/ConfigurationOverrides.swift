@@ -1,0 +1,32 @@
+/// Settings given as `docsyncd` flags, applied over the configuration file (or standing
+/// alone in the one-folder form). `nil` leaves a setting to the file or the default.
+///
+/// Paths may be relative (to the current directory) or start with `~`.
+public struct ConfigurationOverrides: Sendable, Hashable {
+    /// `--device NAME`
+    public var device: String?
+    /// `--state-dir DIR`
+    public var stateDirectory: String?
+    /// `--socket PATH`
+    public var socketPath: String?
+    /// `--backend URL`
+    public var backendURL: String?
+    /// `--token-file FILE`
+    public var tokenFile: String?
+    /// `--folder PATH`: sync just this folder, with default settings. Its id is its last
+    /// path component made a valid zone name (`ConfigurationLoader.folderID(forPath:)`).
+    /// With a configuration file, it replaces the file's `[[folders]]` for this run.
+    public var folder: String?
+
+    public init(
+        device: String? = nil, stateDirectory: String? = nil, socketPath: String? = nil,
+        backendURL: String? = nil, tokenFile: String? = nil, folder: String? = nil
+    ) {
+        self.device = device
+        self.stateDirectory = stateDirectory
+        self.socketPath = socketPath
+        self.backendURL = backendURL
+        self.tokenFile = tokenFile
+        self.folder = folder
+    }
+}

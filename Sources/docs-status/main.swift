@@ -1,4 +1,0 @@
-import DocSyncControl
-
-// Replaced by the argument parser entry point.
-print("docs-status")

@@ -1,0 +1,107 @@
+import ArgumentParser
+import DocSyncDaemon
+import Foundation
+import Logging
+
+/// `docsyncd`, the per-user sync daemon (SPEC §3, §10). Runs in the foreground and logs to
+/// stderr (journald-friendly).
+///
+/// Exit codes:
+/// - 0: stopped cleanly on SIGTERM or SIGINT.
+/// - 1: failed while starting or running (for example, another docsyncd already answers on
+///   the control socket); the log's last line says why.
+/// - 2: bad usage or a configuration error, printed to stderr as one line
+///   (`docsyncd: docsync.toml:7: folders[0].mode: "mirorr" is not one of …`).
+@main
+struct DocSyncDaemonCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "docsyncd",
+        abstract: "Keep folders in sync through a docsync backend.",
+        discussion: """
+            With --config FILE, or with no --folder, docsyncd reads its configuration file \
+            (default: $XDG_CONFIG_HOME/docsync/docsync.toml); flags override its settings for this run. \
+            For one folder without a file: docsyncd --folder PATH --backend URL.
+
+            Exit codes: 0 stopped by SIGTERM/SIGINT, 1 failed while running, 2 usage or configuration error.
+            """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "file"))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("Sync just this folder (replaces the file's [[folders]]).", valueName: "path"))
+    var folder: String?
+
+    @Option(name: .long, help: ArgumentHelp("The backend: file:///path or http(s)://host:port.", valueName: "url"))
+    var backend: String?
+
+    @Option(name: .customLong("token-file"), help: ArgumentHelp("The file holding this device's token for an HTTP backend.", valueName: "file"))
+    var tokenFile: String?
+
+    @Option(name: .long, help: ArgumentHelp("This machine's name in conflict copies and status (default: the host name).", valueName: "name"))
+    var device: String?
+
+    @Option(name: .customLong("state-dir"), help: ArgumentHelp("Where the index and version store live (default: $XDG_STATE_HOME/docsync).", valueName: "dir"))
+    var stateDirectory: String?
+
+    @Option(name: .long, help: ArgumentHelp("The control socket (default: $XDG_RUNTIME_DIR/docsync/control.sock).", valueName: "path"))
+    var socket: String?
+
+    @Option(name: .customLong("log-level"), help: ArgumentHelp("One of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "level"))
+    var logLevel: String = Logger.Level.info.rawValue
+
+    func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level: \(logLevel.debugDescription) is not one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "docsyncd")
+
+        let overrides = ConfigurationOverrides(
+            device: device, stateDirectory: stateDirectory, socketPath: socket,
+            backendURL: backend, tokenFile: tokenFile, folder: folder
+        )
+        let configuration: DaemonConfiguration
+        do {
+            configuration = try ConfigurationLoader().load(configurationFile: config, overrides: overrides)
+        } catch {
+            FileHandle.standardError.write(Data("docsyncd: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        do {
+            try await Daemon.run(configuration: configuration, logger: logger)
+        } catch {
+            logger.critical("docsyncd failed: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// Like `AsyncParsableCommand.main()`, but usage errors exit with 2 (not 64).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if code == .success {
+                if !message.isEmpty { print(message) }
+                Foundation.exit(0)
+            }
+            if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+            Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
+        }
+    }
+}

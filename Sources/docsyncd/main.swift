@@ -1,4 +1,0 @@
-import DocSyncDaemon
-
-// Replaced by the argument parser entry point.
-print("docsyncd")
