@@ -102,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "docsync-bench",
             dependencies: [
-                "DocSyncCore", "DocSyncStorage",
+                "DocSyncCore", "DocSyncStorage", "DocSyncControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -118,14 +118,17 @@ let package = Package(
             dependencies: ["DocSyncCore", "DocSyncStorage", "DocSyncTestSupport", "docsync-test-writer"]
         ),
         .testTarget(name: "CInotifyToolsTests", dependencies: ["CInotifyTools"]),
-        .testTarget(name: "DocSyncWatcherTests", dependencies: ["DocSyncWatcher", "DocSyncTestSupport"]),
+        .testTarget(
+            name: "DocSyncWatcherTests",
+            dependencies: ["DocSyncWatcher", "DocSyncTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(name: "DocSyncEngineTests", dependencies: ["DocSyncEngine", "DocSyncTestSupport"]),
         .testTarget(name: "DocSyncControlTests", dependencies: ["DocSyncControl", "DocSyncTestSupport"]),
         .testTarget(name: "DocSyncDaemonTests", dependencies: ["DocSyncDaemon", "DocSyncTestSupport"]),
         // Real daemons as processes on temp folders: convergence, conflicts, crashes.
         .testTarget(
             name: "DocSyncSystemTests",
-            dependencies: ["DocSyncCore", "DocSyncStorage", "DocSyncTestSupport", "docsyncd", "docs-status"]
+            dependencies: ["DocSyncCore", "DocSyncStorage", "DocSyncControl", "DocSyncTestSupport", "docsyncd", "docs-status"]
         ),
     ]
 )

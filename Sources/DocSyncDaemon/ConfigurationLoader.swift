@@ -274,6 +274,7 @@ public struct ConfigurationLoader: Sendable {
             let path = try flagValue("--folder") { try flagPath(folder) }
             settings.folders = [FolderConfiguration(id: Self.folderID(forPath: path), path: URL(filePath: path, directoryHint: .isDirectory))]
         }
+        try applyFolderFlags(overrides, to: &settings.folders)
         guard let backendURL = settings.backendURL else {
             throw ConfigurationError(.missingKey, key: "--backend", message: "is required")  // parse() checked the file case
         }
@@ -291,6 +292,32 @@ public struct ConfigurationLoader: Sendable {
             backend: BackendConfiguration(url: backendURL, tokenFile: settings.tokenFile.map { URL(filePath: $0, directoryHint: .notDirectory) }),
             folders: settings.folders
         )
+    }
+
+    /// `--mode`, `--conflict`, `--max-file-size`, `--keep-versions-days`: the same setting for every folder.
+    private func applyFolderFlags(_ overrides: ConfigurationOverrides, to folders: inout [FolderConfiguration]) throws(ConfigurationError) {
+        if let text = overrides.mode {
+            guard let mode = FolderConfiguration.Mode(rawValue: text) else {
+                throw ConfigurationError(.invalidValue, key: "--mode", message: Self.notOneOf(text, FolderConfiguration.Mode.allCases.map(\.rawValue)))
+            }
+            for index in folders.indices { folders[index].mode = mode }
+        }
+        if let text = overrides.conflictPolicy {
+            guard let policy = ConflictPolicy(rawValue: text) else {
+                throw ConfigurationError(.invalidValue, key: "--conflict", message: Self.notOneOf(text, ConflictPolicy.allCases.map(\.rawValue)))
+            }
+            for index in folders.indices { folders[index].conflictPolicy = policy }
+        }
+        if let text = overrides.maxFileSize {
+            guard let size = ByteSize.parse(text), size > 0 else {
+                throw ConfigurationError(.invalidValue, key: "--max-file-size", message: "\(quoted(text)) is not a size like 50MB or 512KiB")
+            }
+            for index in folders.indices { folders[index].maxFileSize = size }
+        }
+        if let days = overrides.keepVersionsDays {
+            guard days >= 0 else { throw ConfigurationError(.invalidValue, key: "--keep-versions-days", message: "must not be negative") }
+            for index in folders.indices { folders[index].keepVersionsDays = days }
+        }
     }
 
     /// The host name, when it is a valid device name; else "linux".

@@ -17,11 +17,24 @@ public struct ConfigurationOverrides: Sendable, Hashable {
     /// path component made a valid zone name (`ConfigurationLoader.folderID(forPath:)`).
     /// With a configuration file, it replaces the file's `[[folders]]` for this run.
     public var folder: String?
+    /// `--mode MODE`, for every folder.
+    public var mode: String?
+    /// `--conflict POLICY`, for every folder.
+    public var conflictPolicy: String?
+    /// `--max-file-size SIZE` ("50MB", "512KiB"), for every folder.
+    public var maxFileSize: String?
+    /// `--keep-versions-days N`, for every folder.
+    public var keepVersionsDays: Int?
 
     public init(
         device: String? = nil, stateDirectory: String? = nil, socketPath: String? = nil,
-        backendURL: String? = nil, tokenFile: String? = nil, folder: String? = nil
+        backendURL: String? = nil, tokenFile: String? = nil, folder: String? = nil,
+        mode: String? = nil, conflictPolicy: String? = nil, maxFileSize: String? = nil, keepVersionsDays: Int? = nil
     ) {
+        self.mode = mode
+        self.conflictPolicy = conflictPolicy
+        self.maxFileSize = maxFileSize
+        self.keepVersionsDays = keepVersionsDays
         self.device = device
         self.stateDirectory = stateDirectory
         self.socketPath = socketPath

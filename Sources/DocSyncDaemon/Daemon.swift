@@ -1,37 +1,53 @@
 import DocSyncControl
 import DocSyncCore
+import DocSyncEngine
+import DocSyncStorage
+import DocSyncWatcher
+import Foundation
 import Logging
 import ServiceLifecycle
 
-/// The daemon: its services in one `ServiceGroup`, stopped gracefully by SIGTERM or SIGINT.
-///
-/// Placeholder wiring until the sync engine is connected: only the control socket runs,
-/// answering `status` with this configuration and no folders.
+/// The daemon: one engine and one watcher per folder, the control socket, all inside one
+/// `ServiceGroup` that stops on SIGTERM or SIGINT — each folder finishes its current step
+/// (every index change is one transaction), the socket is removed, and `run` returns.
 public enum Daemon {
-    /// Runs until SIGTERM/SIGINT (then returns) or a service fails (then throws; a control
-    /// socket another daemon answers on throws `ControlServerError.alreadyInUse` at once).
     public static func run(configuration: DaemonConfiguration, logger: Logger) async throws {
-        let handler = StatusOnlyHandler(configuration: configuration)
+        let backend = try makeBackend(configuration.backend)
+        try FileManager.default.createDirectory(at: configuration.stateDirectory, withIntermediateDirectories: true)
+        var folders: [FolderService] = []
+        for folder in configuration.folders {
+            folders.append(try FolderService(folder: folder, daemon: configuration, backend: backend, logger: logger))
+        }
+        let handler = DaemonControlHandler(configuration: configuration, folders: folders)
+        // Bound before anything starts: a second daemon on the same socket stops here.
         let server = try ControlServer(socketPath: configuration.socketPath.path, handler: handler, logger: logger)
         let group = ServiceGroup(
-            services: [ControlServerService(server: server)],
+            services: folders.map { $0 as any Service } + [ControlServerService(server: server)],
             gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        )
-        logger.info("docsyncd started", metadata: ["device": "\(configuration.device)", "socket": "\(server.socketPath)"])
+            logger: logger)
+        logger.info("docsyncd started", metadata: [
+            "device": "\(configuration.device)", "backend": "\(configuration.backend.url.absoluteString)",
+            "folders": "\(configuration.folders.map(\.path.path))", "socket": "\(configuration.socketPath.path)",
+        ])
         try await group.run()
         logger.info("docsyncd stopped")
     }
 
-    private struct StatusOnlyHandler: ControlHandler {
-        let configuration: DaemonConfiguration
-
-        func handle(_ request: ControlRequest) async -> ControlResponse {
-            let status = DaemonStatus(device: configuration.device, backend: configuration.backend.url.absoluteString, account: "signed in", folders: [])
-            switch request {
-            case .status: return .status(status)
-            case .wait: return .settled(status)
+    /// The backend a URL names. Throws a `DaemonError` telling a person what to use instead.
+    static func makeBackend(_ configuration: BackendConfiguration) throws -> any StorageBackend {
+        switch configuration.url.scheme {
+        case "file":
+            do { return try LocalBackend(url: configuration.url) } catch {
+                throw DaemonError("cannot open the backend at \(configuration.url.path): \(error.message)")
             }
+        default:
+            throw DaemonError("backend \(configuration.url.absoluteString): only file:// backends are supported by this build (the HTTP client of docsync-server comes next)")
         }
     }
+}
+
+/// A failure that stops the daemon from starting, with what to do about it.
+public struct DaemonError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }

@@ -3,8 +3,9 @@ import DocSyncCore
 import DocSyncStorage
 import Foundation
 
-/// `make bench`: the chunker's throughput and what a 1-byte edit of a 50 MB file costs.
-/// Prints a table and writes the figures as JSON.
+/// `make bench`: the chunker's throughput, what a 1-byte edit of a 50 MB file costs, how
+/// fast a small file reaches a second daemon, and an initial sync against `rsync -a`.
+/// Prints tables and writes the figures as JSON.
 @main
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,7 +24,43 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Where to write the figures as JSON.")
     var json = ".build/bench/chunker.json"
 
+    @Option(help: "Which parts to run: all, chunker or sync.")
+    var only = "all"
+
+    @Option(help: "Propagation samples (4 KiB files between two daemons).")
+    var samples = 20
+
+    @Option(help: "Small files in the initial-sync tree (in 500 directories, plus 20 files of 10 MiB).")
+    var initialFiles = 10_000
+
+    @Option(help: "Where to write the sync figures as JSON.")
+    var syncJSON = ".build/bench/sync.json"
+
     mutating func run() async throws {
+        if only == "all" || only == "chunker" { try await runChunker() }
+        if only == "all" || only == "sync" { try await runSync() }
+    }
+
+    func runSync() async throws {
+        let base = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("docsync-bench-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        print("\n== Propagation between two daemons through the file:// backend ==")
+        let propagation = try await SyncBench.propagation(samples: samples, base: base.appendingPathComponent("propagation"))
+        print(propagation.line)
+        print("\n== Initial sync: \(initialFiles) files of 1–8 KiB in 500 directories + 20 × 10 MiB ==")
+        let initial = try await SyncBench.initialSync(base: base.appendingPathComponent("initial"), smallFiles: initialFiles)
+        print(initial.line)
+        struct SyncReport: Encodable { let propagation: SyncBench.Propagation; let initialSync: SyncBench.InitialSync }
+        let url = URL(fileURLWithPath: syncJSON)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(SyncReport(propagation: propagation, initialSync: initial)).write(to: url)
+        print("\nfigures written to \(syncJSON)")
+    }
+
+    func runChunker() async throws {
         print("docsync-bench: generating \(size) bytes of seeded random data…")
         let content = RandomBytes.generate(count: size, seed: 0x5eed)
 

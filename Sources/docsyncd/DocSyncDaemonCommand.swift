@@ -47,6 +47,18 @@ struct DocSyncDaemonCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The control socket (default: $XDG_RUNTIME_DIR/docsync/control.sock).", valueName: "path"))
     var socket: String?
 
+    @Option(name: .long, help: ArgumentHelp("Folder mode for every folder: mirror, on-demand, send-only, receive-only.", valueName: "mode"))
+    var mode: String?
+
+    @Option(name: .long, help: ArgumentHelp("Conflict policy for every folder: keep-both, newest-wins, local-wins, remote-wins.", valueName: "policy"))
+    var conflict: String?
+
+    @Option(name: .customLong("max-file-size"), help: ArgumentHelp("Largest file synced, e.g. 50MB or 512KiB, for every folder.", valueName: "size"))
+    var maxFileSize: String?
+
+    @Option(name: .customLong("keep-versions-days"), help: ArgumentHelp("Days the version store keeps replaced and deleted files, for every folder.", valueName: "days"))
+    var keepVersionsDays: Int?
+
     @Option(name: .customLong("log-level"), help: ArgumentHelp("One of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "level"))
     var logLevel: String = Logger.Level.info.rawValue
 
@@ -67,7 +79,8 @@ struct DocSyncDaemonCommand: AsyncParsableCommand {
 
         let overrides = ConfigurationOverrides(
             device: device, stateDirectory: stateDirectory, socketPath: socket,
-            backendURL: backend, tokenFile: tokenFile, folder: folder
+            backendURL: backend, tokenFile: tokenFile, folder: folder,
+            mode: mode, conflictPolicy: conflict, maxFileSize: maxFileSize, keepVersionsDays: keepVersionsDays
         )
         let configuration: DaemonConfiguration
         do {

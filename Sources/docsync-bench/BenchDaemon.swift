@@ -1,0 +1,48 @@
+import DocSyncControl
+import DocSyncCore
+import Foundation
+
+/// A `docsyncd` (the release build beside this benchmark) on one folder, for the sync
+/// benchmarks.
+final class BenchDaemon {
+    let folder: URL
+    let socket: String
+    private let process = Process()
+
+    init(name: String, base: URL, backend: URL) throws {
+        // Both devices name their folder "Bench": the one-folder form takes the zone name from it.
+        folder = base.appendingPathComponent(name).appendingPathComponent("Bench")
+        socket = "/tmp/dsb-\(UUID().uuidString.prefix(8)).sock"
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("docsyncd")
+        process.executableURL = executable
+        process.arguments = ["--folder", folder.path, "--backend", backend.absoluteString, "--device", name,
+                             "--state-dir", base.appendingPathComponent("\(name)-state").path, "--socket", socket, "--log-level", "warning"]
+        let log = base.appendingPathComponent("\(name).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: log)
+    }
+
+    func start() throws { try process.run() }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+        unlink(socket)
+    }
+
+    deinit { stop() }
+
+    /// The daemon's status, or `nil` while it does not answer yet.
+    func status() async -> DaemonStatus? {
+        guard case .status(let status)? = try? await ControlClient(socketPath: socket).send(.status, timeout: .seconds(5)) else { return nil }
+        return status
+    }
+
+    /// Waits until the daemon reports every folder settled.
+    func waitSettled(timeout: Double = 600) async -> Bool {
+        guard case .settled? = try? await ControlClient(socketPath: socket).send(.wait(timeoutSeconds: timeout)) else { return false }
+        return true
+    }
+}

@@ -1,0 +1,91 @@
+import DocSyncControl
+import DocSyncCore
+import DocSyncTestSupport
+import Foundation
+
+/// One real `docsyncd` process syncing one folder of a test "device", with its own state
+/// directory, socket and log file, all inside the test's temporary directory.
+final class DaemonProcess: @unchecked Sendable {
+    let name: String
+    let folder: URL
+    let stateDirectory: URL
+    let socket: String
+    let log: URL
+    let backend: URL
+    let extraArguments: [String]
+    private var process: Process?
+
+    /// Sets up (without starting) device `name` under `base`, syncing through `backend`.
+    init(name: String, base: URL, backend: URL, extraArguments: [String] = []) throws {
+        self.name = name
+        // Both devices name their folder "Docs": the one-folder form takes the zone name from it.
+        self.folder = base.appendingPathComponent(name).appendingPathComponent("Docs")
+        self.stateDirectory = base.appendingPathComponent("\(name)-state")
+        // sun_path holds 108 bytes: keep the socket short.
+        self.socket = "/tmp/ds-\(UUID().uuidString.prefix(8)).sock"
+        self.log = base.appendingPathComponent("\(name).log")
+        self.backend = backend
+        self.extraArguments = extraArguments
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        unlink(socket)
+    }
+
+    var arguments: [String] {
+        ["--folder", folder.path, "--backend", backend.absoluteString, "--device", name,
+         "--state-dir", stateDirectory.path, "--socket", socket, "--log-level", "debug"] + extraArguments
+    }
+
+    func start() throws {
+        let process = Process()
+        process.executableURL = builtProduct("docsyncd")
+        process.arguments = arguments
+        if !FileManager.default.fileExists(atPath: log.path) { _ = FileManager.default.createFile(atPath: log.path, contents: nil) }
+        let handle = try FileHandle(forWritingTo: log)
+        handle.seekToEndOfFile()
+        process.standardError = handle
+        process.standardOutput = handle
+        try process.run()
+        self.process = process
+    }
+
+    /// SIGTERM, then waits for the exit; returns the exit status.
+    @discardableResult
+    func stop() async -> Int32? {
+        guard let process, process.isRunning else { return process?.terminationStatus }
+        kill(process.processIdentifier, SIGTERM)
+        _ = await eventually(timeout: .seconds(20)) { !process.isRunning }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// SIGKILL: the daemon gets no chance to tidy up.
+    func crash() async {
+        guard let process, process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    var isRunning: Bool { process?.isRunning ?? false }
+
+    /// `docs-status wait`: true when the daemon reports every folder settled in time.
+    func waitSettled(timeout: Int = 60) async throws -> Bool {
+        let result = try await runProcess(builtProduct("docs-status"), ["wait", "--socket", socket, "--timeout", "\(timeout)"])
+        return result.status == 0
+    }
+
+    /// The daemon's status, through `docs-status --json`.
+    func status() async throws -> DaemonStatus? {
+        let result = try await runProcess(builtProduct("docs-status"), ["--socket", socket, "--json"])
+        guard result.status == 0 else { return nil }
+        return try? ControlFraming.makeDecoder().decode(DaemonStatus.self, from: Data(result.output.utf8))
+    }
+
+    func logText() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+    func file(_ relative: String) -> URL { folder.appendingPathComponent(relative) }
+}

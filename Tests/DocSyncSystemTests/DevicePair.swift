@@ -1,0 +1,83 @@
+import DocSyncCore
+import DocSyncStorage
+import DocSyncTestSupport
+import Foundation
+import Testing
+
+/// Two devices (daemon processes) on two folders sharing one `file://` backend.
+final class DevicePair: Sendable {
+    let base: TemporaryDirectory
+    let backendDirectory: URL
+    let a: DaemonProcess
+    let b: DaemonProcess
+
+    init(extraArguments: [String] = []) throws {
+        base = try TemporaryDirectory("docsync-system")
+        backendDirectory = base.url.appendingPathComponent("backend")
+        let url = URL(fileURLWithPath: backendDirectory.path)
+        a = try DaemonProcess(name: "alpha", base: base.url, backend: url, extraArguments: extraArguments)
+        b = try DaemonProcess(name: "beta", base: base.url, backend: url, extraArguments: extraArguments)
+    }
+
+    func startBoth() throws {
+        try a.start()
+        try b.start()
+    }
+
+    func stopBoth() async {
+        await a.stop()
+        await b.stop()
+    }
+
+    /// Waits until both folders hold the same tree (and `also` holds); records the
+    /// difference as an issue when they do not within `timeout`.
+    @discardableResult
+    func converge(timeout: Duration = .seconds(60), _ what: String, also: @escaping () -> Bool = { true },
+                  sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
+        let same = await eventually(timeout: timeout, pollEvery: .milliseconds(20)) {
+            TreeSnapshot(a.folder) == TreeSnapshot(b.folder) && also()
+        }
+        if !same {
+            let difference = TreeSnapshot(a.folder).difference(from: TreeSnapshot(b.folder))
+            Issue.record("\(what): folders did not converge:\n\(difference)\n--- alpha log tail:\n\(a.logText().suffix(3000))\n--- beta log tail:\n\(b.logText().suffix(3000))",
+                         sourceLocation: sourceLocation)
+        }
+        return same
+    }
+
+    /// Every record in the backend's zone "Docs": record name → path (read as another client).
+    func records() async throws -> [String: String] {
+        let backend = try LocalBackend(directory: backendDirectory)
+        let changes = try await backend.fetchAllChanges(in: ZoneID("Docs"), since: nil)
+        return Dictionary(uniqueKeysWithValues: changes.changed.values.map { ($0.id.recordName, $0.path.string) })
+    }
+
+    /// Number of chunk files stored in the backend.
+    func storedChunkCount() -> Int {
+        let chunks = backendDirectory.appendingPathComponent("chunks")
+        guard let walker = FileManager.default.enumerator(at: chunks, includingPropertiesForKeys: [.isRegularFileKey]) else { return 0 }
+        var count = 0
+        for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+            count += 1
+        }
+        return count
+    }
+}
+
+/// Runs a shell command line (for `mkdir -p … && cp -r …`, `rm -rf`, `ln -s`), failing the test on a non-zero exit.
+func shell(_ command: String, in directory: URL, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let result = try await runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "cd '\(directory.path)' && \(command)"])
+    #expect(result.status == 0, "`\(command)` failed: \(result.errors)", sourceLocation: sourceLocation)
+}
+
+/// Writes `text` to `url` in place (same inode), as an editor that does not rename would.
+func overwrite(_ url: URL, _ text: String) throws {
+    let handle = try FileHandle(forWritingTo: url)
+    try handle.truncate(atOffset: 0)
+    try handle.write(contentsOf: Data(text.utf8))
+    try handle.close()
+}
+
+func contents(_ url: URL) -> String? {
+    FileManager.default.contents(atPath: url.path).map { String(decoding: $0, as: UTF8.self) }
+}
