@@ -8,7 +8,11 @@ SUDO         := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 # Swift Testing runs tests in parallel by default; two cores are all we have.
 TEST_FLAGS   ?=
 
-.PHONY: all deps build release test demo bench clean
+PREFIX       ?= $(HOME)/.local
+# rsync and cp are what the sync benchmark compares against.
+BENCH_PACKAGES := rsync
+
+.PHONY: all deps build release test demo bench install clean
 
 all: build
 
@@ -41,9 +45,19 @@ test: deps
 demo: release
 	$(SWIFT) run -c release --skip-build docsync-demo
 
-## bench: chunker throughput and the cost of a 1-byte edit to a 50 MB file.
+## bench: chunker throughput, the cost of a 1-byte edit to a 50 MB file, propagation
+## between two daemons, and an initial sync against rsync -a (figures in .build/bench/).
 bench: release
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(BENCH_PACKAGES)"
 	$(SWIFT) run -c release --skip-build docsync-bench
+
+## install: docsyncd and docs-status into $(PREFIX)/bin, the systemd user unit, an example configuration.
+install: release
+	install -d $(PREFIX)/bin $(HOME)/.config/systemd/user $(HOME)/.config/docsync
+	install -m 0755 .build/release/docsyncd .build/release/docs-status $(PREFIX)/bin/
+	sed 's|%h/.local/bin|$(PREFIX)/bin|' config/docsyncd.service > $(HOME)/.config/systemd/user/docsyncd.service
+	[ -e $(HOME)/.config/docsync/docsync.toml ] || install -m 0644 config/docsync.example.toml $(HOME)/.config/docsync/docsync.toml
+	@echo "installed; edit ~/.config/docsync/docsync.toml, then: systemctl --user enable --now docsyncd"
 
 clean:
 	rm -rf .build
