@@ -100,18 +100,17 @@ extension FolderEngine {
                 return try await applyUpdate(server, to: row)
             }
         }
+        var written: FileStat?
         if contentKey(of: row) != contentKey(of: server) || row.kind != server.type {
             switch try await write(server, at: server.path, expected: row, keepReplacedAs: .overwritten) {
             case .targetChanged: throw localChangeMidway(server.path)
-            case .written(let stat): row.take(stat)
+            case .written(let stat): written = stat
             }
         } else {
-            if row.mode != server.mode { chmod(absolute(row.path), mode_t(server.mode)) }
-            if row.kind != .folder && row.modified != server.modified { Materializer.setModified(absolute(row.path), server.modified) }
-            if let stat = try? FileStat.of(absolute(row.path)) { row.take(stat) }
+            written = adjustMetadata(of: row, mode: server.mode, modified: server.modified)
         }
         row.take(server)
-        if let stat = try? FileStat.of(absolute(row.path)) { row.take(stat) }
+        if let written { row.take(written) }
         settle(&row, acked: server)
         let final = row
         try writeIndex { db in try final.update(db) }
@@ -141,18 +140,18 @@ extension FolderEngine {
             }
         }
         if outcome.losingContent == .server { try await keepServerVersion(server) }
+        var written: FileStat?
         if needWrite {
             let reason: VersionStore.Reason = outcome.losingContent == .local ? .conflict : .overwritten
             switch try await write(merged, at: merged.path, expected: expected, keepReplacedAs: reason) {
             case .targetChanged: throw localChangeMidway(merged.path)
-            case .written(let stat): row.take(stat)
+            case .written(let stat): written = stat
             }
         } else {
-            if row.mode != merged.mode { chmod(absolute(merged.path), mode_t(merged.mode)) }
-            if row.kind != .folder && row.modified != merged.modified { Materializer.setModified(absolute(merged.path), merged.modified) }
+            written = adjustMetadata(of: row, mode: merged.mode, modified: merged.modified)
         }
         row.take(merged)
-        if let stat = try? FileStat.of(absolute(row.path)) { row.take(stat) }
+        if let written { row.take(written) }
         row.acked = server
         row.needsRead = false
         if outcome.needsSend {
@@ -244,7 +243,6 @@ extension FolderEngine {
         copy.acked = nil
         copy.chunksUploaded = false
         markChanged(&copy)
-        if let stat = try? FileStat.of(absolute(path)) { copy.take(stat) }
         let final = copy
         try writeIndex { db in
             try final.insert(db)
@@ -273,6 +271,19 @@ extension FolderEngine {
             }
         }
         return true
+    }
+
+    /// Sets a local item's mode and modification time to the remote values; returns the
+    /// item's state as the index must remember it — computed, not re-read, so an edit made
+    /// meanwhile still shows as a change.
+    private func adjustMetadata(of row: IndexItem, mode: UInt32, modified: Timestamp) -> FileStat {
+        var stat = row.stat
+        if row.mode != mode, chmod(absolute(row.path), mode_t(mode)) == 0 { stat.mode = mode }
+        if row.kind == .document, row.modified != modified {
+            Materializer.setModified(absolute(row.path), modified)
+            stat.modified = modified
+        }
+        return stat
     }
 
     /// A remote deletion.
@@ -352,28 +363,37 @@ extension FolderEngine {
         }
     }
 
-    /// Reads a changed file's content into the row (digest, asset, chunk locations).
+    /// Reads a changed file's content into the row (digest, asset, chunk locations) and
+    /// stores both in the index.
     func readContent(_ row: inout IndexItem) throws(SyncError) {
+        let chunks = try readContentUnsaved(&row)
+        let final = row
+        try writeIndex { db in
+            try final.update(db)
+            if let chunks { try db.setChunkLocations(of: final.recordName, chunks: chunks) }
+        }
+    }
+
+    /// Reads a changed item's content into the row without touching the index; returns a
+    /// document's chunk list (for `setChunkLocations`), `nil` for other kinds.
+    func readContentUnsaved(_ row: inout IndexItem) throws(SyncError) -> [ChunkRef]? {
         switch row.kind {
         case .folder:
             row.needsRead = false
+            return nil
         case .symlink:
             let target = try ContentReader.linkTarget(absolute(row.path))
             row.symlinkTarget = target
             row.size = Int64(target.utf8.count)
             row.needsRead = false
+            return nil
         case .document:
             let content = try ContentReader.read(absolute(row.path))
             row.take(content.stat)
             row.digest = content.manifest.contentDigest
             row.asset = content.reference
             row.needsRead = false
-            let name = row.recordName, chunks = content.manifest.chunks
-            let final = row
-            try writeIndex { db in
-                try final.update(db)
-                try db.setChunkLocations(of: name, chunks: chunks)
-            }
+            return content.manifest.chunks
         }
     }
 

@@ -21,10 +21,37 @@ extension FolderEngine {
                     """, arguments: [cursor])
             }
             guard let last = rows.last else { break }
+            let pageStarted = ContinuousClock.now
             cursor = last.path.string + "/" + last.recordName
             var saves: [IndexItem] = []
             var deletions: [IndexItem] = []
-            for var row in rows {
+            // First read every changed item (one transaction per page keeps what was read),
+            // then decide what to send.
+            var page = rows
+            var read: [(row: IndexItem, chunks: [ChunkRef]?)] = []
+            var unreadable = Set<String>()
+            for index in page.indices where page[index].pending == .save && page[index].needsRead {
+                if page[index].kind == .document, page[index].size > configuration.maxFileSize { continue }
+                do throws(SyncError) {
+                    let chunks = try readContentUnsaved(&page[index])
+                    read.append((page[index], chunks))
+                } catch where error.code == .assetFileModified {
+                    complete = false
+                    unreadable.insert(page[index].recordName)
+                } catch {
+                    try fail(&page[index], error.message)
+                    unreadable.insert(page[index].recordName)
+                }
+            }
+            if !read.isEmpty {
+                try writeIndex { db in
+                    for entry in read {
+                        try entry.row.update(db)
+                        if let chunks = entry.chunks { try db.setChunkLocations(of: entry.row.recordName, chunks: chunks) }
+                    }
+                }
+            }
+            for var row in page where !unreadable.contains(row.recordName) {
                 if row.pending == .delete {
                     if row.acked == nil { try writeIndex { db in try db.deleteItem(named: row.recordName) } } else { deletions.append(row) }
                     continue
@@ -32,21 +59,6 @@ extension FolderEngine {
                 if row.kind == .document, row.size > configuration.maxFileSize {
                     try refuseTooLarge(&row)
                     continue
-                }
-                if row.needsRead {
-                    do throws(SyncError) {
-                        try readContent(&row)
-                    } catch where error.code == .assetFileModified {
-                        complete = false
-                        continue
-                    } catch {
-                        try fail(&row, error.message)
-                        continue
-                    }
-                    if row.kind == .document, row.size > configuration.maxFileSize {
-                        try refuseTooLarge(&row)
-                        continue
-                    }
                 }
                 if let acked = row.acked, sameFields(row.record(zone: configuration.zone, device: configuration.device), acked) {
                     settle(&row, acked: acked)
@@ -56,7 +68,9 @@ extension FolderEngine {
                 }
                 saves.append(row)
             }
+            let readDone = ContinuousClock.now
             let unsent = try await uploadChunks(for: saves.filter { $0.kind == .document && !$0.chunksUploaded })
+            let uploadDone = ContinuousClock.now
             if !unsent.isEmpty { complete = false }
             saves.removeAll { unsent.contains($0.recordName) }
             var items = saves.map { (row: $0, delete: false) } + deletions.map { (row: $0, delete: true) }
@@ -77,6 +91,8 @@ extension FolderEngine {
                 try await record(result, sent: slice.map(\.row))
                 items.removeFirst(slice.count)
             }
+            logger.trace("sent a page", metadata: ["items": "\(rows.count)", "read": "\(readDone - pageStarted)",
+                                                   "chunks": "\(uploadDone - readDone)", "records": "\(ContinuousClock.now - uploadDone)"])
         }
         return complete
     }
@@ -188,23 +204,42 @@ extension FolderEngine {
         for (digest, bytes) in nodes where missing.contains(digest) {
             try await backend.uploadChunk(digest, bytes: bytes)
         }
-        let work = pieces.filter { missing.contains($0.key) }.map { ($0.key, $0.value) }
+        // Chunks travel in batches (one flush or one request each), a few batches at once.
+        var batches: [[(SHA256Digest, Piece)]] = [[]]
+        var batchBytes = 0
+        for (digest, piece) in pieces.sorted(by: { ($0.value.path, $0.value.offset) < ($1.value.path, $1.value.offset) }) where missing.contains(digest) {
+            if batches[batches.count - 1].count >= 512 || batchBytes >= 8 << 20 {
+                batches.append([])
+                batchBytes = 0
+            }
+            batches[batches.count - 1].append((digest, piece))
+            batchBytes += piece.length
+        }
         let backend = self.backend
-        let width = max(1, configuration.transferConcurrency)
-        let outcome: Result<Set<String>, SyncError> = await withTaskGroup(of: Result<String?, SyncError>.self) { group in
+        let width = max(1, min(configuration.transferConcurrency, 4))
+        let outcome: Result<Set<String>, SyncError> = await withTaskGroup(of: Result<Set<String>, SyncError>.self) { group in
             var changedNames = Set<String>()
             var failure: SyncError?
             var next = 0
             func add() {
-                guard next < work.count else { return }
-                let (digest, piece) = work[next]
+                guard next < batches.count else { return }
+                let batch = batches[next]
                 next += 1
                 group.addTask {
-                    guard let data = ContentReader.readRange(piece.path, offset: piece.offset, length: piece.length),
-                          SHA256Digest(hashing: data) == digest else { return .success(piece.recordName) }
+                    var uploads: [ChunkUpload] = []
+                    var changed = Set<String>()
+                    for (digest, piece) in batch {
+                        // Read back from the file: if it no longer hashes right, the file changed.
+                        guard let data = ContentReader.readRange(piece.path, offset: piece.offset, length: piece.length),
+                              SHA256Digest(hashing: data) == digest else {
+                            changed.insert(piece.recordName)
+                            continue
+                        }
+                        uploads.append(ChunkUpload(digest: digest, bytes: data))
+                    }
                     do throws(SyncError) {
-                        try await backend.uploadChunk(digest, bytes: data)
-                        return .success(nil)
+                        if !uploads.isEmpty { try await backend.uploadChunks(uploads) }
+                        return .success(changed)
                     } catch {
                         return .failure(error)
                     }
@@ -213,8 +248,7 @@ extension FolderEngine {
             for _ in 0..<width { add() }
             while let result = await group.next() {
                 switch result {
-                case .success(let name?): changedNames.insert(name)
-                case .success(nil): break
+                case .success(let names): changedNames.formUnion(names)
                 case .failure(let error): failure = failure ?? error
                 }
                 if failure == nil { add() }

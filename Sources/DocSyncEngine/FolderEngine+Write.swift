@@ -36,7 +36,8 @@ extension FolderEngine {
             let temporary = (target as NSString).deletingLastPathComponent + "/" + Materializer.temporaryPrefix + RecordID.newName().prefix(12)
             guard symlink(record.symlinkTarget ?? "", temporary) == 0 else { throw Materializer.failure("create the link", path.string) }
             Materializer.setModified(temporary, record.modified)
-            return try replace(target, with: temporary, path: path, expected: expected, reason: reason)
+            guard let written = try? FileStat.of(temporary) else { throw Materializer.failure("examine the link", path.string) }
+            return try replace(target, with: temporary, written: written, path: path, expected: expected, reason: reason)
         case .document:
             guard let asset = record.asset else { throw SyncError(.invalidArguments, "\(path): a document without content") }
             let (fd, temporary) = try Materializer.createTemporary(beside: target)
@@ -56,9 +57,13 @@ extension FolderEngine {
                     throw SyncError(.chunkCorrupt, "\(path): the downloaded content does not match its digest; it will be fetched again", digest: asset.contentDigest)
                 }
                 try Materializer.finish(fd, mode: record.mode, modified: record.modified, path: path.string)
+                // What was written, as the index must remember it: taken from the open file,
+                // so a change made right after the rename is still seen as a change.
+                let written: FileStat
+                do { written = try FileStat.of(descriptor: fd) } catch { throw Materializer.failure("examine", temporary) }
                 close(fd)
                 closed = true
-                let outcome = try replace(target, with: temporary, path: path, expected: expected, reason: reason)
+                let outcome = try replace(target, with: temporary, written: written, path: path, expected: expected, reason: reason)
                 if case .written = outcome {
                     try? index.write { db in try db.setChunkLocations(of: record.id.recordName, chunks: manifest.chunks) }
                 }
@@ -70,8 +75,10 @@ extension FolderEngine {
         }
     }
 
-    /// Renames `temporary` over `target` if the target is still what `expected` says.
-    private func replace(_ target: String, with temporary: String, path: RelativePath, expected: IndexItem?, reason: VersionStore.Reason?) throws(SyncError) -> WriteOutcome {
+    /// Renames `temporary` (whose state is `written`) over `target` if the target is still
+    /// what `expected` says. The outcome carries `written`: the rename keeps the inode, size
+    /// and times, and a stat taken after it could already include someone else's change.
+    private func replace(_ target: String, with temporary: String, written: FileStat, path: RelativePath, expected: IndexItem?, reason: VersionStore.Reason?) throws(SyncError) -> WriteOutcome {
         let current: FileStat?
         do { current = try FileStat.of(target) } catch {
             unlink(temporary)
@@ -100,8 +107,7 @@ extension FolderEngine {
             unlink(temporary)
             throw Materializer.failure("replace", path.string, code: code)
         }
-        guard let stat = try? FileStat.of(target) else { return .targetChanged }
-        return .written(stat)
+        return .written(written)
     }
 
     /// A chunk's bytes: from a local file when one holds it (verified), else from the backend.

@@ -113,7 +113,9 @@ public final class FolderEngine: Sendable {
             do throws(SyncError) {
                 if work.fullScan {
                     setState(.scanning)
+                    let started = ContinuousClock.now
                     try reconcile([EngineInbox.Scope(path: nil, subtree: true)])
+                    logger.debug("scanned the folder", metadata: ["took": "\(ContinuousClock.now - started)"])
                 } else if !work.scopes.isEmpty {
                     try reconcile(Array(work.scopes))
                 }
@@ -137,7 +139,9 @@ public final class FolderEngine: Sendable {
                 var sentEverything = true
                 if hasSendablePending() {
                     setState(.syncing)
+                    let started = ContinuousClock.now
                     sentEverything = try await sendPending()
+                    logger.debug("sent pending changes", metadata: ["took": "\(ContinuousClock.now - started)"])
                 }
                 if let fetchFailure { throw fetchFailure }
                 retry.succeeded()

@@ -21,6 +21,10 @@ public final class LocalIndex: Sendable {
         configuration.busyMode = .timeout(10)
         configuration.foreignKeysEnabled = true
         configuration.label = "docsync.index"
+        // WAL with synchronous=NORMAL: a commit survives the daemon being killed at any
+        // moment (the WAL is in the page cache); after a power loss the last commits may be
+        // missing but the database is consistent, and the start-up scan finds those changes.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         pool = try DatabasePool(path: url.path, configuration: configuration)
         try IndexSchema.migrator.migrate(pool)
     }
@@ -40,19 +44,19 @@ public final class LocalIndex: Sendable {
 /// Queries and updates of the index, usable inside `write` or `read`.
 extension Database {
     func item(named recordName: String) throws -> IndexItem? {
-        try IndexItem.fetchOne(self, sql: "SELECT * FROM item WHERE recordName = ?", arguments: [recordName])
+        try IndexItem.fetchOne(cachedStatement(sql: "SELECT * FROM item WHERE recordName = ?"), arguments: [recordName])
     }
 
     /// The live item (not pending deletion) at `path`.
     func item(at path: RelativePath) throws -> IndexItem? {
-        try IndexItem.fetchOne(self, sql: "SELECT * FROM item WHERE path = ? AND pending != 2", arguments: [path.string])
+        try IndexItem.fetchOne(cachedStatement(sql: "SELECT * FROM item WHERE path = ? AND pending != 2"), arguments: [path.string])
     }
 
     /// Every item at `path` or beneath it (all items for `nil`), including pending deletions.
     func items(under path: RelativePath?) throws -> [IndexItem] {
         guard let path else { return try IndexItem.fetchAll(self, sql: "SELECT * FROM item") }
         return try IndexItem.fetchAll(
-            self, sql: "SELECT * FROM item WHERE path = ? OR (path >= ? AND path < ?)",
+            cachedStatement(sql: "SELECT * FROM item WHERE path = ? OR (path >= ? AND path < ?)"),
             arguments: [path.string, path.string + "/", path.string + "0"])  // "0" follows "/" in byte order
     }
 
@@ -65,15 +69,15 @@ extension Database {
     }
 
     func deleteItem(named recordName: String) throws {
-        try execute(sql: "DELETE FROM item WHERE recordName = ?", arguments: [recordName])
+        try cachedStatement(sql: "DELETE FROM item WHERE recordName = ?").execute(arguments: [recordName])
     }
 
     // MARK: chunk locations
 
     /// Records where each chunk of `recordName`'s content lies in its file (replacing what was known).
     func setChunkLocations(of recordName: String, chunks: [ChunkRef]) throws {
-        try execute(sql: "DELETE FROM chunkLocation WHERE recordName = ?", arguments: [recordName])
-        let statement = try makeStatement(sql: "INSERT INTO chunkLocation (digest, recordName, offset, length) VALUES (?, ?, ?, ?)")
+        try cachedStatement(sql: "DELETE FROM chunkLocation WHERE recordName = ?").execute(arguments: [recordName])
+        let statement = try cachedStatement(sql: "INSERT INTO chunkLocation (digest, recordName, offset, length) VALUES (?, ?, ?, ?)")
         var offset: Int64 = 0
         for chunk in chunks {
             try statement.execute(arguments: [Data(chunk.digest.bytes), recordName, offset, chunk.length])

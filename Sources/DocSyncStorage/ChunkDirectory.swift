@@ -71,6 +71,65 @@ public struct ChunkDirectory: Sendable {
         ok = true
     }
 
+    /// Stores many chunks with two file-system flushes instead of one per chunk: every
+    /// chunk is written to `tmp/`, the file system is synced, all are renamed into place,
+    /// and it is synced again — so when this returns every chunk is durable, and a crash
+    /// before that leaves each one either absent or complete. Refuses the whole batch
+    /// (storing nothing) when any chunk is too large or does not hash to its digest.
+    public func store(_ chunks: [ChunkUpload]) throws(SyncError) {
+        for chunk in chunks {
+            guard chunk.bytes.count <= StorageLimits.maximumChunkSize else {
+                throw SyncError(.limitExceeded, "chunk \(chunk.digest.shortHex) is \(chunk.bytes.count) bytes, more than the \(StorageLimits.maximumChunkSize) allowed", digest: chunk.digest)
+            }
+            guard SHA256Digest(hashing: chunk.bytes) == chunk.digest else {
+                throw SyncError(.chunkDigestMismatch, "chunk bytes do not hash to \(chunk.digest.shortHex); nothing was stored", digest: chunk.digest)
+            }
+        }
+        var written: [(temporary: String, target: String)] = []
+        defer { for entry in written { unlink(entry.temporary) } }
+        for chunk in chunks where !contains(chunk.digest) {
+            let target = path(of: chunk.digest)
+            let directory = String(target[..<target.lastIndex(of: "/")!])
+            let temporary = root.path + "/tmp/" + chunk.digest.hex + "." + RecordID.newName()
+            try posix("create \(directory)") { mkdirParents(directory) }
+            let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw SyncError.posix("create \(temporary)", errno) }
+            written.append((temporary, target))
+            let writeError = ChunkDirectory.writeAll(fd, chunk.bytes)
+            close(fd)
+            if writeError != 0 { throw SyncError.posix("write \(temporary)", writeError) }
+        }
+        guard !written.isEmpty else { return }
+        try syncFileSystem()
+        for entry in written {
+            try posix("rename into \(entry.target)") { rename(entry.temporary, entry.target) }
+        }
+        written.removeAll()
+        try syncFileSystem()
+    }
+
+    private func syncFileSystem() throws(SyncError) {
+        let fd = open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw SyncError.posix("open \(root.path)", errno) }
+        defer { close(fd) }
+        try posix("sync the file system of \(root.path)") { docsync_syncfs(fd) }
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: Data) -> Int32 {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return 0
+        }
+    }
+
     /// The verified bytes of a chunk. Throws `chunkNotFound` or `chunkCorrupt`.
     public func load(_ digest: SHA256Digest) throws(SyncError) -> Data {
         let target = path(of: digest)
@@ -138,3 +197,8 @@ extension SyncError {
         return SyncError(.internalError, "\(what): \(reason)")
     }
 }
+
+/// Linux's `syncfs(2)` (flush one file system), which Glibc's Swift module does not export
+/// without `_GNU_SOURCE`.
+@_silgen_name("syncfs")
+private func docsync_syncfs(_ fd: Int32) -> Int32

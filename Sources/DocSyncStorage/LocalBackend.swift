@@ -171,6 +171,11 @@ public final class LocalBackend: StorageBackend {
         try await offload { () throws(SyncError) in try chunks.store(digest, bytes: bytes) }
     }
 
+    public func uploadChunks(_ chunks: [ChunkUpload]) async throws(SyncError) {
+        let directory = self.chunks
+        try await offload { () throws(SyncError) in try directory.store(chunks) }
+    }
+
     public func downloadChunk(_ digest: SHA256Digest) async throws(SyncError) -> Data {
         let chunks = self.chunks
         return try await offload { () throws(SyncError) in try chunks.load(digest) }

@@ -63,6 +63,12 @@ public protocol StorageBackend: Sendable {
     /// `limitExceeded` when longer than `StorageLimits.maximumChunkSize`.
     func uploadChunk(_ digest: SHA256Digest, bytes: Data) async throws(SyncError)
 
+    /// Stores several chunks at once, with the errors of `uploadChunk` (a bad chunk fails
+    /// the call; chunks stored before it stay stored). When it returns, every chunk is
+    /// stored. Backends may make this much cheaper than one call per chunk (one flush, one
+    /// request); the default calls `uploadChunk` for each.
+    func uploadChunks(_ chunks: [ChunkUpload]) async throws(SyncError)
+
     /// The bytes of a stored chunk, verified against its digest before they are returned.
     /// Throws `chunkNotFound` when it is not stored and `chunkCorrupt` when the stored bytes
     /// no longer match (the two are distinct: a missing chunk can be uploaded again, a
@@ -78,6 +84,23 @@ public protocol StorageBackend: Sendable {
 
     /// How much the user stores.
     func usage() async throws(SyncError) -> StorageUsage
+}
+
+extension StorageBackend {
+    public func uploadChunks(_ chunks: [ChunkUpload]) async throws(SyncError) {
+        for chunk in chunks { try await uploadChunk(chunk.digest, bytes: chunk.bytes) }
+    }
+}
+
+/// One chunk to store: its bytes and the digest they must hash to.
+public struct ChunkUpload: Sendable, Hashable {
+    public var digest: SHA256Digest
+    public var bytes: Data
+
+    public init(digest: SHA256Digest, bytes: Data) {
+        self.digest = digest
+        self.bytes = bytes
+    }
 }
 
 /// Limits every backend enforces.
