@@ -103,6 +103,7 @@ public final class FolderEngine: Sendable {
                 if ContinuousClock.now - lastSafetyNet >= configuration.safetyNetInterval {
                     lastSafetyNet = .now
                     inbox.withLock { $0.fetch = true }
+                    pruneVersions()
                 }
                 continue
             }
@@ -263,13 +264,21 @@ public final class FolderEngine: Sendable {
         return IgnoreRules(ignoreFileContents: contents)
     }
 
-    /// Temporary files of downloads a crash interrupted are removed at start.
+    /// Temporary files of downloads a crash interrupted are removed at start. The walk
+    /// never follows a symlink, so nothing outside the folder is touched.
     private func removeLeftoverTemporaryFiles() {
-        guard let walker = FileManager.default.enumerator(atPath: configuration.root.path) else { return }
-        while let relative = walker.nextObject() as? String {
-            if (relative as NSString).lastPathComponent.hasPrefix(Materializer.temporaryPrefix) {
-                unlink(configuration.root.path + "/" + relative)
-                logger.info("removed an interrupted download's temporary file", metadata: ["path": "\(relative)"])
+        var directories = [configuration.root.path]
+        while let directory = directories.popLast() {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { continue }
+            for name in names {
+                let path = directory + "/" + name
+                guard let stat = try? FileStat.of(path) else { continue }
+                if name.hasPrefix(Materializer.temporaryPrefix), stat.kind != .directory {
+                    unlink(path)
+                    logger.info("removed an interrupted download's temporary file", metadata: ["path": "\(path)"])
+                } else if stat.kind == .directory {
+                    directories.append(path)
+                }
             }
         }
     }

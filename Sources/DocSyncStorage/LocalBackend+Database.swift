@@ -55,7 +55,7 @@ extension LocalBackend {
 
     /// The next value of the database-wide sequence.
     static func nextSeq(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "UPDATE sequence SET value = value + 1 WHERE id = 1 RETURNING value")!
+        try Int64.fetchOne(db.cachedStatement(sql: "UPDATE sequence SET value = value + 1 WHERE id = 1 RETURNING value"))!
     }
 
     static func requireZone(_ zone: ZoneID, _ db: Database) throws {
@@ -98,7 +98,7 @@ extension LocalBackend {
         let zone = batch.zone.name
         var lastSeq: Int64?
         func current(_ id: RecordID) throws -> DocSyncCore.Record? {
-            guard let body = try Data.fetchOne(db, sql: "SELECT body FROM record WHERE zone = ? AND recordName = ?", arguments: [zone, id.recordName]) else {
+            guard let body = try Data.fetchOne(db.cachedStatement(sql: "SELECT body FROM record WHERE zone = ? AND recordName = ?"), arguments: [zone, id.recordName]) else {
                 return nil
             }
             return try decodeRecord(body)
@@ -115,9 +115,8 @@ extension LocalBackend {
             }
             let seq = try nextSeq(db)
             record.changeTag = ChangeTag(String(seq, radix: 36))
-            try db.execute(sql: "INSERT OR REPLACE INTO record (zone, recordName, changeTag, seq, body) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [zone, record.id.recordName, record.changeTag!.rawValue, seq, try WireCoding.encoder.encode(record)])
-            try db.execute(sql: "DELETE FROM tombstone WHERE zone = ? AND recordName = ?", arguments: [zone, record.id.recordName])
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO record (zone, recordName, changeTag, seq, body) VALUES (?, ?, ?, ?, ?)").execute(arguments: [zone, record.id.recordName, record.changeTag!.rawValue, seq, try WireCoding.encoder.encode(record)])
+            try db.cachedStatement(sql: "DELETE FROM tombstone WHERE zone = ? AND recordName = ?").execute(arguments: [zone, record.id.recordName])
             result.saved[record.id] = record
             lastSeq = seq
         }
@@ -131,9 +130,8 @@ extension LocalBackend {
                 continue
             }
             let seq = try nextSeq(db)
-            try db.execute(sql: "DELETE FROM record WHERE zone = ? AND recordName = ?", arguments: [zone, deletion.id.recordName])
-            try db.execute(sql: "INSERT OR REPLACE INTO tombstone (zone, recordName, seq, deletedAt) VALUES (?, ?, ?, ?)",
-                           arguments: [zone, deletion.id.recordName, seq, Date().timeIntervalSince1970])
+            try db.cachedStatement(sql: "DELETE FROM record WHERE zone = ? AND recordName = ?").execute(arguments: [zone, deletion.id.recordName])
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO tombstone (zone, recordName, seq, deletedAt) VALUES (?, ?, ?, ?)").execute(arguments: [zone, deletion.id.recordName, seq, Date().timeIntervalSince1970])
             result.deleted.insert(deletion.id)
             lastSeq = seq
         }
@@ -147,7 +145,7 @@ extension LocalBackend {
             return (result, .rollback)
         }
         if let lastSeq {
-            try db.execute(sql: "UPDATE zone SET lastSeq = ? WHERE name = ?", arguments: [lastSeq, zone])
+            try db.cachedStatement(sql: "UPDATE zone SET lastSeq = ? WHERE name = ?").execute(arguments: [lastSeq, zone])
         }
         return (result, .commit)
     }
