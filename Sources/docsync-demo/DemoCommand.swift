@@ -3,14 +3,15 @@ import DocSyncCore
 import DocSyncStorage
 import Foundation
 
-/// `make demo`, for now: what the foundation does, on the embedded local backend, step by
-/// step — chunking, storing, editing, conflicts, change tokens, notifications. The daemon,
-/// the CLI and the server do not exist yet, and the demo says so.
+/// `make demo`: what docsync does, on the embedded local backend, step by step — first the
+/// backend itself (chunking, storing, editing, conflicts, change tokens, notifications),
+/// then two real `docsyncd` daemons keeping two folders identical. What is not built yet,
+/// the demo says.
 @main
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "docsync-demo",
-        abstract: "Show what docsync's foundation does, on a local backend in a temporary directory.")
+        abstract: "Show what docsync does, on a local backend in a temporary directory.")
 
     @Option(help: "A file of yours to chunk and store instead of the generated 20 MB sample.")
     var file: String?
@@ -97,11 +98,14 @@ struct DemoCommand: AsyncParsableCommand {
         let usage = try await laptop.usage()
         step.say("backend holds \(usage.recordCount) records, \(usage.chunkCount) chunks, \(usage.chunkBytes) bytes")
 
+        let devices = FileManager.default.temporaryDirectory.appendingPathComponent("docsync-demo-devices-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: devices) }
+        try await DaemonDemo(base: devices).run()
+
         step.title("Not built yet")
-        step.say("docsyncd (inotify watcher, local index, sync engine) — issue #3")
-        step.say("docs-status (per-file status, metadata queries, on-demand files, version store) — issue #4")
+        step.say("docs-status ls, query, conflicts, download/evict, versions/restore — issue #4")
         step.say("docsync-server and the HTTP backend (machines over the network) — issue #5")
-        if temporary { step.say("\n(the temporary backend is removed; pass --backend DIR to keep one)") }
+        if temporary { step.say("\n(the temporary directories are removed; pass --backend DIR to keep the first backend)") }
     }
 
     /// Every change after `token`, page by page.
