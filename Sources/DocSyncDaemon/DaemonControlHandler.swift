@@ -30,7 +30,7 @@ struct DaemonControlHandler: ControlHandler {
     }
 
     func status() -> DaemonStatus {
-        let folders = self.folders.map { $0.engine.status() }
+        let folders = self.folders.map { $0.status() }
         let signedOut = folders.contains { $0.message == "account: not signed in" }
         return DaemonStatus(device: configuration.device, backend: configuration.backend.url.absoluteString,
                             account: signedOut ? "not signed in" : "signed in", folders: folders)

@@ -63,6 +63,16 @@ final class FolderService: Service, Sendable {
         watcher.stop()
     }
 
+    /// The engine's status, with the watcher's latest warning (a queue overflow, a watch limit
+    /// reached) shown as a problem of the folder itself.
+    func status() -> FolderStatus {
+        var status = engine.status()
+        if let warning = watcher.warnings.last {
+            status.problems.insert(ItemProblem(path: ".", message: "watcher: \(warning) (the folder was scanned again)"), at: 0)
+        }
+        return status
+    }
+
     /// Settled: the engine has nothing to do and the watcher has nothing held back.
     var isSettled: Bool { watcher.isQuiet && engine.isSettled }
 }

@@ -2,7 +2,8 @@ import DocSyncCore
 import Foundation
 import GRDB
 
-/// Applying one remote record or deletion to the folder and the index (SPEC §3, §4).
+/// Applying one remote record to the folder and the index (SPEC §3): new items, updates
+/// of items unchanged here, renames; merges, collisions and deletions live beside this file.
 extension FolderEngine {
     func absolute(_ path: RelativePath) -> String { configuration.root.path + "/" + path.string }
 
@@ -41,7 +42,7 @@ extension FolderEngine {
     }
 
     /// A record this device does not know yet.
-    private func applyNew(_ server: DocSyncCore.Record) async throws(SyncError) {
+    func applyNew(_ server: DocSyncCore.Record) async throws(SyncError) {
         if let other = try readIndex({ db in try db.item(at: server.path) }) {
             try await collide(local: other, server: server)
             return
@@ -69,7 +70,7 @@ extension FolderEngine {
     }
 
     /// Writes `server` at its path over `replacing` (or into an empty place) and stores its row.
-    private func place(_ server: DocSyncCore.Record, replacing expected: IndexItem?, then adjust: (inout IndexItem) -> Void) async throws(SyncError) {
+    func place(_ server: DocSyncCore.Record, replacing expected: IndexItem?, then adjust: (inout IndexItem) -> Void) async throws(SyncError) {
         switch try await write(server, at: server.path, expected: expected, keepReplacedAs: expected == nil ? nil : .overwritten) {
         case .targetChanged:
             throw localChangeMidway(server.path)
@@ -89,7 +90,7 @@ extension FolderEngine {
     }
 
     /// The local item is unchanged since the server acknowledged it: take the server's record.
-    private func applyUpdate(_ server: DocSyncCore.Record, to original: IndexItem) async throws(SyncError) {
+    func applyUpdate(_ server: DocSyncCore.Record, to original: IndexItem) async throws(SyncError) {
         var row = original
         if server.path != row.path {
             guard try move(&row, to: server.path) else {
@@ -114,140 +115,6 @@ extension FolderEngine {
         settle(&row, acked: server)
         let final = row
         try writeIndex { db in try final.update(db) }
-    }
-
-    /// Both sides changed the item: three-way merge against the acknowledged ancestor.
-    func mergeAndApply(row original: IndexItem, server: DocSyncCore.Record) async throws(SyncError) {
-        var row = original
-        if row.needsRead { try readContent(&row) }
-        let local = row.record(zone: configuration.zone, device: configuration.device)
-        let outcome = ThreeWayMerge.merge(
-            ancestor: row.acked, local: local, server: server, policy: configuration.conflictPolicy,
-            localDevice: configuration.device, conflictCopyName: RecordID.newName(), conflictTime: row.modified,
-            pathIsTaken: { [self] path in FileManager.default.fileExists(atPath: absolute(path)) || ((try? index.read { db in try db.item(at: path) }) ?? nil) != nil })
-        let merged = outcome.merged
-        var expected: IndexItem? = row
-        var needWrite = contentKey(of: row) != contentKey(of: merged) || row.kind != merged.type
-        if let copy = outcome.conflictCopy {
-            // Keep-both: the local content moves aside as a new item; the server's takes its place.
-            try keepAsConflictCopy(row, at: copy.path, recordName: copy.id.recordName)
-            logger.notice("conflict: kept this device's version beside the other", metadata: ["path": "\(merged.path)", "copy": "\(copy.path)"])
-            expected = nil
-            needWrite = true
-        } else if merged.path != row.path {
-            if try move(&row, to: merged.path) { expected = row } else {
-                throw localChangeMidway(merged.path)
-            }
-        }
-        if outcome.losingContent == .server { try await keepServerVersion(server) }
-        var written: FileStat?
-        if needWrite {
-            let reason: VersionStore.Reason = outcome.losingContent == .local ? .conflict : .overwritten
-            switch try await write(merged, at: merged.path, expected: expected, keepReplacedAs: reason) {
-            case .targetChanged: throw localChangeMidway(merged.path)
-            case .written(let stat): written = stat
-            }
-        } else {
-            written = adjustMetadata(of: row, mode: merged.mode, modified: merged.modified)
-        }
-        row.take(merged)
-        if let written { row.take(written) }
-        row.acked = server
-        row.needsRead = false
-        if outcome.needsSend {
-            markChanged(&row)
-        } else {
-            settle(&row, acked: server)
-        }
-        let final = row
-        try writeIndex { db in
-            try final.update(db)
-            try refreshConflictFlags(db, around: [final.path] + (outcome.conflictCopy.map { [$0.path] } ?? []))
-        }
-    }
-
-    /// A remote record and a different local item at the same path.
-    private func collide(local: IndexItem, server: DocSyncCore.Record) async throws(SyncError) {
-        var local = local
-        if local.kind == .folder && server.type == .folder {
-            if local.acked != nil && local.recordName < server.id.recordName {
-                return  // Two folder records for one path: the smaller name stays, the other device drops its own.
-            }
-            // Adopt the server's folder record for this directory; drop ours.
-            var row = local
-            row.recordName = server.id.recordName
-            let keepMode = row.mode
-            row.take(server)
-            row.mode = keepMode
-            settle(&row, acked: server)
-            if keepMode != server.mode { markChanged(&row) }
-            let adopted = row
-            try writeIndex { db in
-                if local.acked == nil {
-                    try db.deleteItem(named: local.recordName)
-                } else {
-                    try db.execute(sql: "UPDATE item SET pending = 2, revision = revision + 1 WHERE recordName = ?", arguments: [local.recordName])
-                }
-                try adopted.insert(db)
-            }
-            return
-        }
-        if local.acked == nil && local.kind == server.type {
-            if local.needsRead { try readContent(&local) }
-            if contentKey(of: local) == contentKey(of: server) {
-                // The same content was created on both devices: one item, the server's.
-                var row = local
-                row.recordName = server.id.recordName
-                let keepMode = row.mode
-                row.take(server)
-                row.mode = keepMode
-                row.take(local.stat)
-                settle(&row, acked: server)
-                if keepMode != server.mode { markChanged(&row) }
-                let adopted = row
-                try writeIndex { db in
-                    try db.execute(sql: "UPDATE chunkLocation SET recordName = ? WHERE recordName = ?", arguments: [adopted.recordName, local.recordName])
-                    try db.deleteItem(named: local.recordName)
-                    try adopted.insert(db)
-                }
-                return
-            }
-        }
-        try renameAside(local)
-        try await place(server, replacing: nil, then: { _ in })
-    }
-
-    /// Moves a local item out of the way, to a conflict-copy name beside it (synced as a change of path).
-    private func renameAside(_ original: IndexItem) throws(SyncError) {
-        var row = original
-        let copy = ConflictName.copyPath(for: row.path, device: configuration.device, time: row.modified, isTaken: { [self] path in
-            FileManager.default.fileExists(atPath: absolute(path)) || ((try? index.read { db in try db.item(at: path) }) ?? nil) != nil
-        })
-        guard try move(&row, to: copy) else { throw localChangeMidway(copy) }
-        markChanged(&row)
-        logger.notice("conflict: two items for one path; kept this device's beside the other", metadata: ["path": "\(original.path)", "copy": "\(copy)"])
-        let final = row
-        try writeIndex { db in
-            try final.update(db)
-            try refreshConflictFlags(db, around: [copy])
-        }
-    }
-
-    /// Keep-both: the local file moves to `path` as a new item (same content, new record).
-    private func keepAsConflictCopy(_ row: IndexItem, at path: RelativePath, recordName: String) throws(SyncError) {
-        _ = try Materializer.makeParents(of: path, root: configuration.root.path)
-        guard rename(absolute(row.path), absolute(path)) == 0 else { throw Materializer.failure("keep a conflict copy at", path.string) }
-        var copy = row
-        copy.recordName = recordName
-        copy.path = path
-        copy.acked = nil
-        copy.chunksUploaded = false
-        markChanged(&copy)
-        let final = copy
-        try writeIndex { db in
-            try final.insert(db)
-            try db.execute(sql: "UPDATE chunkLocation SET recordName = ? WHERE recordName = ?", arguments: [recordName, row.recordName])
-        }
     }
 
     /// Renames the item's file (and, for a folder, the paths of everything beneath it in the
@@ -276,7 +143,7 @@ extension FolderEngine {
     /// Sets a local item's mode and modification time to the remote values; returns the
     /// item's state as the index must remember it — computed, not re-read, so an edit made
     /// meanwhile still shows as a change.
-    private func adjustMetadata(of row: IndexItem, mode: UInt32, modified: Timestamp) -> FileStat {
+    func adjustMetadata(of row: IndexItem, mode: UInt32, modified: Timestamp) -> FileStat {
         var stat = row.stat
         if row.mode != mode, chmod(absolute(row.path), mode_t(mode)) == 0 { stat.mode = mode }
         if row.kind == .document, row.modified != modified {
@@ -284,134 +151,6 @@ extension FolderEngine {
             stat.modified = modified
         }
         return stat
-    }
-
-    /// A remote deletion.
-    func applyRemoteDeletion(_ recordName: String) throws(SyncError) {
-        guard var row = try readIndex({ db in try db.item(named: recordName) }) else { return }
-        switch row.pending {
-        case .delete:
-            try writeIndex { db in try db.deleteItem(named: recordName) }
-            return
-        case .save:
-            // Changed here, deleted there: the edit wins and is sent as a new save.
-            row.acked = nil
-            let final = row
-            try writeIndex { db in try final.update(db) }
-            return
-        case .none:
-            break
-        }
-        let path = absolute(row.path)
-        guard let stat = try? FileStat.of(path) else {
-            try writeIndex { db in try db.deleteItem(named: recordName) }
-            return
-        }
-        if !row.matches(stat) || row.kind == .folder {
-            try reconcile([EngineInbox.Scope(path: row.path, subtree: row.kind == .folder)])
-            guard let again = try readIndex({ db in try db.item(named: recordName) }) else { return }
-            row = again
-            if row.pending == .save {
-                row.acked = nil
-                let final = row
-                try writeIndex { db in try final.update(db) }
-                return
-            }
-        }
-        if row.kind == .folder {
-            let children = try readIndex { db in try db.items(under: row.path).filter { $0.recordName != recordName && $0.pending != .delete } }
-            if !children.isEmpty {
-                // New local items inside: the folder stays and is sent again.
-                row.acked = nil
-                markChanged(&row)
-                let final = row
-                try writeIndex { db in try final.update(db) }
-                return
-            }
-            if rmdir(path) != 0 && errno != ENOENT {
-                // Only ignored files are left inside: keep them in the version store.
-                let kept = row
-                try writeIndex { db in try versions.keep(path, item: kept, reason: .deleted, device: kept.acked?.lastModifiedBy ?? "", move: true, in: db) }
-            }
-            try writeIndex { db in try db.deleteItem(named: recordName) }
-            return
-        }
-        let kept = row
-        try writeIndex { db in
-            try versions.keep(path, item: kept, reason: .deleted, device: kept.acked?.lastModifiedBy ?? "", move: true, in: db)
-            try db.deleteItem(named: recordName)
-            try refreshConflictFlags(db, around: [kept.path])
-        }
-        logger.info("deleted on another device; kept in the version store", metadata: ["path": "\(kept.path)"])
-    }
-
-    /// Under local-wins (or newest-wins with the local side newer) the server's content is
-    /// kept in the version store.
-    private func keepServerVersion(_ server: DocSyncCore.Record) async throws(SyncError) {
-        guard server.type == .document, let asset = server.asset else { return }
-        let content = try await backend.loadAsset(asset)
-        let staging = configuration.stateDirectory.appendingPathComponent(Materializer.temporaryPrefix + RecordID.newName())
-        do {
-            try content.write(to: staging)
-            var item = IndexItem(recordName: server.id.recordName, path: server.path, kind: .document,
-                                 stat: FileStat(kind: .file, size: server.size, modified: server.modified, inode: 0, device: 0, mode: server.mode))
-            item.size = server.size
-            try index.write { db in try versions.keep(staging.path, item: item, reason: .conflict, device: server.lastModifiedBy, move: true, in: db) }
-        } catch {
-            unlink(staging.path)
-            throw SyncError(.serviceUnavailable, "cannot keep the other device's version of \(server.path): \(error)")
-        }
-    }
-
-    /// Reads a changed file's content into the row (digest, asset, chunk locations) and
-    /// stores both in the index.
-    func readContent(_ row: inout IndexItem) throws(SyncError) {
-        let chunks = try readContentUnsaved(&row)
-        let final = row
-        try writeIndex { db in
-            try final.update(db)
-            if let chunks { try db.setChunkLocations(of: final.recordName, chunks: chunks) }
-        }
-    }
-
-    /// Reads a changed item's content into the row without touching the index; returns a
-    /// document's chunk list (for `setChunkLocations`), `nil` for other kinds.
-    func readContentUnsaved(_ row: inout IndexItem) throws(SyncError) -> [ChunkRef]? {
-        switch row.kind {
-        case .folder:
-            row.needsRead = false
-            return nil
-        case .symlink:
-            let target = try ContentReader.linkTarget(absolute(row.path))
-            row.symlinkTarget = target
-            row.size = Int64(target.utf8.count)
-            row.needsRead = false
-            return nil
-        case .document:
-            let content = try ContentReader.read(absolute(row.path))
-            row.take(content.stat)
-            row.digest = content.manifest.contentDigest
-            row.asset = content.reference
-            row.needsRead = false
-            return content.manifest.chunks
-        }
-    }
-
-    /// What decides whether two versions have the same content.
-    func contentKey(of row: IndexItem) -> String {
-        switch row.kind {
-        case .document: return "d:" + (row.digest?.hex ?? "?")
-        case .symlink: return "l:" + (row.symlinkTarget ?? "?")
-        case .folder: return "f"
-        }
-    }
-
-    func contentKey(of record: DocSyncCore.Record) -> String {
-        switch record.type {
-        case .document: return "d:" + (record.contentDigest?.hex ?? "?")
-        case .symlink: return "l:" + (record.symlinkTarget ?? "?")
-        case .folder: return "f"
-        }
     }
 
     /// The row now matches `record`, which the server has.

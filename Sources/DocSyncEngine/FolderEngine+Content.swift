@@ -1,0 +1,57 @@
+import DocSyncCore
+import Foundation
+import GRDB
+
+/// Reading a local item's content into its index row, and what makes two versions the same content.
+extension FolderEngine {
+    /// Reads a changed file's content into the row (digest, asset, chunk locations) and
+    /// stores both in the index.
+    func readContent(_ row: inout IndexItem) throws(SyncError) {
+        let chunks = try readContentUnsaved(&row)
+        let final = row
+        try writeIndex { db in
+            try final.update(db)
+            if let chunks { try db.setChunkLocations(of: final.recordName, chunks: chunks) }
+        }
+    }
+
+    /// Reads a changed item's content into the row without touching the index; returns a
+    /// document's chunk list (for `setChunkLocations`), `nil` for other kinds.
+    func readContentUnsaved(_ row: inout IndexItem) throws(SyncError) -> [ChunkRef]? {
+        switch row.kind {
+        case .folder:
+            row.needsRead = false
+            return nil
+        case .symlink:
+            let target = try ContentReader.linkTarget(absolute(row.path))
+            row.symlinkTarget = target
+            row.size = Int64(target.utf8.count)
+            row.needsRead = false
+            return nil
+        case .document:
+            let content = try ContentReader.read(absolute(row.path))
+            row.take(content.stat)
+            row.digest = content.manifest.contentDigest
+            row.asset = content.reference
+            row.needsRead = false
+            return content.manifest.chunks
+        }
+    }
+
+    /// What decides whether two versions have the same content.
+    func contentKey(of row: IndexItem) -> String {
+        switch row.kind {
+        case .document: return "d:" + (row.digest?.hex ?? "?")
+        case .symlink: return "l:" + (row.symlinkTarget ?? "?")
+        case .folder: return "f"
+        }
+    }
+
+    func contentKey(of record: DocSyncCore.Record) -> String {
+        switch record.type {
+        case .document: return "d:" + (record.contentDigest?.hex ?? "?")
+        case .symlink: return "l:" + (record.symlinkTarget ?? "?")
+        case .folder: return "f"
+        }
+    }
+}
