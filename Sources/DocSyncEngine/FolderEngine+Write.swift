@@ -47,11 +47,18 @@ extension FolderEngine {
                 let manifest = try await backend.loadManifest(asset)
                 var hasher = StreamingSHA256()
                 let total = manifest.chunks.count
-                for (number, chunk) in manifest.chunks.enumerated() {
-                    let bytes = try await chunkBytes(chunk)
-                    hasher.update(bytes)
-                    try Materializer.writeAll(fd, bytes, path: path.string)
-                    if total > 16 && number % 64 == 0 { setDownloadProgress(record.id.recordName, Double(number) / Double(total)) }
+                var position = 0
+                while position < total {
+                    // A group of chunks at a time: one lookup of local copies, one download of the rest.
+                    let group = Array(manifest.chunks[position..<min(position + 256, total)])
+                    let found = try await chunkBytes(group)
+                    for chunk in group {
+                        guard let bytes = found[chunk.digest] else { throw SyncError.chunkNotFound(chunk.digest) }
+                        hasher.update(bytes)
+                        try Materializer.writeAll(fd, bytes, path: path.string)
+                    }
+                    position += group.count
+                    if position < total { setDownloadProgress(record.id.recordName, Double(position) / Double(total)) }
                 }
                 guard hasher.finalize() == asset.contentDigest else {
                     throw SyncError(.chunkCorrupt, "\(path): the downloaded content does not match its digest; it will be fetched again", digest: asset.contentDigest)
@@ -110,20 +117,33 @@ extension FolderEngine {
         return .written(written)
     }
 
-    /// A chunk's bytes: from a local file when one holds it (verified), else from the backend.
-    private func chunkBytes(_ chunk: ChunkRef) async throws(SyncError) -> Data {
-        let places = (try? index.read { db in try db.chunkLocations(of: chunk.digest) }) ?? []
-        for place in places where place.length == chunk.length {
-            if let data = ContentReader.readRange(configuration.root.path + "/" + place.path.string, offset: place.offset, length: place.length),
-               SHA256Digest(hashing: data) == chunk.digest {
-                return data
+    /// The bytes of `chunks`: from local files where this machine holds them (verified),
+    /// the rest downloaded in one call.
+    private func chunkBytes(_ chunks: [ChunkRef]) async throws(SyncError) -> [SHA256Digest: Data] {
+        var lengths: [SHA256Digest: Int] = [:]
+        for chunk in chunks { lengths[chunk.digest] = chunk.length }
+        let digests = Array(lengths.keys)
+        let places = (try? index.read { db in try db.chunkLocations(of: digests) }) ?? [:]
+        var found: [SHA256Digest: Data] = [:]
+        for (digest, candidates) in places {
+            for place in candidates where place.length == lengths[digest] {
+                if let data = ContentReader.readRange(configuration.root.path + "/" + place.path.string, offset: place.offset, length: place.length),
+                   SHA256Digest(hashing: data) == digest {
+                    found[digest] = data
+                    break
+                }
             }
         }
-        let data = try await backend.downloadChunk(chunk.digest)
-        guard data.count == chunk.length else {
-            throw SyncError(.chunkCorrupt, "chunk \(chunk.digest.shortHex) has \(data.count) bytes, the manifest says \(chunk.length)", digest: chunk.digest)
+        let missing = digests.filter { found[$0] == nil }
+        if !missing.isEmpty {
+            for (digest, data) in try await backend.downloadChunks(missing) {
+                guard data.count == lengths[digest] else {
+                    throw SyncError(.chunkCorrupt, "chunk \(digest.shortHex) has \(data.count) bytes, the manifest says \(lengths[digest] ?? 0)", digest: digest)
+                }
+                found[digest] = data
+            }
         }
-        return data
+        return found
     }
 
     private func setDownloadProgress(_ recordName: String, _ fraction: Double) {

@@ -89,13 +89,23 @@ extension Database {
         try execute(sql: "DELETE FROM chunkLocation WHERE recordName = ?", arguments: [recordName])
     }
 
-    /// Places on this machine where a chunk may be read (to be verified before use).
-    func chunkLocations(of digest: SHA256Digest) throws -> [(path: RelativePath, offset: Int64, length: Int)] {
-        try Row.fetchAll(self, sql: """
-            SELECT item.path, chunkLocation.offset, chunkLocation.length FROM chunkLocation
-            JOIN item ON item.recordName = chunkLocation.recordName
-            WHERE chunkLocation.digest = ? AND item.pending != 2 LIMIT 4
-            """, arguments: [Data(digest.bytes)]).map { (RelativePath($0[0] as String), $0[1], $0[2]) }
+    /// Places on this machine where each of `digests` may be read (to be verified before use).
+    func chunkLocations(of digests: [SHA256Digest]) throws -> [SHA256Digest: [(path: RelativePath, offset: Int64, length: Int)]] {
+        var places: [SHA256Digest: [(path: RelativePath, offset: Int64, length: Int)]] = [:]
+        for start in stride(from: 0, to: digests.count, by: 500) {
+            let slice = digests[start..<min(start + 500, digests.count)]
+            let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
+            let rows = try Row.fetchAll(self, sql: """
+                SELECT chunkLocation.digest, item.path, chunkLocation.offset, chunkLocation.length FROM chunkLocation
+                JOIN item ON item.recordName = chunkLocation.recordName
+                WHERE chunkLocation.digest IN (\(marks)) AND item.pending != 2
+                """, arguments: StatementArguments(slice.map { Data($0.bytes) }))
+            for row in rows {
+                guard let digest = SHA256Digest(bytes: row[0] as Data), (places[digest]?.count ?? 0) < 4 else { continue }
+                places[digest, default: []].append((RelativePath(row[1] as String), row[2], row[3]))
+            }
+        }
+        return places
     }
 
     // MARK: engine state

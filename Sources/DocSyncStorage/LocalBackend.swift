@@ -5,7 +5,7 @@ import Logging
 import Synchronization
 
 /// The embedded backend (`file:///path`): records, change history and tombstones in SQLite
-/// (WAL, busy timeout, immediate write transactions), chunks in a `ChunkDirectory`.
+/// (WAL, busy timeout, immediate write transactions), chunks in pack files (`PackStore`).
 ///
 /// Several `LocalBackend` instances — in one process or in several — may use the same
 /// directory at once: SQLite serializes their writes and every commit signals the others
@@ -13,7 +13,8 @@ import Synchronization
 /// `Options.tombstoneRetention` are compacted when the backend opens and hourly while it is
 /// written to; a change token from before a compaction gets `changeTokenExpired`.
 ///
-/// Layout of the directory: `records.sqlite` (+ `-wal`, `-shm`), `chunks/`, `commit-signal`.
+/// Layout of the directory: `records.sqlite` (+ `-wal`, `-shm`; records, history, the chunk
+/// index), `packs/` (chunk data), `commit-signal`.
 public final class LocalBackend: StorageBackend {
     public struct Options: Sendable {
         /// How long tombstones are kept: a device offline for longer refetches everything.
@@ -30,7 +31,7 @@ public final class LocalBackend: StorageBackend {
     public let directory: URL
     public let options: Options
     let pool: DatabasePool
-    let chunks: ChunkDirectory
+    let chunks: PackStore
     let commitSignal: CommitSignal
     let logger = Logger(label: "docsync.storage.local")
     private let notifier = Mutex(NotifierState())
@@ -59,9 +60,8 @@ public final class LocalBackend: StorageBackend {
         } catch {
             throw LocalBackend.map(error, "open the backend at \(directory.path)")
         }
-        chunks = try ChunkDirectory(root: self.directory.appendingPathComponent("chunks"))
+        chunks = try PackStore(root: self.directory.appendingPathComponent("packs"), pool: pool)
         commitSignal = try CommitSignal(path: self.directory.appendingPathComponent("commit-signal").path)
-        chunks.removeTemporaryFiles()
         try compactTombstones(olderThan: options.tombstoneRetention)
     }
 
@@ -115,8 +115,11 @@ public final class LocalBackend: StorageBackend {
             throw SyncError(.limitExceeded, "batch of \(batch.itemCount) items exceeds \(RecordBatch.maximumItems); split it and resend")
         }
         var failed = LocalBackend.validate(batch)
+        let chunks = self.chunks
+        let referenced = batch.saves.flatMap { $0.asset?.entries.map(\.digest) ?? [] }
+        let absent = try await offload { () throws(SyncError) in try chunks.missing(referenced) }
         for record in batch.saves where failed[record.id] == nil {
-            if let missing = record.asset?.entries.first(where: { !chunks.contains($0.digest) }) {
+            if let missing = record.asset?.entries.first(where: { absent.contains($0.digest) }) {
                 failed[record.id] = SyncError(.chunkNotFound, "\(record.path): chunk \(missing.digest.shortHex) of its asset is not stored; upload the chunks first", digest: missing.digest)
             }
         }
@@ -163,12 +166,12 @@ public final class LocalBackend: StorageBackend {
 
     public func missingChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> Set<SHA256Digest> {
         let chunks = self.chunks
-        return try await offload { Set(digests.filter { !chunks.contains($0) }) }
+        return try await offload { () throws(SyncError) in try chunks.missing(digests) }
     }
 
     public func uploadChunk(_ digest: SHA256Digest, bytes: Data) async throws(SyncError) {
         let chunks = self.chunks
-        try await offload { () throws(SyncError) in try chunks.store(digest, bytes: bytes) }
+        try await offload { () throws(SyncError) in try chunks.store([ChunkUpload(digest: digest, bytes: bytes)]) }
     }
 
     public func uploadChunks(_ chunks: [ChunkUpload]) async throws(SyncError) {
@@ -176,9 +179,20 @@ public final class LocalBackend: StorageBackend {
         try await offload { () throws(SyncError) in try directory.store(chunks) }
     }
 
+    /// Where a stored chunk's bytes lie (a pack file, offset and length), for repair tools
+    /// and tests; `nil` when the chunk is not stored.
+    public func chunkLocation(_ digest: SHA256Digest) throws(SyncError) -> (path: String, offset: Int64, length: Int)? {
+        try chunks.location(of: digest)
+    }
+
     public func downloadChunk(_ digest: SHA256Digest) async throws(SyncError) -> Data {
         let chunks = self.chunks
         return try await offload { () throws(SyncError) in try chunks.load(digest) }
+    }
+
+    public func downloadChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> [SHA256Digest: Data] {
+        let chunks = self.chunks
+        return try await offload { () throws(SyncError) in try chunks.load(digests) }
     }
 
     public func usage() async throws(SyncError) -> StorageUsage {
@@ -187,7 +201,7 @@ public final class LocalBackend: StorageBackend {
              try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record") ?? 0)
         }
         let chunks = self.chunks
-        let stored = try await offload { chunks.usage() }
+        let stored = try await offload { () throws(SyncError) in try chunks.usage() }
         return StorageUsage(zoneCount: counts.0, recordCount: counts.1, chunkCount: stored.count, chunkBytes: stored.bytes)
     }
 

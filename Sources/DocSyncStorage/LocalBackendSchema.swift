@@ -37,6 +37,16 @@ enum LocalBackendSchema {
                 CREATE INDEX tombstone_by_age ON tombstone(deletedAt);
                 """)
         }
+        migrator.registerMigration("v2: chunks in pack files, indexed") { db in
+            try db.execute(sql: """
+                CREATE TABLE chunk (
+                    digest BLOB PRIMARY KEY NOT NULL,  -- 32 bytes of SHA-256
+                    pack TEXT NOT NULL,                -- file name under packs/
+                    offset INTEGER NOT NULL,
+                    length INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

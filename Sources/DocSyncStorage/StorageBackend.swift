@@ -75,6 +75,11 @@ public protocol StorageBackend: Sendable {
     /// corrupt one needs repair).
     func downloadChunk(_ digest: SHA256Digest) async throws(SyncError) -> Data
 
+    /// The verified bytes of several chunks, with the errors of `downloadChunk` (the first
+    /// chunk that is missing or corrupt fails the call). Backends may make this much cheaper
+    /// than one call per chunk; the default calls `downloadChunk` for each.
+    func downloadChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> [SHA256Digest: Data]
+
     /// A stream that yields whenever records of some zone change — by this client, another
     /// client or another process — naming the zones concerned (a deleted zone is named too).
     /// Notifications may be coalesced but a change is never followed by silence: after the
@@ -89,6 +94,12 @@ public protocol StorageBackend: Sendable {
 extension StorageBackend {
     public func uploadChunks(_ chunks: [ChunkUpload]) async throws(SyncError) {
         for chunk in chunks { try await uploadChunk(chunk.digest, bytes: chunk.bytes) }
+    }
+
+    public func downloadChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> [SHA256Digest: Data] {
+        var found: [SHA256Digest: Data] = [:]
+        for digest in digests where found[digest] == nil { found[digest] = try await downloadChunk(digest) }
+        return found
     }
 }
 

@@ -51,18 +51,34 @@ import Testing
         await expectSyncError(.changeTokenExpired) { try await backend.fetchChanges(in: zone, since: garbage, limit: 10) }
     }
 
-    @Test func chunkWritesLeaveNoTemporaryFiles() async throws {
+    @Test func aBatchOfChunksIsOnePackAndABadBatchStoresNothing() async throws {
         let backend = try LocalBackend(directory: directory.url)
         var random = SeededRandom(seed: 3)
-        let content = Data(random.bytes(300_000))
-        _ = try await backend.storeAsset(content)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.appendingPathComponent("chunks/tmp").path)
-        #expect(leftovers.isEmpty)
-        let stale = directory.url.appendingPathComponent("chunks/tmp/interrupted")
-        try Data("half".utf8).write(to: stale)
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: stale.path)
-        _ = try LocalBackend(directory: directory.url)
-        #expect(!FileManager.default.fileExists(atPath: stale.path), "an interrupted write's leftover is removed at open")
+        let pieces = (0..<20).map { _ in Data(random.bytes(5_000)) }
+        let uploads = pieces.map { ChunkUpload(digest: SHA256Digest(hashing: $0), bytes: $0) }
+        try await backend.uploadChunks(uploads)
+        let packs = directory.url.appendingPathComponent("packs")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: packs.path).count == 1, "one pack file for the batch")
+        #expect(try await backend.missingChunks(uploads.map(\.digest)).isEmpty)
+        for upload in uploads.prefix(3) { #expect(try await backend.downloadChunk(upload.digest) == upload.bytes) }
+
+        let good = Data(random.bytes(4_000)), other = Data(random.bytes(4_000))
+        let bad = [ChunkUpload(digest: SHA256Digest(hashing: good), bytes: good), ChunkUpload(digest: SHA256Digest(hashing: good), bytes: other)]
+        await expectSyncError(.chunkDigestMismatch) { try await backend.uploadChunks(bad) }
+        #expect(try await backend.missingChunks([SHA256Digest(hashing: good)]) == [SHA256Digest(hashing: good)], "nothing of a refused batch is stored")
+    }
+
+    @Test func aPackLeftUnindexedByACrashIsHarmless() async throws {
+        let backend = try LocalBackend(directory: directory.url)
+        let bytes = Data(repeating: 7, count: 10_000)
+        let digest = SHA256Digest(hashing: bytes)
+        // A crash between writing a pack and indexing it leaves a pack nobody points at.
+        try bytes.write(to: directory.url.appendingPathComponent("packs/0-orphan.pack"))
+        let reopened = try LocalBackend(directory: directory.url)
+        #expect(try await reopened.missingChunks([digest]) == [digest])
+        await expectSyncError(.chunkNotFound) { _ = try await reopened.downloadChunk(digest) }
+        try await backend.uploadChunk(digest, bytes: bytes)
+        #expect(try await reopened.downloadChunk(digest) == bytes)
     }
 
     @Test func concurrentUploadsOfOneChunkKeepOneCopy() async throws {

@@ -52,15 +52,9 @@ final class DevicePair: Sendable {
         return Dictionary(uniqueKeysWithValues: changes.changed.values.map { ($0.id.recordName, $0.path.string) })
     }
 
-    /// Number of chunk files stored in the backend.
-    func storedChunkCount() -> Int {
-        let chunks = backendDirectory.appendingPathComponent("chunks")
-        guard let walker = FileManager.default.enumerator(at: chunks, includingPropertiesForKeys: [.isRegularFileKey]) else { return 0 }
-        var count = 0
-        for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
-            count += 1
-        }
-        return count
+    /// Number of chunks stored in the backend.
+    func storedChunkCount() async throws -> Int {
+        try await LocalBackend(directory: backendDirectory).usage().chunkCount
     }
 }
 

@@ -44,11 +44,14 @@ public struct LocalBackendFixtureFactory: BackendFixtureFactory {
             backend: backend,
             openAnotherClient: { _ = directory; return try LocalBackend(directory: url) },
             corruptChunk: { digest in
-                let hex = digest.hex
-                let path = url.appendingPathComponent("chunks/\(hex.prefix(2))/\(hex.dropFirst(2).prefix(2))/\(hex)")
-                var bytes = try Data(contentsOf: path)
-                bytes[bytes.startIndex] ^= 0xff
-                try bytes.write(to: path)
+                // Flip the first byte of the chunk inside its pack file.
+                guard let place = try backend.chunkLocation(digest) else { return }
+                let handle = try FileHandle(forUpdating: URL(fileURLWithPath: place.path))
+                defer { try? handle.close() }
+                try handle.seek(toOffset: UInt64(place.offset))
+                let first = try handle.read(upToCount: 1) ?? Data([0])
+                try handle.seek(toOffset: UInt64(place.offset))
+                try handle.write(contentsOf: Data([first[first.startIndex] ^ 0xff]))
             },
             compactAllTombstones: { try backend.compactTombstones(olderThan: -1) }
         )

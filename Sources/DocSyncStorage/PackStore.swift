@@ -1,0 +1,225 @@
+import DocSyncCore
+import Foundation
+import GRDB
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The embedded backend's chunks: appended to pack files under `packs/` and indexed in the
+/// backend's database (`chunk`: digest → pack, offset, length).
+///
+/// A store writes its new chunks into a fresh pack file, flushes it (one fsync for the
+/// whole batch), and only then indexes them, in one transaction: a chunk is either indexed
+/// and durable, or not stored at all; a crash leaves at most an unindexed pack, which is
+/// harmless. Several processes may store at once (each writes its own packs; the index
+/// keeps the first copy of a chunk). Reads verify the digest, so "not stored"
+/// (`chunkNotFound`) and "stored but damaged" (`chunkCorrupt`) stay distinct.
+struct PackStore: Sendable {
+    let root: URL
+    let pool: DatabasePool
+
+    init(root: URL, pool: DatabasePool) throws(SyncError) {
+        self.root = root
+        self.pool = pool
+        do {
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        } catch {
+            throw SyncError(.internalError, "cannot create the pack directory \(root.path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Which of `digests` are not stored.
+    func missing(_ digests: [SHA256Digest]) throws(SyncError) -> Set<SHA256Digest> {
+        guard !digests.isEmpty else { return [] }
+        do {
+            return try pool.read { db in
+                var missing = Set(digests)
+                let unique = Array(missing)
+                for start in stride(from: 0, to: unique.count, by: 500) {
+                    let slice = unique[start..<min(start + 500, unique.count)]
+                    let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
+                    let found = try Data.fetchAll(db, sql: "SELECT digest FROM chunk WHERE digest IN (\(marks))",
+                                                  arguments: StatementArguments(slice.map { Data($0.bytes) }))
+                    for data in found { if let digest = SHA256Digest(bytes: data) { missing.remove(digest) } }
+                }
+                return missing
+            }
+        } catch {
+            throw LocalBackend.map(error, "look up chunks")
+        }
+    }
+
+    /// Stores `chunks`, refusing the whole batch (storing nothing) when any is too large or
+    /// does not hash to its digest. Chunks already stored are skipped.
+    func store(_ chunks: [ChunkUpload]) throws(SyncError) {
+        for chunk in chunks {
+            guard chunk.bytes.count <= StorageLimits.maximumChunkSize else {
+                throw SyncError(.limitExceeded, "chunk \(chunk.digest.shortHex) is \(chunk.bytes.count) bytes, more than the \(StorageLimits.maximumChunkSize) allowed", digest: chunk.digest)
+            }
+            guard SHA256Digest(hashing: chunk.bytes) == chunk.digest else {
+                throw SyncError(.chunkDigestMismatch, "chunk bytes do not hash to \(chunk.digest.shortHex); nothing was stored", digest: chunk.digest)
+            }
+        }
+        let absent = try missing(chunks.map(\.digest))
+        var seen = Set<SHA256Digest>()
+        let new = chunks.filter { absent.contains($0.digest) && seen.insert($0.digest).inserted }
+        guard !new.isEmpty else { return }
+
+        let name = "\(Int64(Date().timeIntervalSince1970 * 1000))-\(RecordID.newName().prefix(12)).pack"
+        let path = root.path + "/" + name
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SyncError.posix("create \(path)", errno) }
+        var entries: [(digest: SHA256Digest, offset: Int64, length: Int)] = []
+        var offset: Int64 = 0
+        var failure: SyncError?
+        for chunk in new {
+            let code = PackStore.writeAll(fd, chunk.bytes)
+            if code != 0 { failure = SyncError.posix("write \(path)", code); break }
+            entries.append((chunk.digest, offset, chunk.bytes.count))
+            offset += Int64(chunk.bytes.count)
+        }
+        if failure == nil, fsync(fd) != 0 { failure = SyncError.posix("flush \(path)", errno) }
+        close(fd)
+        if failure == nil { failure = syncDirectory() }
+        if let failure {
+            unlink(path)
+            throw failure
+        }
+        do {
+            try pool.write { db in
+                let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO chunk (digest, pack, offset, length) VALUES (?, ?, ?, ?)")
+                for entry in entries {
+                    try statement.execute(arguments: [Data(entry.digest.bytes), name, entry.offset, entry.length])
+                }
+            }
+        } catch {
+            unlink(path)
+            throw LocalBackend.map(error, "index \(entries.count) chunks")
+        }
+    }
+
+    /// The verified bytes of a chunk. Throws `chunkNotFound` or `chunkCorrupt`.
+    func load(_ digest: SHA256Digest) throws(SyncError) -> Data {
+        guard let place = try location(of: digest) else { throw SyncError.chunkNotFound(digest) }
+        let fd = open(place.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw SyncError(.chunkCorrupt, "pack \(place.path) holding chunk \(digest.shortHex) cannot be opened (\(String(cString: strerror(errno)))); it must be uploaded again", digest: digest)
+        }
+        defer { close(fd) }
+        return try PackStore.read(fd, place.offset, place.length, digest: digest, path: place.path)
+    }
+
+    /// The verified bytes of several chunks: one index query, each pack opened once.
+    /// Throws `chunkNotFound` or `chunkCorrupt` for the first chunk that is not right.
+    func load(_ digests: [SHA256Digest]) throws(SyncError) -> [SHA256Digest: Data] {
+        let unique = Array(Set(digests))
+        var places: [SHA256Digest: (pack: String, offset: Int64, length: Int)] = [:]
+        do {
+            try pool.read { db in
+                for start in stride(from: 0, to: unique.count, by: 500) {
+                    let slice = unique[start..<min(start + 500, unique.count)]
+                    let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
+                    for row in try Row.fetchAll(db, sql: "SELECT digest, pack, offset, length FROM chunk WHERE digest IN (\(marks))",
+                                                arguments: StatementArguments(slice.map { Data($0.bytes) })) {
+                        if let digest = SHA256Digest(bytes: row["digest"] as Data) { places[digest] = (row["pack"], row["offset"], row["length"]) }
+                    }
+                }
+            }
+        } catch {
+            throw LocalBackend.map(error, "look up \(unique.count) chunks")
+        }
+        if let absent = unique.first(where: { places[$0] == nil }) { throw SyncError.chunkNotFound(absent) }
+        var found: [SHA256Digest: Data] = [:]
+        let byPack = Dictionary(grouping: places, by: { $0.value.pack })
+        for (pack, entries) in byPack {
+            let path = root.path + "/" + pack
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                throw SyncError(.chunkCorrupt, "pack \(path) cannot be opened (\(String(cString: strerror(errno)))); its chunks must be uploaded again", digest: entries[0].key)
+            }
+            defer { close(fd) }
+            for (digest, place) in entries {
+                found[digest] = try PackStore.read(fd, place.offset, place.length, digest: digest, path: path)
+            }
+        }
+        return found
+    }
+
+    private static func read(_ fd: Int32, _ offset: Int64, _ length: Int, digest: SHA256Digest, path: String) throws(SyncError) -> Data {
+        var data = Data(count: length)
+        let complete = data.withUnsafeMutableBytes { raw -> Bool in
+            var done = 0
+            while done < length {
+                let got = pread(fd, raw.baseAddress! + done, length - done, off_t(offset) + off_t(done))
+                if got < 0 && errno == EINTR { continue }
+                if got <= 0 { return false }
+                done += got
+            }
+            return true
+        }
+        guard complete, SHA256Digest(hashing: data) == digest else {
+            throw SyncError(.chunkCorrupt, "stored chunk \(digest.shortHex) does not match its digest (\(path) at \(offset)); it must be uploaded again", digest: digest)
+        }
+        return data
+    }
+
+    /// Where a stored chunk's bytes are: a pack file's path, the offset and the length.
+    func location(of digest: SHA256Digest) throws(SyncError) -> (path: String, offset: Int64, length: Int)? {
+        do {
+            return try pool.read { db in
+                try Row.fetchOne(db.cachedStatement(sql: "SELECT pack, offset, length FROM chunk WHERE digest = ?"), arguments: [Data(digest.bytes)])
+                    .map { (root.path + "/" + ($0["pack"] as String), $0["offset"], $0["length"]) }
+            }
+        } catch {
+            throw LocalBackend.map(error, "look up chunk \(digest.shortHex)")
+        }
+    }
+
+    /// Number of chunks and their total size.
+    func usage() throws(SyncError) -> (count: Int, bytes: Int64) {
+        do {
+            return try pool.read { db in
+                let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(SUM(length), 0) FROM chunk")!
+                return (row[0], row[1])
+            }
+        } catch {
+            throw LocalBackend.map(error, "count chunks")
+        }
+    }
+
+    /// Makes the pack's directory entry durable.
+    private func syncDirectory() -> SyncError? {
+        let fd = open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return SyncError.posix("open \(root.path)", errno) }
+        defer { close(fd) }
+        return fsync(fd) == 0 ? nil : SyncError.posix("flush \(root.path)", errno)
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: Data) -> Int32 {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return 0
+        }
+    }
+}
+
+extension SyncError {
+    /// A failed system call, classified: a full disk or quota is `quotaExceeded`, anything
+    /// else `internalError`, with the call and the system's message.
+    static func posix(_ what: String, _ code: Int32) -> SyncError {
+        let reason = String(cString: strerror(code))
+        if code == ENOSPC || code == EDQUOT {
+            return SyncError(.quotaExceeded, "backend storage is full (\(what): \(reason)); free space on the backend")
+        }
+        return SyncError(.internalError, "\(what): \(reason)")
+    }
+}
