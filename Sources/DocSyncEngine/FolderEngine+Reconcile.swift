@@ -31,7 +31,10 @@ extension FolderEngine {
                 problems.append(ItemProblem(path: path.string, message: "cannot be examined: \(error)"))
                 continue
             }
-            let known = (try? index.read { db in try db.item(at: path) }) ?? nil
+            let known = (try? index.read { db in try db.itemFacts(at: path) }) ?? nil
+            if let stat, stat.kind != .directory, let known, IndexItem.facts(known.stat, kind: known.kind, match: stat) {
+                continue  // unchanged (often the daemon's own write coming back): nothing to do
+            }
             if let stat, stat.kind == .directory, scope.subtree || known == nil || known?.kind != .folder {
                 let result = scanner.scan(path)
                 for entry in result.entries { observed[entry.path] = entry.stat }
@@ -89,6 +92,9 @@ extension FolderEngine {
         var fresh: [(RelativePath, FileStat)] = []
         for (path, stat) in observed.sorted(by: { $0.key < $1.key }) {
             guard let type = RecordType(stat.kind) else { continue }
+            if let facts = try db.itemFacts(at: path), facts.kind == type, IndexItem.facts(facts.stat, kind: facts.kind, match: stat) {
+                continue  // unchanged; (a renamed-away row at this path would not match its inode)
+            }
             if var row = try db.item(at: path), row.kind == type, vanished[row.recordName] == nil {
                 if row.matches(stat) { continue }
                 let contentChanged = row.kind != .folder && !(row.size == stat.size && row.modified == stat.modified && row.inode == stat.inode)

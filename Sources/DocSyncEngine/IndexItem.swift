@@ -57,9 +57,14 @@ public struct IndexItem: Hashable, Sendable {
     /// True when `stat` shows the same item in the same state as this row (no local change).
     /// Folders compare only inode and mode: their mtime moves whenever an entry is added.
     public func matches(_ stat: FileStat) -> Bool {
-        guard FileStat.Kind(kind) == stat.kind, inode == stat.inode, mode == stat.mode else { return false }
+        IndexItem.facts(self.stat, kind: kind, match: stat)
+    }
+
+    /// The rule of `matches`, for facts read without the whole row.
+    static func facts(_ known: FileStat, kind: RecordType, match stat: FileStat) -> Bool {
+        guard FileStat.Kind(kind) == stat.kind, known.inode == stat.inode, known.mode == stat.mode else { return false }
         if kind == .folder { return true }
-        return size == stat.size && modified == stat.modified
+        return known.size == stat.size && known.modified == stat.modified
     }
 
     /// The record this row would send: the local fields, based on the acknowledged tag.

@@ -52,6 +52,17 @@ extension Database {
         try IndexItem.fetchOne(cachedStatement(sql: "SELECT * FROM item WHERE path = ? AND pending != 2"), arguments: [path.string])
     }
 
+    /// The on-disk facts the index holds for the live item at `path` (no JSON decoding): enough
+    /// to tell that a watched path is unchanged, which is most of what the watcher reports.
+    func itemFacts(at path: RelativePath) throws -> (kind: RecordType, stat: FileStat)? {
+        guard let row = try Row.fetchOne(cachedStatement(sql: """
+            SELECT kind, size, mtime, inode, mode FROM item WHERE path = ? AND pending != 2
+            """), arguments: [path.string]), let kind = RecordType(rawValue: row[0]) else { return nil }
+        let stat = FileStat(kind: FileStat.Kind(kind), size: row[1], modified: Timestamp(nanosecondsSince1970: row[2]),
+                            inode: UInt64(bitPattern: row[3] as Int64), device: 0, mode: UInt32(row[4] as Int64))
+        return (kind, stat)
+    }
+
     /// Every item at `path` or beneath it (all items for `nil`), including pending deletions.
     func items(under path: RelativePath?) throws -> [IndexItem] {
         guard let path else { return try IndexItem.fetchAll(self, sql: "SELECT * FROM item") }
