@@ -35,6 +35,8 @@ extension FolderEngine {
             if (a.type == .folder) != (b.type == .folder) { return a.type == .folder }
             return (a.path.components.count, a.path.string) < (b.path.components.count, b.path.string)
         }
+        await prepareNewDocuments(ordered)
+        defer { discardPreparedFiles() }
         for record in ordered {
             do {
                 try await applyRemote(record)

@@ -39,47 +39,140 @@ extension FolderEngine {
             guard let written = try? FileStat.of(temporary) else { throw Materializer.failure("examine the link", path.string) }
             return try replace(target, with: temporary, written: written, path: path, expected: expected, reason: reason)
         case .document:
-            guard let asset = record.asset else { throw SyncError(.invalidArguments, "\(path): a document without content") }
-            let (fd, temporary) = try Materializer.createTemporary(beside: target)
-            var closed = false
-            defer { if !closed { close(fd) } }
+            let prepared: PreparedFile
+            if let ready = takePrepared(record, at: target) {
+                prepared = ready
+            } else {
+                prepared = try await prepareDocument(record, at: path, flush: true)
+            }
             do throws(SyncError) {
-                let manifest = try await backend.loadManifest(asset)
-                var hasher = StreamingSHA256()
-                let total = manifest.chunks.count
-                var position = 0
-                while position < total {
-                    // A group of chunks at a time: one lookup of local copies, one download of the rest.
-                    let group = Array(manifest.chunks[position..<min(position + 256, total)])
-                    let found = try await chunkBytes(group)
-                    for chunk in group {
-                        guard let bytes = found[chunk.digest] else { throw SyncError.chunkNotFound(chunk.digest) }
-                        hasher.update(bytes)
-                        try Materializer.writeAll(fd, bytes, path: path.string)
-                    }
-                    position += group.count
-                    if position < total { setDownloadProgress(record.id.recordName, Double(position) / Double(total)) }
-                }
-                guard hasher.finalize() == asset.contentDigest else {
-                    throw SyncError(.chunkCorrupt, "\(path): the downloaded content does not match its digest; it will be fetched again", digest: asset.contentDigest)
-                }
-                try Materializer.finish(fd, mode: record.mode, modified: record.modified, path: path.string)
-                // What was written, as the index must remember it: taken from the open file,
-                // so a change made right after the rename is still seen as a change.
-                let written: FileStat
-                do { written = try FileStat.of(descriptor: fd) } catch { throw Materializer.failure("examine", temporary) }
-                close(fd)
-                closed = true
-                let outcome = try replace(target, with: temporary, written: written, path: path, expected: expected, reason: reason)
+                let outcome = try replace(target, with: prepared.temporary, written: prepared.written, path: path, expected: expected, reason: reason)
                 if case .written = outcome {
-                    try? index.write { db in try db.setChunkLocations(of: record.id.recordName, chunks: manifest.chunks) }
+                    try? index.write { db in try db.setChunkLocations(of: record.id.recordName, chunks: prepared.chunks) }
                 }
                 return outcome
             } catch {
-                unlink(temporary)
+                unlink(prepared.temporary)
                 throw error
             }
         }
+    }
+
+    /// A document's content written to a temporary file beside its target, verified, with
+    /// its mode and time set — not yet renamed into place.
+    struct PreparedFile: Sendable {
+        var temporary: String
+        /// The temporary file's state (kept by the rename).
+        var written: FileStat
+        var chunks: [ChunkRef]
+        var contentDigest: SHA256Digest
+    }
+
+    /// Writes `record`'s content into a new temporary file beside `path`, from local copies
+    /// of its chunks where this machine has them and downloads otherwise, and verifies the
+    /// whole digest. With `flush`, the file is fsynced; without, the caller flushes the file
+    /// system before renaming it into place. Nothing is left behind on failure.
+    func prepareDocument(_ record: DocSyncCore.Record, at path: RelativePath, flush: Bool) async throws(SyncError) -> PreparedFile {
+        guard let asset = record.asset else { throw SyncError(.invalidArguments, "\(path): a document without content") }
+        let target = configuration.root.path + "/" + path.string
+        let made = try Materializer.makeParents(of: path, root: configuration.root.path)
+        if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
+        let (fd, temporary) = try Materializer.createTemporary(beside: target)
+        var closed = false
+        defer { if !closed { close(fd) } }
+        do throws(SyncError) {
+            let manifest = try await backend.loadManifest(asset)
+            var hasher = StreamingSHA256()
+            let total = manifest.chunks.count
+            var position = 0
+            while position < total {
+                // A group of chunks at a time: one lookup of local copies, one download of the rest.
+                let group = Array(manifest.chunks[position..<min(position + 256, total)])
+                let found = try await chunkBytes(group)
+                for chunk in group {
+                    guard let bytes = found[chunk.digest] else { throw SyncError.chunkNotFound(chunk.digest) }
+                    hasher.update(bytes)
+                    try Materializer.writeAll(fd, bytes, path: path.string)
+                }
+                position += group.count
+                if position < total { setDownloadProgress(record.id.recordName, Double(position) / Double(total)) }
+            }
+            guard hasher.finalize() == asset.contentDigest else {
+                throw SyncError(.chunkCorrupt, "\(path): the downloaded content does not match its digest; it will be fetched again", digest: asset.contentDigest)
+            }
+            try Materializer.finish(fd, mode: record.mode, modified: record.modified, flush: flush, path: path.string)
+            // What was written, as the index must remember it: taken from the open file, so a
+            // change made right after the rename is still seen as a change.
+            let written: FileStat
+            do { written = try FileStat.of(descriptor: fd) } catch { throw Materializer.failure("examine", temporary) }
+            close(fd)
+            closed = true
+            return PreparedFile(temporary: temporary, written: written, chunks: manifest.chunks, contentDigest: asset.contentDigest)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Documents of a page that are new here are written ahead, several at once and without
+    /// one fsync each: the file system is flushed once for all of them, and `write` then
+    /// only renames each into place (after its usual checks). Preparation failures are left
+    /// to `write`, which retries and reports them.
+    func prepareNewDocuments(_ records: [DocSyncCore.Record]) async {
+        let candidates = records.filter { record in
+            record.type == .document && record.asset != nil
+                && !scanner.withLock({ $0.isIgnored(record.path) })
+                && ((try? FileStat.of(absolute(record.path))) ?? nil) == nil
+        }
+        let known = (try? index.read { db in
+            try Set(String.fetchAll(db, sql: "SELECT recordName FROM item"))
+        }) ?? []
+        let work = candidates.filter { !known.contains($0.id.recordName) }
+        guard work.count > 1 else { return }
+        let results = await withTaskGroup(of: (String, PreparedFile?).self) { group in
+            var next = 0
+            var results: [String: PreparedFile] = [:]
+            func add() {
+                guard next < work.count else { return }
+                let record = work[next]
+                next += 1
+                group.addTask { [self] in
+                    (record.id.recordName, try? await prepareDocument(record, at: record.path, flush: false))
+                }
+            }
+            for _ in 0..<4 { add() }
+            while let (name, file) = await group.next() {
+                if let file { results[name] = file }
+                add()
+            }
+            return results
+        }
+        guard !results.isEmpty else { return }
+        if Materializer.flushFileSystem(of: configuration.root.path) {
+            preparedFiles.withLock { $0.merge(results) { _, new in new } }
+        } else {
+            for file in results.values { unlink(file.temporary) }
+        }
+    }
+
+    /// The prepared file for `record`, if one was written for this content beside `target`.
+    private func takePrepared(_ record: DocSyncCore.Record, at target: String) -> PreparedFile? {
+        guard let file = preparedFiles.withLock({ $0.removeValue(forKey: record.id.recordName) }) else { return nil }
+        let sameDirectory = (file.temporary as NSString).deletingLastPathComponent == (target as NSString).deletingLastPathComponent
+        guard sameDirectory, file.contentDigest == record.contentDigest else {
+            unlink(file.temporary)
+            return nil
+        }
+        return file
+    }
+
+    /// Removes prepared files nobody used (their records were applied some other way).
+    func discardPreparedFiles() {
+        let left = preparedFiles.withLock { files -> [PreparedFile] in
+            defer { files.removeAll() }
+            return Array(files.values)
+        }
+        for file in left { unlink(file.temporary) }
     }
 
     /// Renames `temporary` (whose state is `written`) over `target` if the target is still

@@ -26,6 +26,8 @@ public final class FolderEngine: Sendable {
     let live = Mutex(LiveStatus())
     /// Directories the engine created for remote items, not yet claimed by a folder record.
     let createdDirectories = Mutex(Set<RelativePath>())
+    /// Remote documents written ahead for the page being applied, by record name.
+    let preparedFiles = Mutex([String: PreparedFile]())
 
     /// What the loop is doing, for status.
     struct LiveStatus: Sendable {

@@ -63,13 +63,22 @@ enum Materializer {
         if !ok { throw failure("write", path) }
     }
 
-    /// Sets the mode and modification time of an open file, then flushes it to disk.
-    static func finish(_ fd: Int32, mode: UInt32, modified: Timestamp, path: String) throws(SyncError) {
+    /// Sets the mode and modification time of an open file, then (with `flush`) flushes it to disk.
+    static func finish(_ fd: Int32, mode: UInt32, modified: Timestamp, flush: Bool = true, path: String) throws(SyncError) {
         guard fchmod(fd, mode_t(mode)) == 0 else { throw failure("set the mode of", path) }
         let (seconds, nanoseconds) = modified.secondsAndNanoseconds
         var times = [timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds)), timespec(tv_sec: Int(seconds), tv_nsec: Int(nanoseconds))]
         guard futimens(fd, &times) == 0 else { throw failure("set the time of", path) }
-        guard fsync(fd) == 0 else { throw failure("flush", path) }
+        if flush { guard fsync(fd) == 0 else { throw failure("flush", path) } }
+    }
+
+    /// Flushes the whole file system holding `path` (`syncfs`): one call makes every file
+    /// written before it durable. Returns false when it failed.
+    static func flushFileSystem(of path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return docsync_syncfs(fd) == 0
     }
 
     /// Sets a path's modification time without following a final symlink.
@@ -79,3 +88,7 @@ enum Materializer {
         utimensat(AT_FDCWD, path, &times, AT_SYMLINK_NOFOLLOW)
     }
 }
+
+/// Linux's `syncfs(2)`, which Glibc's Swift module does not export without `_GNU_SOURCE`.
+@_silgen_name("syncfs")
+private func docsync_syncfs(_ fd: Int32) -> Int32
