@@ -38,7 +38,7 @@ struct BadInputTests {
         try "swap\n".write(to: a.file(".fine.txt.swp"), atomically: false, encoding: .utf8)
         a.rescan()
 
-        #expect(await eventually(timeout: .seconds(20)) { b.read("fine.txt") == "fine\n" && b.read(longName) == "long\n" && b.read("two\nlines.txt") == "newline\n" })
+        #expect(await eventually(timeout: .seconds(60)) { b.read("fine.txt") == "fine\n" && b.read(longName) == "long\n" && b.read("two\nlines.txt") == "newline\n" })
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: b.file("escape").path) == outside.path, "a symlink is synced as a link")
         #expect(b.names().sorted() == ["escape", "fine.txt", longName, "two\nlines.txt"].sorted(), "ignored and unsyncable items stay behind")
         let problems = Set(a.status.problems.map(\.path))
@@ -49,14 +49,14 @@ struct BadInputTests {
     @Test func aRemotePathThroughALocalSymlinkNeverLeavesTheFolder() async throws {
         let a = try EngineDevice(name: "alpha", base: base.url, backend: backend)
         let b = try EngineDevice(name: "beta", base: base.url, backend: backend)
-        #expect(await eventually(timeout: .seconds(10)) { b.engine.isSettled })
+        #expect(await eventually(timeout: .seconds(60)) { b.engine.isSettled })
         // On beta, "inbox" is a symlink out of the folder that beta's engine has not seen yet;
         // on alpha, "inbox" is a real directory with a file in it.
         try FileManager.default.createSymbolicLink(atPath: b.file("inbox").path, withDestinationPath: outside.path)
         try FileManager.default.createDirectory(at: a.file("inbox"), withIntermediateDirectories: true)
         try "payload\n".write(to: a.file("inbox/payload.txt"), atomically: false, encoding: .utf8)
         a.rescan()
-        #expect(await eventually(timeout: .seconds(20)) { b.read("inbox/payload.txt") == "payload\n" && sameTrees(a, b) })
+        #expect(await eventually(timeout: .seconds(60)) { b.read("inbox/payload.txt") == "payload\n" && sameTrees(a, b) })
         #expect(!FileManager.default.fileExists(atPath: outside.url.appendingPathComponent("payload.txt").path), "nothing is written outside the folder")
         let aside = b.names().first { $0.hasPrefix("inbox (conflict ") }
         #expect(aside != nil, "beta's symlink is kept beside the directory: \(b.names())")

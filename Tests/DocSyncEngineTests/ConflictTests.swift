@@ -25,7 +25,7 @@ struct ConflictTests {
         let a = try EngineDevice(name: "alpha", base: base.url, backend: faulty, policy: policy)
         let b = try EngineDevice(name: "beta", base: base.url, backend: local, policy: policy)
         try a.write("shared.txt", "base\n")
-        #expect(await eventually(timeout: .seconds(20)) { b.read("shared.txt") == "base\n" && a.engine.isSettled })
+        #expect(await eventually(timeout: .seconds(60)) { b.read("shared.txt") == "base\n" && a.engine.isSettled })
         return (a, b)
     }
 
@@ -44,12 +44,12 @@ struct ConflictTests {
         let (a, b) = try await devices()
         blindAlpha()
         try b.write("shared.txt", "edited on beta\n")
-        #expect(await eventually(timeout: .seconds(20)) { b.engine.isSettled })
+        #expect(await eventually(timeout: .seconds(60)) { b.engine.isSettled })
         try FileManager.default.removeItem(at: a.file("shared.txt"))
         a.rescan()
-        #expect(await eventually(timeout: .seconds(20)) { a.read("shared.txt") == "edited on beta\n" })
+        #expect(await eventually(timeout: .seconds(60)) { a.read("shared.txt") == "edited on beta\n" })
         faulty.setPlan(.none)
-        #expect(await eventually(timeout: .seconds(20)) { sameTrees(a, b) && b.read("shared.txt") == "edited on beta\n" })
+        #expect(await eventually(timeout: .seconds(60)) { sameTrees(a, b) && b.read("shared.txt") == "edited on beta\n" })
     }
 
     @Test func localEditAgainstRemoteDeleteBringsTheFileBack() async throws {
@@ -57,28 +57,28 @@ struct ConflictTests {
         blindAlpha()
         try FileManager.default.removeItem(at: b.file("shared.txt"))
         b.rescan()
-        #expect(await eventually(timeout: .seconds(20)) { b.engine.isSettled })
+        #expect(await eventually(timeout: .seconds(60)) { b.engine.isSettled })
         try a.write("shared.txt", "edited on alpha\n")
-        #expect(await eventually(timeout: .seconds(20)) { b.read("shared.txt") == "edited on alpha\n" })
+        #expect(await eventually(timeout: .seconds(60)) { b.read("shared.txt") == "edited on alpha\n" })
         faulty.setPlan(.none)
-        #expect(await eventually(timeout: .seconds(20)) { sameTrees(a, b) && a.engine.isSettled })
+        #expect(await eventually(timeout: .seconds(60)) { sameTrees(a, b) && a.engine.isSettled })
         #expect(a.read("shared.txt") == "edited on alpha\n")
     }
 
     @Test func aRemoteDeleteMovesTheFileToTheVersionStore() async throws {
         let (a, b) = try await devices()
         try b.write("keepsake.txt", "precious\n")
-        #expect(await eventually(timeout: .seconds(20)) { a.read("keepsake.txt") == "precious\n" })
+        #expect(await eventually(timeout: .seconds(60)) { a.read("keepsake.txt") == "precious\n" })
         try FileManager.default.removeItem(at: b.file("keepsake.txt"))
         b.rescan()
-        #expect(await eventually(timeout: .seconds(20)) { a.read("keepsake.txt") == nil })
+        #expect(await eventually(timeout: .seconds(60)) { a.read("keepsake.txt") == nil })
         #expect(versionStore(of: a, holds: "precious\n"))
     }
 
     @Test func aRemoteEditKeepsTheReplacedVersion() async throws {
         let (a, b) = try await devices()
         try b.write("shared.txt", "second\n")
-        #expect(await eventually(timeout: .seconds(20)) { a.read("shared.txt") == "second\n" })
+        #expect(await eventually(timeout: .seconds(60)) { a.read("shared.txt") == "second\n" })
         #expect(versionStore(of: a, holds: "base\n"))
     }
 
@@ -86,7 +86,7 @@ struct ConflictTests {
     func editBoth(_ a: EngineDevice, _ b: EngineDevice) async throws {
         blindAlpha()
         try b.write("shared.txt", "beta's older edit\n")
-        #expect(await eventually(timeout: .seconds(20)) { b.engine.isSettled })
+        #expect(await eventually(timeout: .seconds(60)) { b.engine.isSettled })
         try "alpha's newer edit\n".write(to: a.file("shared.txt"), atomically: false, encoding: .utf8)
         let later = timespec(tv_sec: Int(Date().timeIntervalSince1970) + 60, tv_nsec: 0)
         var times = [later, later]
@@ -98,7 +98,7 @@ struct ConflictTests {
     @Test func remoteWinsKeepsTheLocalVersionInTheStore() async throws {
         let (a, b) = try await devices(policy: .remoteWins)
         try await editBoth(a, b)
-        #expect(await eventually(timeout: .seconds(20)) { a.read("shared.txt") == "beta's older edit\n" && a.engine.isSettled && sameTrees(a, b) })
+        #expect(await eventually(timeout: .seconds(60)) { a.read("shared.txt") == "beta's older edit\n" && a.engine.isSettled && sameTrees(a, b) })
         #expect(a.names() == ["shared.txt"], "no conflict copy")
         #expect(versionStore(of: a, holds: "alpha's newer edit\n"))
     }
@@ -106,7 +106,7 @@ struct ConflictTests {
     @Test func localWinsKeepsTheServerVersionInTheStore() async throws {
         let (a, b) = try await devices(policy: .localWins)
         try await editBoth(a, b)
-        #expect(await eventually(timeout: .seconds(20)) { b.read("shared.txt") == "alpha's newer edit\n" && sameTrees(a, b) })
+        #expect(await eventually(timeout: .seconds(60)) { b.read("shared.txt") == "alpha's newer edit\n" && sameTrees(a, b) })
         #expect(a.names() == ["shared.txt"], "no conflict copy")
         #expect(versionStore(of: a, holds: "beta's older edit\n"))
     }
@@ -114,7 +114,7 @@ struct ConflictTests {
     @Test func newestWinsTakesTheLaterModification() async throws {
         let (a, b) = try await devices(policy: .newestWins)
         try await editBoth(a, b)
-        #expect(await eventually(timeout: .seconds(20)) { b.read("shared.txt") == "alpha's newer edit\n" && sameTrees(a, b) })
+        #expect(await eventually(timeout: .seconds(60)) { b.read("shared.txt") == "alpha's newer edit\n" && sameTrees(a, b) })
         #expect(b.names() == ["shared.txt"], "no conflict copy")
         #expect(versionStore(of: a, holds: "beta's older edit\n"))
     }
@@ -122,12 +122,12 @@ struct ConflictTests {
     @Test func keepBothMarksTheItemUntilTheCopyIsRemoved() async throws {
         let (a, b) = try await devices()
         try await editBoth(a, b)
-        #expect(await eventually(timeout: .seconds(20)) { b.names().count == 2 && sameTrees(a, b) })
-        #expect(await eventually(timeout: .seconds(10)) { a.status.conflicts == 1 && b.status.conflicts == 1 })
+        #expect(await eventually(timeout: .seconds(60)) { b.names().count == 2 && sameTrees(a, b) })
+        #expect(await eventually(timeout: .seconds(60)) { a.status.conflicts == 1 && b.status.conflicts == 1 })
         let copy = try #require(a.names().first { $0 != "shared.txt" })
         #expect(ConflictName.isConflictCopy(copy))
         try FileManager.default.removeItem(at: a.file(copy))
         a.rescan()
-        #expect(await eventually(timeout: .seconds(20)) { b.names() == ["shared.txt"] && a.status.conflicts == 0 && b.status.conflicts == 0 })
+        #expect(await eventually(timeout: .seconds(60)) { b.names() == ["shared.txt"] && a.status.conflicts == 0 && b.status.conflicts == 0 })
     }
 }

@@ -101,9 +101,9 @@ struct ConvergenceTests {
         try pair.startBoth()
         try Data(repeating: 7, count: 2_000_000).write(to: pair.a.file("big.bin"))
         try "small\n".write(to: pair.a.file("small.txt"), atomically: false, encoding: .utf8)
-        let arrived = await eventually(timeout: .seconds(30)) { FileManager.default.fileExists(atPath: pair.b.file("small.txt").path) }
+        let arrived = await eventually(timeout: .seconds(60)) { FileManager.default.fileExists(atPath: pair.b.file("small.txt").path) }
         #expect(arrived, "alpha:\n\(pair.a.logText().suffix(4000))\nbeta:\n\(pair.b.logText().suffix(4000))")
-        #expect(try await pair.a.waitSettled(timeout: 30))
+        #expect(try await pair.a.waitSettled(timeout: 60))
         #expect(!FileManager.default.fileExists(atPath: pair.b.file("big.bin").path))
         let status = try await pair.a.status()
         let problem = status?.folders.first?.problems.first { $0.path == "big.bin" }
