@@ -57,18 +57,22 @@ extension FolderEngine {
     /// After a fetch from scratch (token expired, zone recreated), items the server no
     /// longer has are sent again rather than deleted: nothing is lost.
     private func forgetUnseen(_ seen: Set<String>) throws(SyncError) {
-        try writeIndex { db in
-            let acked = try IndexItem.fetchAll(db, sql: "SELECT * FROM item WHERE acked IS NOT NULL")
-            for var row in acked where !seen.contains(row.recordName) {
-                if row.pending == .delete {
-                    try db.deleteItem(named: row.recordName)
-                    continue
-                }
-                row.acked = nil
-                row.chunksUploaded = false
-                markChanged(&row)
-                try row.update(db)
+        try writeIndex { db in try forgetAcknowledgements(db, except: seen) }
+    }
+
+    /// Items the server acknowledged but no longer has become new again (sent without a
+    /// change tag, chunks checked again); pending deletions of them are simply done.
+    private func forgetAcknowledgements(_ db: Database, except kept: Set<String> = []) throws {
+        let acked = try IndexItem.fetchAll(db, sql: "SELECT * FROM item WHERE acked IS NOT NULL")
+        for var row in acked where !kept.contains(row.recordName) {
+            if row.pending == .delete {
+                try db.deleteItem(named: row.recordName)
+                continue
             }
+            row.acked = nil
+            row.chunksUploaded = false
+            markChanged(&row)
+            try row.update(db)
         }
     }
 
@@ -101,17 +105,7 @@ extension FolderEngine {
         let hadToken = loadToken() != nil
         try writeIndex { db in
             try db.setEngineValue(EngineKeys.changeToken, nil)
-            let rows = try IndexItem.fetchAll(db, sql: "SELECT * FROM item WHERE acked IS NOT NULL")
-            for var row in rows {
-                if row.pending == .delete {
-                    try db.deleteItem(named: row.recordName)
-                    continue
-                }
-                row.acked = nil
-                row.chunksUploaded = false
-                markChanged(&row)
-                try row.update(db)
-            }
+            try forgetAcknowledgements(db)
         }
         if hadToken { logger.warning("the folder's zone was deleted on the server; uploading the folder again") }
     }
