@@ -95,9 +95,10 @@ extension FolderEngine {
                 if keepMode != server.mode { markChanged(&row) }
                 let adopted = row
                 try writeIndex { db in
+                    // The adopted row first: chunk locations may only name an existing item.
+                    try adopted.insert(db)
                     try db.execute(sql: "UPDATE chunkLocation SET recordName = ? WHERE recordName = ?", arguments: [adopted.recordName, local.recordName])
                     try db.deleteItem(named: local.recordName)
-                    try adopted.insert(db)
                 }
                 return
             }

@@ -131,3 +131,25 @@ struct ConflictTests {
         #expect(await eventually(timeout: .seconds(60)) { b.names() == ["shared.txt"] && a.status.conflicts == 0 && b.status.conflicts == 0 })
     }
 }
+
+/// A file already on disk that this device's index does not know (as after a crash between
+/// renaming a download into place and recording it) is adopted when the server's record for
+/// the same content arrives: one record, no conflict copy.
+@Suite("Adopting identical files")
+struct AdoptionTests {
+    @Test func aKnownFileTheIndexMissedIsAdoptedNotDuplicated() async throws {
+        let base = try TemporaryDirectory("docsync-adopt")
+        let backend = try LocalBackend(directory: base.url.appendingPathComponent("backend"))
+        let a = try EngineDevice(name: "alpha", base: base.url, backend: backend)
+        try a.write("report.txt", String(repeating: "same content\n", count: 400))
+        #expect(await eventually(timeout: .seconds(60)) { a.engine.isSettled && a.status.items == 1 })
+        // Beta's folder holds the same file before beta's engine ever ran.
+        let betaFolder = base.url.appendingPathComponent("beta-folder")
+        try FileManager.default.createDirectory(at: betaFolder, withIntermediateDirectories: true)
+        try String(repeating: "same content\n", count: 400).write(to: betaFolder.appendingPathComponent("report.txt"), atomically: false, encoding: .utf8)
+        let b = try EngineDevice(name: "beta", base: base.url, backend: backend)
+        #expect(await eventually(timeout: .seconds(60)) { b.engine.isSettled && b.status.items == 1 && b.status.problems.isEmpty })
+        #expect(b.names() == ["report.txt"], "no conflict copy")
+        #expect(try await backend.fetchAllChanges(in: ZoneID("Docs"), since: nil).changed.count == 1, "one record")
+    }
+}
