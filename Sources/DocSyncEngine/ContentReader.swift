@@ -1,4 +1,5 @@
 import DocSyncCore
+import DocSyncStorage
 import Foundation
 
 /// Reads a local file's content as an asset: chunks, manifest tree and digest, checking
@@ -8,7 +9,6 @@ public enum ContentReader {
     public struct Content: Sendable {
         public var manifest: AssetManifest
         public var reference: AssetReference
-        public var nodes: [ManifestTree.Node]
         /// The file's state when the read began and ended (they were equal).
         public var stat: FileStat
     }
@@ -39,8 +39,7 @@ public enum ContentReader {
         guard after == before, now == before, manifest.size == before.size else {
             throw SyncError(.assetFileModified, "changed while being read; it will be read again when it settles")
         }
-        let (reference, nodes) = ManifestTree.build(manifest)
-        return Content(manifest: manifest, reference: reference, nodes: nodes, stat: before)
+        return Content(manifest: manifest, reference: ManifestTree.build(manifest).reference, stat: before)
     }
 
     /// `length` bytes at `offset` of the file at `path`, or `nil` when they cannot be read
@@ -49,18 +48,7 @@ public enum ContentReader {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var data = Data(count: length)
-        let complete = data.withUnsafeMutableBytes { raw -> Bool in
-            var done = 0
-            while done < length {
-                let got = pread(fd, raw.baseAddress! + done, length - done, off_t(offset) + off_t(done))
-                if got < 0 && errno == EINTR { continue }
-                if got <= 0 { return false }
-                done += got
-            }
-            return true
-        }
-        return complete ? data : nil
+        return FileIO.read(fd, offset: offset, length: length)
     }
 
     /// The target of the symlink at `path`, verbatim.

@@ -71,14 +71,6 @@ extension Database {
             arguments: [path.string, path.string + "/", path.string + "0"])  // "0" follows "/" in byte order
     }
 
-    func pendingItems(limit: Int) throws -> [IndexItem] {
-        try IndexItem.fetchAll(self, sql: "SELECT * FROM item WHERE pending != 0 ORDER BY path LIMIT ?", arguments: [limit])
-    }
-
-    func items(withInode inode: UInt64) throws -> [IndexItem] {
-        try IndexItem.fetchAll(self, sql: "SELECT * FROM item WHERE inode = ?", arguments: [Int64(bitPattern: inode)])
-    }
-
     func deleteItem(named recordName: String) throws {
         try cachedStatement(sql: "DELETE FROM item WHERE recordName = ?").execute(arguments: [recordName])
     }
@@ -94,10 +86,6 @@ extension Database {
             try statement.execute(arguments: [Data(chunk.digest.bytes), recordName, offset, chunk.length])
             offset += Int64(chunk.length)
         }
-    }
-
-    func clearChunkLocations(of recordName: String) throws {
-        try execute(sql: "DELETE FROM chunkLocation WHERE recordName = ?", arguments: [recordName])
     }
 
     /// Places on this machine where each of `digests` may be read (to be verified before use).

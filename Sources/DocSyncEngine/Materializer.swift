@@ -1,4 +1,5 @@
 import DocSyncCore
+import DocSyncStorage
 import Foundation
 
 /// Low-level writes into the folder: temporary files, parent directories that never pass
@@ -51,16 +52,8 @@ enum Materializer {
     }
 
     static func writeAll(_ fd: Int32, _ data: Data, path: String) throws(SyncError) {
-        let ok = data.withUnsafeBytes { raw -> Bool in
-            var done = 0
-            while done < raw.count {
-                let wrote = write(fd, raw.baseAddress! + done, raw.count - done)
-                if wrote < 0 { if errno == EINTR { continue }; return false }
-                done += wrote
-            }
-            return true
-        }
-        if !ok { throw failure("write", path) }
+        let code = FileIO.writeAll(fd, data)
+        if code != 0 { throw failure("write", path, code: code) }
     }
 
     /// Sets the mode and modification time of an open file, then (with `flush`) flushes it to disk.

@@ -74,7 +74,7 @@ struct PackStore: Sendable {
         var offset: Int64 = 0
         var failure: SyncError?
         for chunk in new {
-            let code = PackStore.writeAll(fd, chunk.bytes)
+            let code = FileIO.writeAll(fd, chunk.bytes)
             if code != 0 { failure = SyncError.posix("write \(path)", code); break }
             entries.append((chunk.digest, offset, chunk.bytes.count))
             offset += Int64(chunk.bytes.count)
@@ -147,18 +147,7 @@ struct PackStore: Sendable {
     }
 
     private static func read(_ fd: Int32, _ offset: Int64, _ length: Int, digest: SHA256Digest, path: String) throws(SyncError) -> Data {
-        var data = Data(count: length)
-        let complete = data.withUnsafeMutableBytes { raw -> Bool in
-            var done = 0
-            while done < length {
-                let got = pread(fd, raw.baseAddress! + done, length - done, off_t(offset) + off_t(done))
-                if got < 0 && errno == EINTR { continue }
-                if got <= 0 { return false }
-                done += got
-            }
-            return true
-        }
-        guard complete, SHA256Digest(hashing: data) == digest else {
+        guard let data = FileIO.read(fd, offset: offset, length: length), SHA256Digest(hashing: data) == digest else {
             throw SyncError(.chunkCorrupt, "stored chunk \(digest.shortHex) does not match its digest (\(path) at \(offset)); it must be uploaded again", digest: digest)
         }
         return data
@@ -196,20 +185,6 @@ struct PackStore: Sendable {
         return fsync(fd) == 0 ? nil : SyncError.posix("flush \(root.path)", errno)
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: Data) -> Int32 {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
-            }
-            return 0
-        }
-    }
 }
 
 extension SyncError {
