@@ -11,18 +11,20 @@ extension FolderEngine {
     func sendPending() async throws(SyncError) -> Bool {
         guard configuration.direction != .receiveOnly else { return true }
         var complete = true
-        var cursor = ""
+        // Pages in (path, record name) order: a folder is always sent before what is inside it,
+        // so another device never sees a child's new path before its folder's.
+        var cursor = (path: "", recordName: "")
         var batchLimit = RecordBatch.maximumItems
         while true {
             let rows = try readIndex { db in
                 try IndexItem.fetchAll(db, sql: """
-                    SELECT * FROM item WHERE pending != 0 AND uploadingError IS NULL AND path || '/' || recordName > ?
-                    ORDER BY path || '/' || recordName LIMIT 1000
-                    """, arguments: [cursor])
+                    SELECT * FROM item WHERE pending != 0 AND uploadingError IS NULL AND (path > ? OR (path = ? AND recordName > ?))
+                    ORDER BY path, recordName LIMIT 1000
+                    """, arguments: [cursor.path, cursor.path, cursor.recordName])
             }
             guard let last = rows.last else { break }
             let pageStarted = ContinuousClock.now
-            cursor = last.path.string + "/" + last.recordName
+            cursor = (last.path.string, last.recordName)
             var saves: [IndexItem] = []
             var deletions: [IndexItem] = []
             // First read every changed item (one transaction per page keeps what was read),
