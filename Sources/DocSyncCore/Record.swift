@@ -70,7 +70,11 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
             guard contentDigest == nil, asset == nil else { throw fail("a Symlink has no content asset") }
         }
         if lastModifiedBy.utf8.count > 255 { throw fail("device name longer than 255 bytes") }
-        let encodedSize = (try? WireCoding.encoder.encode(self).count) ?? Int.max
+        // The JSON form is at most about 2.5 times the compact one: only a large record needs the
+        // exact (and much dearer) JSON size.
+        let compactSize = CompactCoding.encode(self).count
+        let encodedSize = compactSize * 5 / 2 < Record.maximumEncodedSize ? compactSize
+            : (try? WireCoding.encoder.encode(self).count) ?? Int.max
         if encodedSize > Record.maximumEncodedSize {
             throw SyncError(.limitExceeded, "record \(id) at \(path) encodes to \(encodedSize) bytes, more than \(Record.maximumEncodedSize)")
         }

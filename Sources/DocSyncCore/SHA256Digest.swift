@@ -34,11 +34,18 @@ public struct SHA256Digest: Hashable, Comparable, Sendable, CustomStringConverti
     /// Reads 32 raw bytes; `nil` when `bytes` is not exactly 32 bytes long.
     public init?<C: Collection>(bytes: C) where C.Element == UInt8 {
         guard bytes.count == 32 else { return nil }
-        var words = [UInt64](repeating: 0, count: 4)
-        for (index, byte) in bytes.enumerated() {
-            words[index / 8] = words[index / 8] << 8 | UInt64(byte)
+        var w0: UInt64 = 0, w1: UInt64 = 0, w2: UInt64 = 0, w3: UInt64 = 0
+        var index = 0
+        for byte in bytes {
+            switch index >> 3 {
+            case 0: w0 = w0 << 8 | UInt64(byte)
+            case 1: w1 = w1 << 8 | UInt64(byte)
+            case 2: w2 = w2 << 8 | UInt64(byte)
+            default: w3 = w3 << 8 | UInt64(byte)
+            }
+            index += 1
         }
-        (w0, w1, w2, w3) = (words[0], words[1], words[2], words[3])
+        (self.w0, self.w1, self.w2, self.w3) = (w0, w1, w2, w3)
     }
 
     /// Parses the 64-character hex form (either case); `nil` for anything else.

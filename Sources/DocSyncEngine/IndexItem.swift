@@ -139,9 +139,9 @@ extension IndexItem: FetchableRecord, PersistableRecord {
         inode = UInt64(bitPattern: row["inode"] as Int64)
         mode = UInt32(row["mode"] as Int64)
         digest = (row["digest"] as String?).flatMap { SHA256Digest(hex: $0) }
-        asset = try (row["asset"] as Data?).map { try WireCoding.decoder.decode(AssetReference.self, from: $0) }
+        asset = try (row["asset"] as Data?).map { try CompactCoding.decodeAssetReference($0) }
         symlinkTarget = row["symlinkTarget"]
-        acked = try (row["acked"] as Data?).map { try WireCoding.decoder.decode(DocSyncCore.Record.self, from: $0) }
+        acked = try (row["acked"] as Data?).map { try CompactCoding.decodeRecord($0) }
         pending = Pending(rawValue: row["pending"]) ?? .save
         needsRead = row["needsRead"]
         chunksUploaded = row["chunksUploaded"]
@@ -167,8 +167,8 @@ extension IndexItem: FetchableRecord, PersistableRecord {
         [
             ("recordName", recordName), ("path", path.string), ("name", path.name), ("kind", kind.rawValue),
             ("size", size), ("mtime", modified.nanosecondsSince1970), ("inode", Int64(bitPattern: inode)),
-            ("mode", Int64(mode)), ("digest", digest?.hex), ("asset", try asset.map { try WireCoding.encoder.encode($0) }),
-            ("symlinkTarget", symlinkTarget), ("acked", try acked.map { try WireCoding.encoder.encode($0) }),
+            ("mode", Int64(mode)), ("digest", digest?.hex), ("asset", asset.map { CompactCoding.encode($0) }),
+            ("symlinkTarget", symlinkTarget), ("acked", acked.map { CompactCoding.encode($0) }),
             ("pending", pending.rawValue), ("needsRead", needsRead), ("chunksUploaded", chunksUploaded),
             ("revision", revision), ("downloadingStatus", status.downloadingStatus), ("isDownloading", status.isDownloading),
             ("percentDownloaded", status.percentDownloaded), ("isUploading", status.isUploading),

@@ -66,7 +66,7 @@ extension LocalBackend {
 
     static func decodeRecord(_ body: Data) throws -> DocSyncCore.Record {
         do {
-            return try WireCoding.decoder.decode(DocSyncCore.Record.self, from: body)
+            return try CompactCoding.decodeRecord(body)
         } catch {
             throw SyncError(.internalError, "a stored record cannot be decoded: \(error)")
         }
@@ -115,7 +115,7 @@ extension LocalBackend {
             }
             let seq = try nextSeq(db)
             record.changeTag = ChangeTag(String(seq, radix: 36))
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO record (zone, recordName, changeTag, seq, body) VALUES (?, ?, ?, ?, ?)").execute(arguments: [zone, record.id.recordName, record.changeTag!.rawValue, seq, try WireCoding.encoder.encode(record)])
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO record (zone, recordName, changeTag, seq, body) VALUES (?, ?, ?, ?, ?)").execute(arguments: [zone, record.id.recordName, record.changeTag!.rawValue, seq, CompactCoding.encode(record)])
             try db.cachedStatement(sql: "DELETE FROM tombstone WHERE zone = ? AND recordName = ?").execute(arguments: [zone, record.id.recordName])
             result.saved[record.id] = record
             lastSeq = seq
