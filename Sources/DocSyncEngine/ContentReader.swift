@@ -11,18 +11,35 @@ public enum ContentReader {
         public var reference: AssetReference
         /// The file's state when the read began and ended (they were equal).
         public var stat: FileStat
+        /// The whole content, kept when the file was no larger than the caller's `keepingUpTo`:
+        /// exactly the bytes the manifest describes, so they can be uploaded without reading
+        /// the file again.
+        public var bytes: Data?
     }
 
-    /// Chunks and hashes the regular file at `path`.
+    /// Files up to this size are read in one call into a buffer of their own size rather
+    /// than streamed through the chunker's 1 MiB buffer.
+    static let wholeReadLimit: Int64 = 1 << 20
+
+    /// Chunks and hashes the regular file at `path`; keeps its bytes in `Content.bytes` when it
+    /// is at most `keepingUpTo` bytes long.
     /// Throws `assetFileModified` when it changed while being read (read it again later),
     /// and `invalidArguments` with the system's reason when it cannot be read.
-    public static func read(_ path: String) throws(SyncError) -> Content {
+    public static func read(_ path: String, keepingUpTo keepLimit: Int64 = 0) throws(SyncError) -> Content {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { throw SyncError(.invalidArguments, "cannot read: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         let before: FileStat
         do { before = try FileStat.of(descriptor: fd) } catch { throw SyncError(.invalidArguments, "cannot examine: \(error)") }
         guard before.kind == .file else { throw SyncError(.assetFileModified, "no longer a regular file") }
+        if before.size <= min(wholeReadLimit, keepLimit) || before.size <= 64 << 10 {
+            // One read of size + 1 bytes: a file that grew meanwhile shows up as a longer read.
+            let bytes = try readWhole(fd, expected: Int(before.size))
+            let manifest = bytes.withUnsafeBytes { AssetChunker().chunk($0) }
+            try checkUnchanged(fd, path, before, manifest)
+            return Content(manifest: manifest, reference: ManifestTree.build(manifest).reference, stat: before,
+                           bytes: before.size <= keepLimit ? bytes : nil)
+        }
         var readError: Int32 = 0
         let manifest = AssetChunker().chunk(read: { buffer in
             while true {
@@ -34,12 +51,41 @@ public enum ContentReader {
             }
         }, onChunk: { _, _ in })
         if readError != 0 { throw SyncError(.invalidArguments, "cannot read: \(String(cString: strerror(readError)))") }
+        try checkUnchanged(fd, path, before, manifest)
+        return Content(manifest: manifest, reference: ManifestTree.build(manifest).reference, stat: before, bytes: nil)
+    }
+
+    /// The file's state at the end of a read must be what it was at the start.
+    private static func checkUnchanged(_ fd: Int32, _ path: String, _ before: FileStat, _ manifest: AssetManifest) throws(SyncError) {
         let after = (try? FileStat.of(descriptor: fd)) ?? before
         let now = (try? FileStat.of(path)) ?? nil
         guard after == before, now == before, manifest.size == before.size else {
             throw SyncError(.assetFileModified, "changed while being read; it will be read again when it settles")
         }
-        return Content(manifest: manifest, reference: ManifestTree.build(manifest).reference, stat: before)
+    }
+
+    /// Exactly `expected` bytes from the start of `fd`; `assetFileModified` when the file holds
+    /// fewer or more, `invalidArguments` when it cannot be read.
+    private static func readWhole(_ fd: Int32, expected: Int) throws(SyncError) -> Data {
+        var data = Data(count: expected + 1)
+        var readError: Int32 = 0
+        let got = data.withUnsafeMutableBytes { raw -> Int in
+            var done = 0
+            while done < raw.count {
+                let count = pread(fd, raw.baseAddress! + done, raw.count - done, off_t(done))
+                if count < 0 && errno == EINTR { continue }
+                if count < 0 { readError = errno }
+                if count <= 0 { break }
+                done += count
+            }
+            return done
+        }
+        if readError != 0 { throw SyncError(.invalidArguments, "cannot read: \(String(cString: strerror(readError)))") }
+        guard got == expected else {
+            throw SyncError(.assetFileModified, "changed while being read; it will be read again when it settles")
+        }
+        data.removeLast()
+        return data
     }
 
     /// `length` bytes at `offset` of the file at `path`, or `nil` when they cannot be read

@@ -154,6 +154,7 @@ extension FolderEngine {
     }
 
     /// The row now matches `record`, which the server has.
+    /// Keep in step with `Database.settleItem(named:acked:)`, which does the same in SQL.
     func settle(_ row: inout IndexItem, acked record: DocSyncCore.Record) {
         row.acked = record
         row.pending = .none
@@ -179,4 +180,17 @@ extension FolderEngine {
 extension IndexItem {
     /// The row's on-disk facts as a stat.
     var stat: FileStat { FileStat(kind: FileStat.Kind(kind), size: size, modified: modified, inode: inode, device: 0, mode: mode) }
+}
+
+extension Database {
+    /// `FolderEngine.settle` applied to the stored row named `recordName`, without reading it:
+    /// the server acknowledged `record` and nothing is pending.
+    func settleItem(named recordName: String, acked record: DocSyncCore.Record) throws {
+        try cachedStatement(sql: """
+            UPDATE item SET acked = ?, pending = 0, needsRead = 0, chunksUploaded = ?, isUploaded = 1, isUploading = 0,
+                percentUploaded = 100, isDownloading = 0, percentDownloaded = 100, downloadingStatus = 'current',
+                downloadingError = NULL, uploadingError = NULL
+            WHERE recordName = ?
+            """).execute(arguments: [CompactCoding.encode(record), record.type == .document, recordName])
+    }
 }

@@ -7,17 +7,24 @@ extension FolderEngine {
     /// Reads a changed file's content into the row (digest, asset, chunk locations) and
     /// stores both in the index.
     func readContent(_ row: inout IndexItem) throws(SyncError) {
-        let chunks = try readContentUnsaved(&row)
+        let content = try readContentUnsaved(&row)
         let final = row
         try writeIndex { db in
             try final.update(db)
-            if let chunks { try db.setChunkLocations(of: final.recordName, chunks: chunks) }
+            if let content { try db.setChunkLocations(of: final.recordName, chunks: content.chunks) }
         }
     }
 
+    /// A document's content as just read: its chunk list (for `setChunkLocations`) and, for
+    /// a file no larger than the reader was asked to keep, the bytes those chunks describe.
+    struct ReadContent {
+        var chunks: [ChunkRef]
+        var bytes: Data?
+    }
+
     /// Reads a changed item's content into the row without touching the index; returns a
-    /// document's chunk list (for `setChunkLocations`), `nil` for other kinds.
-    func readContentUnsaved(_ row: inout IndexItem) throws(SyncError) -> [ChunkRef]? {
+    /// document's content, `nil` for other kinds.
+    func readContentUnsaved(_ row: inout IndexItem, keepingUpTo keepLimit: Int64 = 0) throws(SyncError) -> ReadContent? {
         switch row.kind {
         case .folder:
             row.needsRead = false
@@ -29,12 +36,12 @@ extension FolderEngine {
             row.needsRead = false
             return nil
         case .document:
-            let content = try ContentReader.read(absolute(row.path))
+            let content = try ContentReader.read(absolute(row.path), keepingUpTo: keepLimit)
             row.take(content.stat)
             row.digest = content.manifest.contentDigest
             row.asset = content.reference
             row.needsRead = false
-            return content.manifest.chunks
+            return ReadContent(chunks: content.manifest.chunks, bytes: content.bytes)
         }
     }
 

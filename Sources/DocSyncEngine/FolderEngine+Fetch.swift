@@ -16,11 +16,12 @@ extension FolderEngine {
                 $0.pendingDownloads = page.changed.count
                 $0.pendingDownloadBytes = page.changed.reduce(0) { $0 + $1.size }
             }
+            var tokenStored = false
             if configuration.direction != .sendOnly {
-                try await apply(page)
+                tokenStored = try await apply(page)
             }
             if fromScratch { seen.formUnion(page.changed.map(\.id.recordName)) }
-            try storeToken(page.token)
+            if !tokenStored { try storeToken(page.token) }
             token = page.token
             live.withLock { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 }
             if !page.moreComing { break }
@@ -29,15 +30,19 @@ extension FolderEngine {
         claimCreatedDirectories()
     }
 
-    private func apply(_ page: ChangeSet) async throws(SyncError) {
+    /// Applies one page; returns true when the page's token was stored with its items.
+    private func apply(_ page: ChangeSet) async throws(SyncError) -> Bool {
+        let echoes = try acknowledgedAlready(page.changed)
         // Folders first, shallow before deep, so parents exist before their children.
-        let ordered = page.changed.sorted { a, b in
+        let ordered = page.changed.filter { !echoes.contains($0.id.recordName) }.sorted { a, b in
             if (a.type == .folder) != (b.type == .folder) { return a.type == .folder }
             return (a.path.components.count, a.path.string) < (b.path.components.count, b.path.string)
         }
         await prepareNewDocuments(ordered)
         defer { discardPreparedFiles() }
-        for record in ordered {
+        let bulk = try applyNewInBulk(ordered, token: page.token, complete: page.deleted.isEmpty)
+        if bulk.tokenStored { return true }
+        for record in ordered where !bulk.applied.contains(record.id.recordName) {
             do {
                 try await applyRemote(record)
                 clearProblem(at: record.path.string)
@@ -48,10 +53,26 @@ extension FolderEngine {
             }
             live.withLock { $0.pendingDownloads -= 1; $0.pendingDownloadBytes -= record.size }
         }
+        live.withLock { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 }
         let names = page.deleted.map(\.recordName)
         let deletions = try readIndex { db in try names.compactMap { name in try db.item(named: name) } }
             .sorted { $0.path.components.count > $1.path.components.count }
         for row in deletions { try applyRemoteDeletion(row.recordName) }
+        return false
+    }
+
+    /// Names of the records in `records` that the index holds as acknowledged already, byte
+    /// for byte (most often this device's own saves coming back): nothing to apply.
+    private func acknowledgedAlready(_ records: [DocSyncCore.Record]) throws(SyncError) -> Set<String> {
+        try readIndex { db in
+            let statement = try db.cachedStatement(sql: "SELECT acked FROM item WHERE recordName = ?")
+            var names = Set<String>()
+            for record in records {
+                guard let acked = try Data.fetchOne(statement, arguments: [record.id.recordName]) else { continue }
+                if acked == CompactCoding.encode(record) { names.insert(record.id.recordName) }
+            }
+            return names
+        }
     }
 
     /// After a fetch from scratch (token expired, zone recreated), items the server no

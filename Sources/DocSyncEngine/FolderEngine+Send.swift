@@ -30,13 +30,18 @@ extension FolderEngine {
             // First read every changed item (one transaction per page keeps what was read),
             // then decide what to send.
             var page = rows
-            var read: [(row: IndexItem, chunks: [ChunkRef]?)] = []
+            var read: [(row: IndexItem, content: ReadContent?)] = []
             var unreadable = Set<String>()
+            // Small files' bytes are kept from this read for the upload (up to 64 MiB a page),
+            // so they are neither read nor hashed a second time.
+            var keptBytes: Int64 = 0
             for index in page.indices where page[index].pending == .save && page[index].needsRead {
                 if page[index].kind == .document, page[index].size > configuration.maxFileSize { continue }
                 do throws(SyncError) {
-                    let chunks = try readContentUnsaved(&page[index])
-                    read.append((page[index], chunks))
+                    let keepLimit: Int64 = keptBytes < 64 << 20 ? 1 << 20 : 0
+                    let content = try readContentUnsaved(&page[index], keepingUpTo: keepLimit)
+                    keptBytes += Int64(content?.bytes?.count ?? 0)
+                    read.append((page[index], content))
                 } catch where error.code == .assetFileModified {
                     complete = false
                     unreadable.insert(page[index].recordName)
@@ -49,7 +54,7 @@ extension FolderEngine {
                 try writeIndex { db in
                     for entry in read {
                         try entry.row.update(db)
-                        if let chunks = entry.chunks { try db.setChunkLocations(of: entry.row.recordName, chunks: chunks) }
+                        if let content = entry.content { try db.setChunkLocations(of: entry.row.recordName, chunks: content.chunks) }
                     }
                 }
             }
@@ -71,7 +76,9 @@ extension FolderEngine {
                 saves.append(row)
             }
             let readDone = ContinuousClock.now
-            let unsent = try await uploadChunks(for: saves.filter { $0.kind == .document && !$0.chunksUploaded })
+            var justRead: [String: ReadContent] = [:]
+            for entry in read { if let content = entry.content { justRead[entry.row.recordName] = content } }
+            let unsent = try await uploadChunks(for: saves.filter { $0.kind == .document && !$0.chunksUploaded }, justRead: justRead)
             let uploadDone = ContinuousClock.now
             if !unsent.isEmpty { complete = false }
             saves.removeAll { unsent.contains($0.recordName) }
@@ -123,14 +130,16 @@ extension FolderEngine {
     private func record(_ result: ModifyResult, sent: [IndexItem]) async throws(SyncError) {
         let sentRevision = Dictionary(sent.map { ($0.recordName, $0.revision) }, uniquingKeysWith: { a, _ in a })
         try writeIndex { db in
+            let revision = try db.cachedStatement(sql: "SELECT revision FROM item WHERE recordName = ?")
+            let rebase = try db.cachedStatement(sql: "UPDATE item SET acked = ? WHERE recordName = ?")
             for (id, saved) in result.saved {
-                guard var row = try db.item(named: id.recordName) else { continue }
-                if row.revision == sentRevision[id.recordName] {
-                    settle(&row, acked: saved)
+                guard let current = try Int64.fetchOne(revision, arguments: [id.recordName]) else { continue }
+                if current == sentRevision[id.recordName] {
+                    try db.settleItem(named: id.recordName, acked: saved)
                 } else {
-                    row.acked = saved  // changed again meanwhile: still pending, now based on this save
+                    // Changed again meanwhile: still pending, now based on this save.
+                    try rebase.execute(arguments: [CompactCoding.encode(saved), id.recordName])
                 }
-                try row.update(db)
             }
             for id in result.deleted {
                 let path = try db.item(named: id.recordName)?.path
@@ -170,20 +179,29 @@ extension FolderEngine {
         if let wholeFailure { throw wholeFailure }
     }
 
-    /// Uploads the chunks and manifest nodes of `rows` that the backend lacks, reading each
-    /// chunk back from its file and checking it still hashes to its digest. Returns the
-    /// record names whose file changed meanwhile (they are read again later).
-    private func uploadChunks(for rows: [IndexItem]) async throws(SyncError) -> Set<String> {
+    /// Uploads the chunks and manifest nodes of `rows` that the backend lacks. Chunks of
+    /// content in `justRead` are sent from those bytes; others are read back from their file
+    /// and checked to still hash to their digest. Returns the record names whose file changed
+    /// meanwhile (they are read again later).
+    private func uploadChunks(for rows: [IndexItem], justRead: [String: ReadContent]) async throws(SyncError) -> Set<String> {
         guard !rows.isEmpty else { return [] }
-        struct Piece: Sendable { var recordName: String; var path: String; var offset: Int64; var length: Int }
+        struct Piece: Sendable { var recordName: String; var path: String; var offset: Int64; var length: Int; var bytes: Data? }
         var pieces: [SHA256Digest: Piece] = [:]
         var nodes: [SHA256Digest: Data] = [:]
         var changed = Set<String>()
-        for row in rows {
-            let chunks = try readIndex { db in
-                try Row.fetchAll(db, sql: "SELECT digest, offset, length FROM chunkLocation WHERE recordName = ? ORDER BY offset", arguments: [row.recordName])
+        let stored = try readIndex { db in
+            var located: [String: [ChunkRef]] = [:]
+            let statement = try db.cachedStatement(sql: "SELECT digest, length FROM chunkLocation WHERE recordName = ? ORDER BY offset")
+            for row in rows where justRead[row.recordName] == nil {
+                located[row.recordName] = try Row.fetchAll(statement, arguments: [row.recordName]).compactMap { r in
+                    SHA256Digest(bytes: r[0] as Data).map { ChunkRef(digest: $0, length: r[1]) }
+                }
             }
-            let refs = chunks.compactMap { r in SHA256Digest(bytes: r["digest"] as Data).map { ChunkRef(digest: $0, length: r["length"]) } }
+            return located
+        }
+        for row in rows {
+            let content = justRead[row.recordName]
+            let refs = content?.chunks ?? stored[row.recordName] ?? []
             guard let digest = row.digest, refs.reduce(Int64(0), { $0 + Int64($1.length) }) == row.size else {
                 changed.insert(row.recordName)
                 continue
@@ -194,8 +212,13 @@ extension FolderEngine {
                 continue
             }
             for node in treeNodes { nodes[node.ref.digest] = node.bytes }
-            for (ref, chunk) in zip(refs, chunks) where pieces[ref.digest] == nil {
-                pieces[ref.digest] = Piece(recordName: row.recordName, path: absolute(row.path), offset: chunk["offset"], length: ref.length)
+            var offset: Int64 = 0
+            for ref in refs {
+                if pieces[ref.digest] == nil {
+                    let bytes = content?.bytes.map { $0.subdata(in: Int(offset)..<Int(offset) + ref.length) }
+                    pieces[ref.digest] = Piece(recordName: row.recordName, path: absolute(row.path), offset: offset, length: ref.length, bytes: bytes)
+                }
+                offset += Int64(ref.length)
             }
         }
         var missing = Set<SHA256Digest>()
@@ -231,6 +254,10 @@ extension FolderEngine {
                     var uploads: [ChunkUpload] = []
                     var changed = Set<String>()
                     for (digest, piece) in batch {
+                        if let bytes = piece.bytes {
+                            uploads.append(ChunkUpload(digest: digest, bytes: bytes))
+                            continue
+                        }
                         // Read back from the file: if it no longer hashes right, the file changed.
                         guard let data = ContentReader.readRange(piece.path, offset: piece.offset, length: piece.length),
                               SHA256Digest(hashing: data) == digest else {
@@ -262,9 +289,9 @@ extension FolderEngine {
         try writeIndex { db in
             for row in rows {
                 if changed.contains(row.recordName) {
-                    try db.execute(sql: "UPDATE item SET needsRead = 1, chunksUploaded = 0 WHERE recordName = ?", arguments: [row.recordName])
+                    try db.cachedStatement(sql: "UPDATE item SET needsRead = 1, chunksUploaded = 0 WHERE recordName = ?").execute(arguments: [row.recordName])
                 } else {
-                    try db.execute(sql: "UPDATE item SET chunksUploaded = 1 WHERE recordName = ?", arguments: [row.recordName])
+                    try db.cachedStatement(sql: "UPDATE item SET chunksUploaded = 1 WHERE recordName = ?").execute(arguments: [row.recordName])
                 }
             }
         }

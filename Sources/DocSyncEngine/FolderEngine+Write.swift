@@ -74,6 +74,15 @@ extension FolderEngine {
     /// system before renaming it into place. Nothing is left behind on failure.
     func prepareDocument(_ record: DocSyncCore.Record, at path: RelativePath, flush: Bool) async throws(SyncError) -> PreparedFile {
         guard let asset = record.asset else { throw SyncError(.invalidArguments, "\(path): a document without content") }
+        let manifest = try await backend.loadManifest(asset)
+        var found: [SHA256Digest: Data] = [:]
+        if manifest.chunks.count <= 256 { found = try await chunkBytes(manifest.chunks) }
+        return try await writeTemporary(record, at: path, manifest: manifest, chunks: found, flush: flush)
+    }
+
+    /// Writes `record`'s content (`manifest`) into a new temporary file beside `path`, taking
+    /// chunk bytes from `chunks` and fetching the rest (local copies first) a group at a time.
+    func writeTemporary(_ record: DocSyncCore.Record, at path: RelativePath, manifest: AssetManifest, chunks given: [SHA256Digest: Data], flush: Bool) async throws(SyncError) -> PreparedFile {
         let target = configuration.root.path + "/" + path.string
         let made = try Materializer.makeParents(of: path, root: configuration.root.path)
         if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
@@ -81,14 +90,13 @@ extension FolderEngine {
         var closed = false
         defer { if !closed { close(fd) } }
         do throws(SyncError) {
-            let manifest = try await backend.loadManifest(asset)
             var hasher = StreamingSHA256()
             let total = manifest.chunks.count
             var position = 0
             while position < total {
                 // A group of chunks at a time: one lookup of local copies, one download of the rest.
                 let group = Array(manifest.chunks[position..<min(position + 256, total)])
-                let found = try await chunkBytes(group)
+                let found = group.allSatisfy({ given[$0.digest] != nil }) ? given : try await chunkBytes(group)
                 for chunk in group {
                     guard let bytes = found[chunk.digest] else { throw SyncError.chunkNotFound(chunk.digest) }
                     hasher.update(bytes)
@@ -97,8 +105,8 @@ extension FolderEngine {
                 position += group.count
                 if position < total { setDownloadProgress(record.id.recordName, Double(position) / Double(total)) }
             }
-            guard hasher.finalize() == asset.contentDigest else {
-                throw SyncError(.chunkCorrupt, "\(path): the downloaded content does not match its digest; it will be fetched again", digest: asset.contentDigest)
+            guard hasher.finalize() == manifest.contentDigest else {
+                throw SyncError(.chunkCorrupt, "\(path): the downloaded content does not match its digest; it will be fetched again", digest: manifest.contentDigest)
             }
             try Materializer.finish(fd, mode: record.mode, modified: record.modified, flush: flush, path: path.string)
             // What was written, as the index must remember it: taken from the open file, so a
@@ -107,56 +115,15 @@ extension FolderEngine {
             do { written = try FileStat.of(descriptor: fd) } catch { throw Materializer.failure("examine", temporary) }
             close(fd)
             closed = true
-            return PreparedFile(temporary: temporary, written: written, chunks: manifest.chunks, contentDigest: asset.contentDigest)
+            return PreparedFile(temporary: temporary, written: written, chunks: manifest.chunks, contentDigest: manifest.contentDigest)
         } catch {
             unlink(temporary)
             throw error
         }
     }
 
-    /// Documents of a page that are new here are written ahead, several at once and without
-    /// one fsync each: the file system is flushed once for all of them, and `write` then
-    /// only renames each into place (after its usual checks). Preparation failures are left
-    /// to `write`, which retries and reports them.
-    func prepareNewDocuments(_ records: [DocSyncCore.Record]) async {
-        let candidates = records.filter { record in
-            record.type == .document && record.asset != nil
-                && !scanner.withLock({ $0.isIgnored(record.path) })
-                && ((try? FileStat.of(absolute(record.path))) ?? nil) == nil
-        }
-        let known = (try? index.read { db in
-            try Set(String.fetchAll(db, sql: "SELECT recordName FROM item"))
-        }) ?? []
-        let work = candidates.filter { !known.contains($0.id.recordName) }
-        guard work.count > 1 else { return }
-        let results = await withTaskGroup(of: (String, PreparedFile?).self) { group in
-            var next = 0
-            var results: [String: PreparedFile] = [:]
-            func add() {
-                guard next < work.count else { return }
-                let record = work[next]
-                next += 1
-                group.addTask { [self] in
-                    (record.id.recordName, try? await prepareDocument(record, at: record.path, flush: false))
-                }
-            }
-            for _ in 0..<4 { add() }
-            while let (name, file) = await group.next() {
-                if let file { results[name] = file }
-                add()
-            }
-            return results
-        }
-        guard !results.isEmpty else { return }
-        if Materializer.flushFileSystem(of: configuration.root.path) {
-            preparedFiles.withLock { $0.merge(results) { _, new in new } }
-        } else {
-            for file in results.values { unlink(file.temporary) }
-        }
-    }
-
     /// The prepared file for `record`, if one was written for this content beside `target`.
-    private func takePrepared(_ record: DocSyncCore.Record, at target: String) -> PreparedFile? {
+    func takePrepared(_ record: DocSyncCore.Record, at target: String) -> PreparedFile? {
         guard let file = preparedFiles.withLock({ $0.removeValue(forKey: record.id.recordName) }) else { return nil }
         let sameDirectory = (file.temporary as NSString).deletingLastPathComponent == (target as NSString).deletingLastPathComponent
         guard sameDirectory, file.contentDigest == record.contentDigest else {
@@ -212,7 +179,7 @@ extension FolderEngine {
 
     /// The bytes of `chunks`: from local files where this machine holds them (verified),
     /// the rest downloaded in one call.
-    private func chunkBytes(_ chunks: [ChunkRef]) async throws(SyncError) -> [SHA256Digest: Data] {
+    func chunkBytes(_ chunks: [ChunkRef]) async throws(SyncError) -> [SHA256Digest: Data] {
         var lengths: [SHA256Digest: Int] = [:]
         for chunk in chunks { lengths[chunk.digest] = chunk.length }
         let digests = Array(lengths.keys)

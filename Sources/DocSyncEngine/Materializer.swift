@@ -74,6 +74,13 @@ enum Materializer {
         return docsync_syncfs(fd) == 0
     }
 
+    /// Renames `source` to `target` only if nothing is at `target` (`renameat2` with
+    /// `RENAME_NOREPLACE`): returns 0, or the `errno` (`EEXIST` when something is there,
+    /// `EINVAL` on a file system without the flag).
+    static func renameWithoutReplacing(_ source: String, _ target: String) -> Int32 {
+        docsync_renameat2(AT_FDCWD, source, AT_FDCWD, target, 1 /* RENAME_NOREPLACE */) == 0 ? 0 : errno
+    }
+
     /// Sets a path's modification time without following a final symlink.
     static func setModified(_ path: String, _ modified: Timestamp) {
         let (seconds, nanoseconds) = modified.secondsAndNanoseconds
@@ -85,3 +92,7 @@ enum Materializer {
 /// Linux's `syncfs(2)`, which Glibc's Swift module does not export without `_GNU_SOURCE`.
 @_silgen_name("syncfs")
 private func docsync_syncfs(_ fd: Int32) -> Int32
+
+/// Linux's `renameat2(2)`, likewise not exported by Glibc's Swift module.
+@_silgen_name("renameat2")
+private func docsync_renameat2(_ oldDirectory: Int32, _ oldPath: UnsafePointer<CChar>, _ newDirectory: Int32, _ newPath: UnsafePointer<CChar>, _ flags: UInt32) -> Int32

@@ -1,0 +1,90 @@
+import DocSyncCore
+import Foundation
+import GRDB
+
+/// Applying the plainly new items of a fetched page together: folders this device has never
+/// seen, and new documents already written ahead, whose paths are free here. Each is put in
+/// place without replacing anything (`mkdir`, `renameat2(RENAME_NOREPLACE)`), and all their
+/// rows go into the index in one transaction — with the page's change token when nothing
+/// else in the page needs applying. Anything that does not fit (a collision, a symlink, a
+/// known item, a path taken meanwhile) is left to `applyRemote`, one record at a time.
+///
+/// A crash after some renames but before the transaction leaves files the index does not
+/// know; the page is fetched again and `applyRemote` adopts each file whose content matches.
+extension FolderEngine {
+    /// Applies what it can of `ordered` (folders first, shallow before deep). Returns the
+    /// record names it applied, and whether it stored `token` (only when it applied the whole
+    /// page: `complete` says the page holds nothing besides `ordered`).
+    func applyNewInBulk(_ ordered: [DocSyncCore.Record], token: ChangeToken?, complete: Bool) throws(SyncError) -> (applied: Set<String>, tokenStored: Bool) {
+        let candidates = try freshRecords(ordered)
+        guard !candidates.isEmpty else { return ([], false) }
+        var rows: [(row: IndexItem, chunks: [ChunkRef]?)] = []
+        for record in candidates {
+            let target = absolute(record.path)
+            switch record.type {
+            case .folder:
+                guard let made = try? Materializer.makeParents(of: record.path, root: configuration.root.path) else { continue }
+                if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
+                if mkdir(target, mode_t(record.mode)) != 0 {
+                    guard errno == EEXIST, ((try? FileStat.of(target)) ?? nil)?.kind == .directory else { continue }
+                }
+                chmod(target, mode_t(record.mode))
+                guard let stat = try? FileStat.of(target), stat.kind == .directory else { continue }
+                createdDirectories.withLock { _ = $0.remove(record.path) }
+                rows.append((settledRow(record, stat: stat), nil))
+            case .document:
+                guard let file = takePrepared(record, at: target) else { continue }
+                guard Materializer.renameWithoutReplacing(file.temporary, target) == 0 else {
+                    unlink(file.temporary)
+                    continue
+                }
+                rows.append((settledRow(record, stat: file.written), file.chunks))
+            case .symlink:
+                continue
+            }
+        }
+        let applied = Set(rows.map(\.row.recordName))
+        let storeToken = complete && applied.count == ordered.count
+        try writeIndex { db in
+            for (row, chunks) in rows {
+                try row.insert(db)
+                if let chunks { try db.setChunkLocations(of: row.recordName, chunks: chunks) }
+            }
+            try refreshConflictFlags(db, around: rows.map(\.row.path))
+            if storeToken { try db.setEngineValue(EngineKeys.changeToken, try token.map { try WireCoding.encoder.encode($0) }) }
+        }
+        for (row, _) in rows { clearProblem(at: row.path.string) }
+        let bytes = rows.reduce(Int64(0)) { $0 + $1.row.size }
+        live.withLock { $0.pendingDownloads -= rows.count; $0.pendingDownloadBytes -= bytes }
+        return (applied, storeToken)
+    }
+
+    /// The new folders and documents of `records` that nothing here claims: an unknown
+    /// record name, no live item at the path, not ignored, and no other record of the page
+    /// at the same path.
+    private func freshRecords(_ records: [DocSyncCore.Record]) throws(SyncError) -> [DocSyncCore.Record] {
+        var pathCounts: [RelativePath: Int] = [:]
+        for record in records { pathCounts[record.path, default: 0] += 1 }
+        let plausible = records.filter { record in
+            record.type != .symlink && pathCounts[record.path] == 1
+                && !scanner.withLock({ $0.isIgnored(record.path, isDirectory: record.type == .folder) })
+        }
+        return try readIndex { db in
+            let named = try db.cachedStatement(sql: "SELECT 1 FROM item WHERE recordName = ?")
+            let atPath = try db.cachedStatement(sql: "SELECT 1 FROM item WHERE path = ? AND pending != 2")
+            return try plausible.filter { record in
+                try Bool.fetchOne(named, arguments: [record.id.recordName]) == nil
+                    && Bool.fetchOne(atPath, arguments: [record.path.string]) == nil
+            }
+        }
+    }
+
+    /// The index row of a remote item just put in place, acknowledged and settled.
+    private func settledRow(_ record: DocSyncCore.Record, stat: FileStat) -> IndexItem {
+        var row = IndexItem(recordName: record.id.recordName, path: record.path, kind: record.type, stat: stat)
+        row.take(record)
+        row.take(stat)
+        settle(&row, acked: record)
+        return row
+    }
+}

@@ -1,0 +1,79 @@
+import DocSyncCore
+import Foundation
+
+/// Writing a fetched page's new documents ahead of applying it: several groups at once, the
+/// chunks of a whole group found (local copies, then one download) in one go, and one
+/// flush of the file system for all of them instead of one fsync per file. `write` later
+/// only renames each prepared file into place, after its usual checks.
+extension FolderEngine {
+    /// Prepares the new documents among `records` (ordered folders first). Preparation
+    /// failures are left to `write`, which retries and reports them.
+    func prepareNewDocuments(_ records: [DocSyncCore.Record]) async {
+        let known = (try? index.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT 1 FROM item WHERE recordName = ?")
+            return try Set(records.filter { try Bool.fetchOne(statement, arguments: [$0.id.recordName]) != nil }.map(\.id.recordName))
+        }) ?? Set(records.map(\.id.recordName))
+        // A document is written ahead only into a directory that exists, or that a new folder
+        // of this page creates: never into a place a moving folder is about to take.
+        let newFolders = Set(records.filter { $0.type == .folder && !known.contains($0.id.recordName) }.map(\.path))
+        let work = records.filter { record in
+            guard record.type == .document, record.asset != nil, !known.contains(record.id.recordName),
+                  !scanner.withLock({ $0.isIgnored(record.path) }),
+                  ((try? FileStat.of(absolute(record.path))) ?? nil) == nil else { return false }
+            guard let parent = record.path.parent else { return true }
+            return newFolders.contains(parent) || ((try? FileStat.of(absolute(parent)))??.kind == .directory)
+        }
+        guard work.count > 1 else { return }
+        // Groups of small documents share one chunk lookup and download.
+        var groups: [[DocSyncCore.Record]] = [[]]
+        var groupBytes: Int64 = 0
+        for record in work {
+            if groups[groups.count - 1].count >= 128 || groupBytes >= 4 << 20 {
+                groups.append([])
+                groupBytes = 0
+            }
+            groups[groups.count - 1].append(record)
+            groupBytes += record.size
+        }
+        let results = await withTaskGroup(of: [String: PreparedFile].self) { taskGroup in
+            var next = 0
+            var results: [String: PreparedFile] = [:]
+            func add() {
+                guard next < groups.count else { return }
+                let group = groups[next]
+                next += 1
+                taskGroup.addTask { [self] in await prepareGroup(group) }
+            }
+            for _ in 0..<4 { add() }
+            while let prepared = await taskGroup.next() {
+                results.merge(prepared) { _, new in new }
+                add()
+            }
+            return results
+        }
+        guard !results.isEmpty else { return }
+        if Materializer.flushFileSystem(of: configuration.root.path) {
+            preparedFiles.withLock { $0.merge(results) { _, new in new } }
+        } else {
+            for file in results.values { unlink(file.temporary) }
+        }
+    }
+
+    /// Writes each document of `group` to a temporary file, unflushed; those that fail are left out.
+    private func prepareGroup(_ group: [DocSyncCore.Record]) async -> [String: PreparedFile] {
+        var manifests: [(DocSyncCore.Record, AssetManifest)] = []
+        for record in group {
+            guard let asset = record.asset, let manifest = try? await backend.loadManifest(asset) else { continue }
+            manifests.append((record, manifest))
+        }
+        let small = manifests.flatMap { $0.1.chunks.count <= 256 ? $0.1.chunks : [] }
+        let found = (try? await chunkBytes(small)) ?? [:]
+        var prepared: [String: PreparedFile] = [:]
+        for (record, manifest) in manifests {
+            if let file = try? await writeTemporary(record, at: record.path, manifest: manifest, chunks: found, flush: false) {
+                prepared[record.id.recordName] = file
+            }
+        }
+        return prepared
+    }
+}
