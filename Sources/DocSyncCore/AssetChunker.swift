@@ -58,8 +58,6 @@ public struct AssetChunker: Sendable {
 
     /// Chunks bytes already in memory. `onChunk` sees each chunk's range in `bytes`.
     public func chunk(_ bytes: UnsafeRawBufferPointer, onChunk: (ChunkRef, Range<Int>) -> Void = { _, _ in }) -> AssetManifest {
-        var fileHash = SHA256()
-        fileHash.update(bufferPointer: bytes)
         var chunks: [ChunkRef] = []
         var chunker = self.chunker
         var start = 0
@@ -71,6 +69,8 @@ public struct AssetChunker: Sendable {
             chunks.append(ref)
             start += length
         }
-        return AssetManifest(chunks: chunks, contentDigest: SHA256Digest(fileHash.finalize()))
+        // A content of one chunk (most small files) is hashed once: its chunk's digest is the file's.
+        let contentDigest = chunks.count == 1 ? chunks[0].digest : SHA256Digest(hashing: bytes)
+        return AssetManifest(chunks: chunks, contentDigest: contentDigest)
     }
 }

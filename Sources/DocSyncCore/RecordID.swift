@@ -45,7 +45,17 @@ public struct RecordID: Hashable, Comparable, Codable, Sendable, CustomStringCon
 
     /// A fresh record name: 32 lowercase hex characters from a random UUID.
     public static func newName() -> String {
-        UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        var generator = SystemRandomNumberGenerator()
+        let words = (generator.next(), generator.next())
+        let digits = Array("0123456789abcdef".utf8)
+        return String(unsafeUninitializedCapacity: 32) { buffer in
+            for (index, word) in [words.0, words.1].enumerated() {
+                for nibble in 0..<16 {
+                    buffer[index * 16 + nibble] = digits[Int(truncatingIfNeeded: word >> UInt64(60 - nibble * 4)) & 0xf]
+                }
+            }
+            return 32
+        }
     }
 
     /// Why `name` is not a valid record name, or `nil` when it is.

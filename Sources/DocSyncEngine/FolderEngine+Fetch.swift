@@ -84,8 +84,9 @@ extension FolderEngine {
     /// Items the server acknowledged but no longer has become new again (sent without a
     /// change tag, chunks checked again); pending deletions of them are simply done.
     private func forgetAcknowledgements(_ db: Database, except kept: Set<String> = []) throws {
-        let acked = try IndexItem.fetchAll(db, sql: "SELECT * FROM item WHERE acked IS NOT NULL")
-        for var row in acked where !kept.contains(row.recordName) {
+        let names = try String.fetchAll(db, sql: "SELECT recordName FROM item WHERE acked IS NOT NULL").filter { !kept.contains($0) }
+        for name in names {
+            guard var row = try db.item(named: name) else { continue }
             if row.pending == .delete {
                 try db.deleteItem(named: row.recordName)
                 continue

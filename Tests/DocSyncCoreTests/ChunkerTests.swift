@@ -85,4 +85,20 @@ import Testing
         #expect(manifest == chunk(bytes))
         #expect(streamed == manifest.chunks)
     }
+
+    @Test(arguments: [0, 1, 100, 2_048, 8_191, 40_000, 200_000])
+    func theContentDigestIsTheWholeContentsHash(size: Int) throws {
+        var random = SeededRandom(seed: UInt64(size) + 1)
+        let bytes = random.bytes(size)
+        let manifest = chunk(bytes)
+        #expect(manifest.contentDigest == SHA256Digest(hashing: bytes))
+        var offset = 0
+        let streamed = AssetChunker().chunk(read: { (buffer: UnsafeMutableRawBufferPointer) -> Int in
+            let count = min(buffer.count, bytes.count - offset)
+            bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: count) }
+            offset += count
+            return count
+        }, onChunk: { _, _ in })
+        #expect(streamed == manifest)
+    }
 }

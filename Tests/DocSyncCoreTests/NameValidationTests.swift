@@ -38,9 +38,17 @@ import Testing
         #expect((RecordID.problem(with: name) == nil) == valid)
     }
 
-    @Test func newRecordNamesAreUnique() {
-        let names = Set((0..<1000).map { _ in RecordID.newName() })
-        #expect(names.count == 1000)
-        #expect(names.allSatisfy { $0.count == 32 })
+    @Test func newRecordNamesAre128RandomBitsInLowercaseHex() {
+        let names = (0..<10_000).map { _ in RecordID.newName() }
+        #expect(Set(names).count == names.count)
+        for name in names.prefix(100) {
+            #expect(name.utf8.count == 32)
+            #expect(name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        }
+        // Every hex digit shows up in every position across many names (no stuck nibble).
+        for position in 0..<32 {
+            let digits = Set(names.map { Array($0.utf8)[position] })
+            #expect(digits.count == 16, "position \(position)")
+        }
     }
 }
