@@ -15,12 +15,15 @@ public struct ControlClient: Sendable {
         self.socketPath = socketPath
     }
 
-    /// The time `send` allows a call by default: 10 seconds, and for `wait` its own timeout
-    /// plus 10 seconds (the daemon answers a `wait` that runs out with a `timeout` failure).
+    /// The time `send` allows a call by default: 10 seconds; for `wait` and `sync` their own
+    /// timeout plus 10 seconds (the daemon answers one that runs out with a `timeout`
+    /// failure); an hour for `download` and `restore`; no limit for a live query.
     public static func defaultTimeout(for request: ControlRequest) -> Duration {
         switch request {
-        case .status: .seconds(10)
-        case .wait(let seconds): .seconds(min(max(0, seconds.isFinite ? seconds : 0), 1e9)) + .seconds(10)
+        case .wait(let seconds), .sync(let seconds): .seconds(min(max(0, seconds.isFinite ? seconds : 0), 1e9)) + .seconds(10)
+        case .download, .restore: .seconds(3600)
+        case .query(_, watch: true): .seconds(Int64.max / 2)
+        default: .seconds(10)
         }
     }
 
@@ -29,11 +32,18 @@ public struct ControlClient: Sendable {
     /// answers on the socket, `.timedOut` after `timeout` (default: `defaultTimeout(for:)`),
     /// `.connectionClosed` / `.protocolViolation` when the answer is missing or unreadable.
     public func send(_ request: ControlRequest, timeout: Duration? = nil) async throws(ControlClientError) -> ControlResponse {
+        try await send(request, timeout: timeout, onUpdate: { _ in })
+    }
+
+    /// Like `send`, handing each non-final response (a live query's `.changes`) to
+    /// `onUpdate` as it arrives. A live query runs until the task is cancelled (then this
+    /// throws `.cancelled`) or the daemon ends it.
+    public func send(_ request: ControlRequest, timeout: Duration?, onUpdate: @escaping @Sendable (ControlResponse) async -> Void) async throws(ControlClientError) -> ControlResponse {
         let limit = timeout ?? Self.defaultTimeout(for: request)
         let path = socketPath
         do {
             return try await withThrowingTaskGroup(of: ControlResponse?.self) { group in
-                group.addTask { try await Self.exchange(request, path: path) }
+                group.addTask { try await Self.exchange(request, path: path, onUpdate: onUpdate) }
                 group.addTask {
                     try await Task.sleep(for: limit)
                     return nil
@@ -51,7 +61,7 @@ public struct ControlClient: Sendable {
         }
     }
 
-    private static func exchange(_ request: ControlRequest, path: String) async throws -> ControlResponse {
+    private static func exchange(_ request: ControlRequest, path: String, onUpdate: @Sendable (ControlResponse) async -> Void) async throws -> ControlResponse {
         guard path.utf8.count <= UnixSocket.maximumPathLength else {
             throw ControlClientError.socketPathTooLong(socketPath: path, limit: UnixSocket.maximumPathLength)
         }
@@ -79,6 +89,7 @@ public struct ControlClient: Sendable {
                 if line.isEmpty { continue }
                 let response = try ControlFraming.decodeResponse(line)
                 if response.isFinal { return response }
+                await onUpdate(response)
             }
             throw ControlClientError.connectionClosed(socketPath: path)
         } catch let error as ControlFramingError {

@@ -44,6 +44,11 @@ final class ControlConnection {
     /// Writes all of `bytes`. Throws `SystemCallError` (`EPIPE` when the peer has gone) or
     /// `CancellationError`.
     func write(_ bytes: [UInt8]) async throws {
+        try await Self.write(bytes, to: fd)
+    }
+
+    /// Writes all of `bytes` to the connected socket `fd` (for a writer that does not own the connection).
+    static func write(_ bytes: [UInt8], to fd: Int32) async throws {
         var offset = 0
         while offset < bytes.count {
             let sent = try bytes.withUnsafeBytes { raw throws(SystemCallError) in

@@ -10,6 +10,28 @@ public enum ControlRequest: Codable, Sendable, Hashable {
     /// Answer once every folder is settled (idle, nothing pending, the watcher quiet), or
     /// with `.failure` after `timeoutSeconds`.
     case wait(timeoutSeconds: Double)
+    /// Per-item status (`.items`) of absolute `paths`: a directory lists its direct children,
+    /// a file itself. No paths: the top level of every folder.
+    case list(paths: [String])
+    /// The items matching an SPEC §6 predicate (`.items`); with `watch`, a stream of
+    /// non-final `.changes` (the first holds the initial result) until the client hangs up.
+    /// A bad predicate answers `.failure` with code `badPredicate`.
+    case query(predicate: String, watch: Bool)
+    /// Items with a conflict copy beside them, and the copies (`.items`).
+    case conflicts
+    /// Items and folders with a problem (`.problems`).
+    case errors
+    /// Fetch these placeholders (absolute paths), or every placeholder matching `predicate` (`.actions`).
+    case download(paths: [String], predicate: String?)
+    /// Turn these uploaded files back into placeholders (`.actions`); refused, with a
+    /// reason, for anything not uploaded.
+    case evict(paths: [String], predicate: String?)
+    /// Fetch and send now; answers `.status` once the round is done, `.failure` after the timeout.
+    case sync(timeoutSeconds: Double)
+    /// The kept versions of the item at an absolute path, newest first (`.versions`).
+    case versions(path: String)
+    /// Brings a kept version back (the newest when `version` is nil) as a new local change (`.actions`).
+    case restore(path: String, version: Int64?)
 }
 
 /// The daemon's answer to one `ControlRequest`.
@@ -23,12 +45,20 @@ public enum ControlResponse: Codable, Sendable, Hashable {
     case settled(DaemonStatus)
     /// The call failed; `message` is for a person, `code` for scripts ("timeout", "unknownRequest", …).
     case failure(code: String, message: String)
+    /// Items, sorted by folder then path (`list`, `query`, `conflicts`).
+    case items(items: [ItemStatus])
+    /// A live query's update (not final: more follow until the client hangs up).
+    case changes(changes: ItemChanges)
+    case problems(problems: [ProblemEntry])
+    case actions(outcomes: [ActionOutcome])
+    case versions(versions: [VersionEntry])
 
     /// Whether this response ends the answer to its request. A client reads responses until
-    /// it gets a final one; every case that exists today is final.
+    /// it gets a final one; only a live query's `.changes` are not final.
     public var isFinal: Bool {
         switch self {
-        case .status, .settled, .failure: true
+        case .changes: false
+        case .status, .settled, .failure, .items, .problems, .actions, .versions: true
         }
     }
 }
@@ -40,8 +70,12 @@ extension ControlResponse {
         public static let badRequest = "badRequest"
         /// The request names a call this daemon does not know (it may be older than the client).
         public static let unknownRequest = "unknownRequest"
-        /// A `wait` ran out of time before the folders settled.
+        /// A `wait` or `sync` ran out of time before the folders settled.
         public static let timeout = "timeout"
+        /// A query's predicate does not parse; the message names the position and what was expected.
+        public static let badPredicate = "badPredicate"
+        /// A path given is not inside any synced folder, or names no item.
+        public static let notFound = "notFound"
     }
 }
 
@@ -50,4 +84,16 @@ public protocol ControlHandler: Sendable {
     /// Answers one request. May take as long as the call needs (`wait`); the server runs
     /// each connection on its own task.
     func handle(_ request: ControlRequest) async -> ControlResponse
+
+    /// Answers one request that may stream: `emit` sends a non-final response (a live
+    /// query's `.changes`) before the final one. A streaming handler runs until its task is
+    /// cancelled (the client hung up) and then returns whatever final response it likes.
+    /// The default calls `handle(_:)`.
+    func handle(_ request: ControlRequest, emit: @escaping @Sendable (ControlResponse) async -> Void) async -> ControlResponse
+}
+
+extension ControlHandler {
+    public func handle(_ request: ControlRequest, emit: @escaping @Sendable (ControlResponse) async -> Void) async -> ControlResponse {
+        await handle(request)
+    }
 }

@@ -179,7 +179,11 @@ public final class ControlServer: Sendable {
     /// The handler's response, or `nil` if the client hung up first (the handler is then cancelled).
     private func answer(_ request: ControlRequest, fd: Int32) async -> ControlResponse? {
         await withTaskGroup(of: Outcome.self) { group in
-            group.addTask { .answered(await self.handler.handle(request)) }
+            group.addTask {
+                .answered(await self.handler.handle(request, emit: { update in
+                    try? await ControlConnection.write(Self.encode(update), to: fd)
+                }))
+            }
             group.addTask {
                 let hungUp = (try? await ControlConnection.waitForHangUp(fd: fd)) ?? false
                 return hungUp ? .hungUp : .clientSentMore

@@ -26,6 +26,8 @@ struct DaemonControlHandler: ControlHandler {
                 if Task.isCancelled { break }
             }
             return .failure(code: "timeout", message: "not settled after \(timeoutSeconds) s: \(summary(status()))")
+        default:
+            return .failure(code: ControlResponse.FailureCode.unknownRequest, message: "docsyncd does not answer \(request) yet")
         }
     }
 
