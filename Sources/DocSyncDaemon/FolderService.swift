@@ -33,7 +33,7 @@ final class FolderService: Service, Sendable {
             zone: zone, root: folder.path,
             stateDirectory: daemon.stateDirectory.appendingPathComponent("folders").appendingPathComponent(folder.id),
             device: daemon.device, conflictPolicy: folder.conflictPolicy, direction: direction,
-            maxFileSize: folder.maxFileSize, keepVersionsDays: folder.keepVersionsDays)
+            onDemand: folder.mode == .onDemand, maxFileSize: folder.maxFileSize, keepVersionsDays: folder.keepVersionsDays)
         self.engine = try FolderEngine(configuration: configuration, backend: backend, logger: logger)
         self.watcher = InotifyWatcher(root: folder.path, logger: logger)
         self.backend = backend

@@ -20,6 +20,9 @@ public struct EngineConfiguration: Sendable {
     public var device: String
     public var conflictPolicy: ConflictPolicy
     public var direction: Direction
+    /// On-demand folder (SPEC §6): new remote documents arrive as placeholders, downloaded
+    /// when asked for.
+    public var onDemand: Bool
     /// Larger files stay local with a per-file error.
     public var maxFileSize: Int64
     public var keepVersionsDays: Int
@@ -31,7 +34,7 @@ public struct EngineConfiguration: Sendable {
 
     public init(
         zone: ZoneID, root: URL, stateDirectory: URL, device: String, conflictPolicy: ConflictPolicy = .keepBoth,
-        direction: Direction = .both, maxFileSize: Int64 = 50_000_000, keepVersionsDays: Int = 30,
+        direction: Direction = .both, onDemand: Bool = false, maxFileSize: Int64 = 50_000_000, keepVersionsDays: Int = 30,
         retryPolicy: RetryPolicy = .standard, safetyNetInterval: Duration = .seconds(300), transferConcurrency: Int = 8
     ) {
         self.zone = zone
@@ -40,6 +43,7 @@ public struct EngineConfiguration: Sendable {
         self.device = device
         self.conflictPolicy = conflictPolicy
         self.direction = direction
+        self.onDemand = onDemand
         self.maxFileSize = maxFileSize
         self.keepVersionsDays = keepVersionsDays
         self.retryPolicy = retryPolicy

@@ -17,8 +17,10 @@ struct EngineInbox: Sendable {
     var fetch = false
     var send = false
     var rescanWarnings: [String] = []
+    /// Actions asked for through `docs-status`, in order.
+    var actions: [QueuedAction] = []
 
-    var isEmpty: Bool { scopes.isEmpty && !fullScan && !fetch && !send }
+    var isEmpty: Bool { scopes.isEmpty && !fullScan && !fetch && !send && actions.isEmpty }
 
     mutating func add(_ event: WatchEvent) {
         switch event {

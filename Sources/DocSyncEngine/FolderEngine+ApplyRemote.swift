@@ -15,6 +15,10 @@ extension FolderEngine {
             return
         }
         if row.acked?.changeTag == server.changeTag, row.acked != nil { return }
+        if row.isPlaceholder && row.pending == .none {
+            try await updatePlaceholder(row, to: server)
+            return
+        }
         if row.pending == .none {
             if let stat = try? FileStat.of(absolute(row.path)), row.matches(stat) {
                 try await applyUpdate(server, to: row)
@@ -35,6 +39,7 @@ extension FolderEngine {
         if row.pending == .delete {
             // Deleted here, changed there: the edit wins and the file comes back.
             logger.info("restoring an item deleted here but changed on another device", metadata: ["path": "\(server.path)"])
+            if configuration.onDemand, row.isPlaceholder, try placePlaceholder(server) { return }
             try await place(server, replacing: nil, then: { row in row.recordName = name })
             return
         }
@@ -66,6 +71,7 @@ extension FolderEngine {
                 return
             }
         }
+        if configuration.onDemand, try placePlaceholder(server) { return }
         try await place(server, replacing: nil, then: { _ in })
     }
 

@@ -66,7 +66,7 @@ extension FolderEngine {
         var pathCounts: [RelativePath: Int] = [:]
         for record in records { pathCounts[record.path, default: 0] += 1 }
         let plausible = records.filter { record in
-            record.type != .symlink && pathCounts[record.path] == 1
+            record.type != .symlink && pathCounts[record.path] == 1 && !(configuration.onDemand && record.type == .document)
                 && !scanner.withLock({ $0.isIgnored(record.path, isDirectory: record.type == .folder) })
         }
         return try readIndex { db in

@@ -38,6 +38,7 @@ extension FolderEngine {
             if (a.type == .folder) != (b.type == .folder) { return a.type == .folder }
             return (a.path.components.count, a.path.string) < (b.path.components.count, b.path.string)
         }
+        try markOutdated(ordered)
         await prepareNewDocuments(ordered)
         defer { discardPreparedFiles() }
         let bulk = try applyNewInBulk(ordered, token: page.token, complete: page.deleted.isEmpty)
@@ -59,6 +60,20 @@ extension FolderEngine {
             .sorted { $0.path.components.count > $1.path.components.count }
         for row in deletions { try applyRemoteDeletion(row.recordName) }
         return false
+    }
+
+    /// Local copies of documents whose content changed on the server are `downloaded` (a
+    /// local copy, not the latest) until the change is applied, which makes them `current`.
+    private func markOutdated(_ records: [DocSyncCore.Record]) throws(SyncError) {
+        let changed = records.filter { $0.type == .document && $0.contentDigest != nil }
+        guard !changed.isEmpty else { return }
+        try writeIndex { db in
+            let statement = try db.cachedStatement(sql: """
+                UPDATE item SET downloadingStatus = 'downloaded'
+                WHERE recordName = ? AND downloadingStatus = 'current' AND (digest IS NULL OR digest != ?)
+                """)
+            for record in changed { try statement.execute(arguments: [record.id.recordName, record.contentDigest!.hex]) }
+        }
     }
 
     /// Names of the records in `records` that the index holds as acknowledged already, byte
@@ -87,6 +102,13 @@ extension FolderEngine {
         let names = try String.fetchAll(db, sql: "SELECT recordName FROM item WHERE acked IS NOT NULL").filter { !kept.contains($0) }
         for name in names {
             guard var row = try db.item(named: name) else { continue }
+            if row.isPlaceholder {
+                // Its content was only on the server: nothing is left to show or send.
+                if let placeholder = Placeholder.path(for: row.path) { unlink(absolute(placeholder)) }
+                try db.deleteItem(named: row.recordName)
+                logger.warning("a placeholder's content is gone from the server", metadata: ["path": "\(row.path)"])
+                continue
+            }
             if row.pending == .delete {
                 try db.deleteItem(named: row.recordName)
                 continue

@@ -17,7 +17,7 @@ extension FolderEngine {
         /// Each examined path, and whether everything beneath it was walked.
         var examined: [(path: RelativePath?, walked: Bool)] = []
         for scope in scopes.sorted(by: { ($0.path?.string ?? "") < ($1.path?.string ?? "") }) {
-            guard let path = scope.path else {
+            guard var path = scope.path else {
                 let result = scanner.scan(nil)
                 for entry in result.entries { observed[entry.path] = entry.stat }
                 problems += result.problems
@@ -25,6 +25,8 @@ extension FolderEngine {
                 examined.append((nil, true))
                 continue
             }
+            // A placeholder's name stands for its item: examine the item's path.
+            if let item = Placeholder.itemPath(of: path) { path = item }
             if scanner.isIgnored(path) { continue }
             let stat: FileStat?
             do { stat = try FileStat.of(scanner.absolute(path)) } catch {
@@ -84,6 +86,10 @@ extension FolderEngine {
             if let stat = observed[row.path], RecordType(stat.kind) == row.kind { continue }
             if protected.contains(where: { $0.isEmpty || row.path.string == $0 || row.path.string.hasPrefix($0 + "/") }) { continue }
             if scanner.isIgnored(row.path, isDirectory: row.kind == .folder) { continue }
+            // An item shown as a placeholder is there as long as its placeholder is.
+            if row.isPlaceholder, let placeholder = Placeholder.path(for: row.path), Placeholder.exists(at: scanner.absolute(placeholder)) {
+                continue
+            }
             vanished[row.recordName] = row
         }
         var byInode: [UInt64: [String]] = [:]
@@ -98,6 +104,7 @@ extension FolderEngine {
             if var row = try db.item(at: path), row.kind == type, vanished[row.recordName] == nil {
                 if row.matches(stat) { continue }
                 let contentChanged = row.kind != .folder && !(row.size == stat.size && row.modified == stat.modified && row.inode == stat.inode)
+                if row.isPlaceholder { replacedPlaceholder(&row, scanner: scanner) }
                 row.take(stat)
                 if contentChanged { row.needsRead = true; row.chunksUploaded = false }
                 markChanged(&row)
@@ -137,6 +144,7 @@ extension FolderEngine {
                let content = try? ContentReader.read(scanner.absolute(path)),
                let match = vanished.values.first(where: { $0.kind == .document && $0.digest == content.manifest.contentDigest }) {
                 var row = vanished.removeValue(forKey: match.recordName)!
+                if row.isPlaceholder { replacedPlaceholder(&row, scanner: scanner) }
                 let oldPath = row.path
                 row.path = path
                 row.take(content.stat)
@@ -164,6 +172,15 @@ extension FolderEngine {
             clearProblem(at: row.path.string)
             try refreshConflictFlags(db, around: [row.path])
         }
+    }
+
+    /// A real file took the place of an item shown as a placeholder: the item is local again
+    /// (its new content is read and sent) and the placeholder goes.
+    private func replacedPlaceholder(_ row: inout IndexItem, scanner: FolderScanner) {
+        if let placeholder = Placeholder.path(for: row.path) { unlink(scanner.absolute(placeholder)) }
+        row.status.downloadingStatus = "current"
+        row.status.percentDownloaded = 100
+        row.needsRead = true
     }
 
     func markChanged(_ row: inout IndexItem) {

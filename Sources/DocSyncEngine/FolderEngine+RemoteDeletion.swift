@@ -19,7 +19,7 @@ extension FolderEngine {
             try writeIndex { db in try final.update(db) }
             return
         case .none:
-            break
+            if row.isPlaceholder { return try removePlaceholder(row) }
         }
         let path = absolute(row.path)
         guard let stat = try? FileStat.of(path) else {

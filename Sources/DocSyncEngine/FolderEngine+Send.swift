@@ -76,6 +76,7 @@ extension FolderEngine {
                 saves.append(row)
             }
             let readDone = ContinuousClock.now
+            try markUploading(saves.filter { $0.kind == .document && !$0.chunksUploaded }.map(\.recordName))
             var justRead: [String: ReadContent] = [:]
             for entry in read { if let content = entry.content { justRead[entry.row.recordName] = content } }
             let unsent = try await uploadChunks(for: saves.filter { $0.kind == .document && !$0.chunksUploaded }, justRead: justRead)
@@ -104,6 +105,26 @@ extension FolderEngine {
                                                    "chunks": "\(uploadDone - readDone)", "records": "\(ContinuousClock.now - uploadDone)"])
         }
         return complete
+    }
+
+    /// Documents whose chunks are about to travel show `isUploading` from 0 %.
+    private func markUploading(_ names: [String]) throws(SyncError) {
+        guard !names.isEmpty else { return }
+        try writeIndex { db in
+            let statement = try db.cachedStatement(sql: "UPDATE item SET isUploading = 1, percentUploaded = 0 WHERE recordName = ?")
+            for name in names { try statement.execute(arguments: [name]) }
+        }
+    }
+
+    /// Sets `percentUploaded` of each record in `sent` from the bytes of its missing chunks sent so far.
+    private func noteUploadProgress(_ sent: [String: Int], of totals: [String: Int]) {
+        _ = try? index.write { db in
+            let statement = try db.cachedStatement(sql: "UPDATE item SET percentUploaded = ? WHERE recordName = ?")
+            for (name, bytes) in sent {
+                guard let total = totals[name], total > 0 else { continue }
+                try statement.execute(arguments: [min(100, Double(bytes) * 100 / Double(total)), name])
+            }
+        }
     }
 
     private func refuseTooLarge(_ row: inout IndexItem) throws(SyncError) {
@@ -242,8 +263,12 @@ extension FolderEngine {
         }
         let backend = self.backend
         let width = max(1, min(configuration.transferConcurrency, 4))
-        let outcome: Result<Set<String>, SyncError> = await withTaskGroup(of: Result<Set<String>, SyncError>.self) { group in
+        var totals: [String: Int] = [:]
+        for batch in batches { for (_, piece) in batch { totals[piece.recordName, default: 0] += piece.length } }
+        typealias BatchResult = Result<(changed: Set<String>, sent: [String: Int]), SyncError>
+        let outcome: Result<Set<String>, SyncError> = await withTaskGroup(of: BatchResult.self) { group in
             var changedNames = Set<String>()
+            var sentSoFar: [String: Int] = [:]
             var failure: SyncError?
             var next = 0
             func add() {
@@ -253,7 +278,9 @@ extension FolderEngine {
                 group.addTask {
                     var uploads: [ChunkUpload] = []
                     var changed = Set<String>()
+                    var sent: [String: Int] = [:]
                     for (digest, piece) in batch {
+                        sent[piece.recordName, default: 0] += piece.length
                         if let bytes = piece.bytes {
                             uploads.append(ChunkUpload(digest: digest, bytes: bytes))
                             continue
@@ -268,7 +295,7 @@ extension FolderEngine {
                     }
                     do throws(SyncError) {
                         if !uploads.isEmpty { try await backend.uploadChunks(uploads) }
-                        return .success(changed)
+                        return .success((changed, sent))
                     } catch {
                         return .failure(error)
                     }
@@ -277,7 +304,10 @@ extension FolderEngine {
             for _ in 0..<width { add() }
             while let result = await group.next() {
                 switch result {
-                case .success(let names): changedNames.formUnion(names)
+                case .success(let batch):
+                    changedNames.formUnion(batch.changed)
+                    for (name, bytes) in batch.sent { sentSoFar[name, default: 0] += bytes }
+                    noteUploadProgress(sentSoFar.filter { batch.sent[$0.key] != nil }, of: totals)
                 case .failure(let error): failure = failure ?? error
                 }
                 if failure == nil { add() }

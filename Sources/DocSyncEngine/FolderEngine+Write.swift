@@ -93,6 +93,7 @@ extension FolderEngine {
             var hasher = StreamingSHA256()
             let total = manifest.chunks.count
             var position = 0
+            if total > 256 { setDownloadProgress(record.id.recordName, 0) }
             while position < total {
                 // A group of chunks at a time: one lookup of local copies, one download of the rest.
                 let group = Array(manifest.chunks[position..<min(position + 256, total)])

@@ -9,6 +9,7 @@ extension FolderEngine {
     /// Prepares the new documents among `records` (ordered folders first). Preparation
     /// failures are left to `write`, which retries and reports them.
     func prepareNewDocuments(_ records: [DocSyncCore.Record]) async {
+        guard !configuration.onDemand else { return }  // new documents become placeholders
         let known = (try? index.read { db in
             let statement = try db.cachedStatement(sql: "SELECT 1 FROM item WHERE recordName = ?")
             return try Set(records.filter { try Bool.fetchOne(statement, arguments: [$0.id.recordName]) != nil }.map(\.id.recordName))

@@ -37,6 +37,8 @@ public final class FolderEngine: Sendable {
         var pendingDownloadBytes: Int64 = 0
         var problems: [String: ItemProblem] = [:]
         var lastSync: Date?
+        /// Sync rounds finished (the loop went idle with the backend reached).
+        var completedRounds = 0
         var busy = true
     }
 
@@ -90,7 +92,7 @@ public final class FolderEngine: Sendable {
             if work.fetch { retry.fetchOwed = true }
             let backendAllowed = retry.notBefore.map { ContinuousClock.now >= $0 } ?? true
             let backendWork = retry.fetchOwed || hasSendablePending()
-            if work.scopes.isEmpty && !work.fullScan && !(backendAllowed && backendWork) {
+            if work.scopes.isEmpty && !work.fullScan && work.actions.isEmpty && !(backendAllowed && backendWork) {
                 if let notBefore = retry.notBefore, backendWork {
                     // Backing off: local changes are still recorded as they come, but the
                     // backend is left alone until the delay (at least its retryAfter) is over.
@@ -113,6 +115,8 @@ public final class FolderEngine: Sendable {
             for warning in work.rescanWarnings {
                 logger.warning("rescanning after lost events", metadata: ["reason": "\(warning)"])
             }
+            // Actions first: each checks the item it touches against the disk itself.
+            await run(work.actions)
             do throws(SyncError) {
                 if work.fullScan {
                     setState(.scanning)
@@ -157,6 +161,10 @@ public final class FolderEngine: Sendable {
                 handle(error, retry: &retry)
             }
         }
+        abandon(inbox.withLock { inbox in
+            defer { inbox.actions = [] }
+            return inbox.actions
+        })
         setBusy(false)
     }
 
@@ -224,6 +232,10 @@ public final class FolderEngine: Sendable {
             conflicts: counts.conflicts, problems: problems, lastSync: live.lastSync)
     }
 
+    /// How many sync rounds have finished: a round asked for with `requestSync` is done once
+    /// this has grown and the engine is settled.
+    public var completedRounds: Int { live.withLock { $0.completedRounds } }
+
     /// True when the loop is waiting with nothing to do and nothing pending.
     public var isSettled: Bool {
         let idle = live.withLock { !$0.busy && $0.state == .idle }
@@ -239,7 +251,7 @@ public final class FolderEngine: Sendable {
     }
 
     private func finishedSync() {
-        live.withLock { $0.lastSync = Date(); $0.state = .idle; $0.message = nil }
+        live.withLock { $0.lastSync = Date(); $0.state = .idle; $0.message = nil; $0.completedRounds += 1 }
     }
 
     func report(_ problem: ItemProblem) {

@@ -1,6 +1,7 @@
 import DocSyncCore
 import Foundation
 import GRDB
+import Synchronization
 
 /// A folder's local index: one SQLite database (WAL) in the state directory holding every
 /// item, where each known chunk lies on disk, the version store's catalogue and the
@@ -12,6 +13,11 @@ import GRDB
 public final class LocalIndex: Sendable {
     let pool: DatabasePool
     public let url: URL
+    private let writes = Atomic<Int>(0)
+
+    /// How many write transactions have committed through `write` since the index was opened:
+    /// a reader that saw this number unchanged has nothing new to see.
+    public var writeCount: Int { writes.load(ordering: .acquiring) }
 
     /// Opens (creating if needed) the index at `url`, migrating it to the current schema.
     public init(url: URL) throws {
@@ -32,7 +38,8 @@ public final class LocalIndex: Sendable {
     /// Runs `body` in one write transaction.
     @discardableResult
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
-        try pool.write(body)
+        defer { writes.add(1, ordering: .releasing) }
+        return try pool.write(body)
     }
 
     /// Runs `body` on a read-only snapshot.

@@ -14,6 +14,8 @@ import Testing
         "Photos.nosync", "a.nosync", ".nosync", "x y.nosync",
         // The daemon's own temporary files
         ".docsync-tmp-", ".docsync-tmp-1234", ".docsync-tmp-report.pdf",
+        // On-demand placeholders
+        ".report.pdf.docsync", ".a.docsync", ". .docsync",
     ])
     func defaultsIgnore(name: String) {
         #expect(IgnoreRules.defaults.isIgnored(Self.path(name), isDirectory: false))
@@ -27,6 +29,7 @@ import Testing
         "~report.docx", "a~$b", "$~report", ".~lock.report.odt", "~lock.x#", ".lock.x#", ".~lockx#",
         "a.nosync.txt", "nosync", "a.NOSYNC", "a-nosync", "a.nosync~x", "docsync-tmp-1", ".docsync-tmp", ".docsync-temp-1",
         "x.docsync-tmp-1", "report.pdf", "Makefile", ".bashrc", IgnoreRules.fileName,
+        "report.docsync", ".docsync", "a.b.docsync", ".x.docsync.txt",
     ])
     func defaultsDoNotIgnoreNearMisses(name: String) {
         #expect(!IgnoreRules.defaults.isIgnored(Self.path(name), isDirectory: false))
@@ -50,7 +53,7 @@ import Testing
         #expect(IgnoreRules(ignoreFileContents: nil).problems.isEmpty)
         #expect(IgnoreRules(ignoreFileContents: "").problems.isEmpty)
         #expect(IgnoreRules.fileName == ".docsyncignore")
-        #expect(IgnoreRules.defaultPatterns.count == 7)
+        #expect(IgnoreRules.defaultPatterns.count == 8)
     }
 
     // MARK: - .docsyncignore

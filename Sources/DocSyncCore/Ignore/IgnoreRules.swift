@@ -33,12 +33,18 @@ public struct IgnoreRules: Sendable {
     /// The prefix of the daemon's own temporary files (ignored by default).
     public static let temporaryFilePrefix = ".docsync-tmp-"
 
+    /// The suffix of on-demand placeholders (`.NAME.docsync`, SPEC §6): the engine tracks
+    /// them itself, so they are never synced as files.
+    public static let placeholderSuffix = ".docsync"
+
     /// The default patterns, in the ignore-file syntax: editor swap and backup files, the
-    /// daemon's own temporary files, and any name ending in `.nosync`.
-    public static let defaultPatterns = ["*.swp", "*~", ".#*", "~$*", ".~lock.*#", "*.nosync", temporaryFilePrefix + "*"]
+    /// daemon's own temporary files and placeholders, and any name ending in `.nosync`.
+    public static let defaultPatterns = ["*.swp", "*~", ".#*", "~$*", ".~lock.*#", "*.nosync", temporaryFilePrefix + "*",
+                                         ".?*" + placeholderSuffix]
 
     /// The defaults of SPEC §9: `*.swp`, `*~`, `.#*`, `~$*`, `.~lock.*#`, any name ending in
-    /// `.nosync`, and the daemon's own temporary files (names starting with `.docsync-tmp-`).
+    /// `.nosync`, the daemon's own temporary files (names starting with `.docsync-tmp-`) and
+    /// on-demand placeholders (`.NAME.docsync`).
     public static let defaults = IgnoreRules(ignoreFileContents: nil)
 
     /// Lines of the ignore file that were skipped, in line order. Never includes the defaults.

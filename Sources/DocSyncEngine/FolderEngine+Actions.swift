@@ -1,0 +1,109 @@
+import DocSyncCore
+import Foundation
+import GRDB
+
+/// What a person asks of a folder through `docs-status` that changes it.
+public enum EngineAction: Sendable, Hashable {
+    /// Replace these placeholders with their content.
+    case download([RelativePath])
+    /// Turn these uploaded files into placeholders.
+    case evict([RelativePath])
+    /// Bring back a kept version (`nil`: the newest of the item at the path) as a local change.
+    case restore(RelativePath, version: Int64?)
+}
+
+/// An action waiting for the engine's loop, with whom to tell the outcome.
+struct QueuedAction: Sendable {
+    var action: EngineAction
+    var reply: @Sendable ([ActionOutcome]) -> Void
+}
+
+extension FolderEngine {
+    /// Performs `action` on the engine's loop (the only task that touches the folder and the
+    /// index) and returns what happened to each item. Returns at once with a failure for each
+    /// item if the engine stops first.
+    public func perform(_ action: EngineAction) async -> [ActionOutcome] {
+        await withCheckedContinuation { continuation in
+            inbox.withLock { $0.actions.append(QueuedAction(action: action, reply: { continuation.resume(returning: $0) })) }
+            wake.fire()
+        }
+    }
+
+    /// Runs queued actions; called by the loop.
+    func run(_ queued: [QueuedAction]) async {
+        for item in queued {
+            var outcomes: [ActionOutcome] = []
+            switch item.action {
+            case .download(let paths):
+                for path in paths { outcomes.append(await download(path)) }
+            case .evict(let paths):
+                for path in paths { outcomes.append(evict(path)) }
+            case .restore(let path, let version):
+                outcomes.append(restore(path, version: version))
+            }
+            item.reply(outcomes)
+        }
+    }
+
+    /// Answers queued actions the loop will never run (it is stopping).
+    func abandon(_ queued: [QueuedAction]) {
+        for item in queued {
+            let paths: [RelativePath] = switch item.action {
+            case .download(let paths), .evict(let paths): paths
+            case .restore(let path, _): [path]
+            }
+            item.reply(paths.map { ActionOutcome(folder: configuration.zone.name, path: $0.string, done: false, message: "docsyncd is stopping") })
+        }
+    }
+
+    /// Copies a kept version back to its path as a new local change. What is at the path now
+    /// is kept in the version store first, so restoring never loses anything either.
+    func restore(_ path: RelativePath, version id: Int64?) -> ActionOutcome {
+        func outcome(_ done: Bool, _ message: String? = nil) -> ActionOutcome {
+            ActionOutcome(folder: configuration.zone.name, path: path.string, done: done, message: message)
+        }
+        let entries: [VersionEntry]
+        do { entries = try versionEntries(at: path) } catch { return outcome(false, "cannot read the version store: \(error)") }
+        guard let entry = id.map({ id in entries.first { $0.id == id } }) ?? entries.first else {
+            return outcome(false, id.map { "no version \($0) of this item" } ?? "no kept versions of this item")
+        }
+        let stored: String?
+        do { stored = try index.read { db in try String.fetchOne(db, sql: "SELECT file FROM version WHERE id = ?", arguments: [entry.id]) } } catch {
+            return outcome(false, "cannot read the version store: \(error)")
+        }
+        guard let stored else { return outcome(false, "version \(entry.id) was pruned") }
+        let source = versions.directory.appendingPathComponent(stored).path
+        let target = absolute(path)
+        do throws(SyncError) {
+            let made = try Materializer.makeParents(of: path, root: configuration.root.path)
+            if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
+            let (fd, temporary) = try Materializer.createTemporary(beside: target)
+            var closed = false
+            defer { if !closed { close(fd) } }
+            guard let bytes = FileManager.default.contents(atPath: source) else {
+                unlink(temporary)
+                return outcome(false, "the kept file of version \(entry.id) cannot be read")
+            }
+            do throws(SyncError) {
+                try Materializer.writeAll(fd, bytes, path: path.string)
+                try Materializer.finish(fd, mode: 0o644, modified: .now, flush: true, path: path.string)
+                close(fd)
+                closed = true
+                if let current = try? FileStat.of(target), current.kind == .file, let row = try readIndex({ db in try db.item(at: path) }) {
+                    try writeIndex { db in
+                        try versions.keep(target, item: row, reason: .overwritten, device: configuration.device, move: false, in: db)
+                    }
+                }
+                guard rename(temporary, target) == 0 else { throw Materializer.failure("restore", path.string) }
+            } catch {
+                unlink(temporary)
+                throw error
+            }
+            try reconcile([EngineInbox.Scope(path: path, subtree: false)])
+            logger.info("restored a kept version", metadata: ["path": "\(path)", "version": "\(entry.id)", "savedAt": "\(entry.savedAt)"])
+            return outcome(true, "restored the version of \(entry.savedAt.formatted(.iso8601)) from \(entry.device)")
+        } catch {
+            return outcome(false, error.message)
+        }
+    }
+}

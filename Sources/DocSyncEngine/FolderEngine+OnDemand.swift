@@ -1,0 +1,140 @@
+import DocSyncCore
+import Foundation
+import GRDB
+
+/// On-demand files (SPEC §6): remote documents kept as placeholders until asked for,
+/// downloaded on request, and uploaded files turned back into placeholders (evicted).
+extension FolderEngine {
+    /// Shows the new remote document `server` as a placeholder. Returns false when it cannot
+    /// have one (its name is too long for `.NAME.docsync`): the caller downloads it instead.
+    func placePlaceholder(_ server: DocSyncCore.Record) throws(SyncError) -> Bool {
+        guard server.type == .document, let placeholder = Placeholder.path(for: server.path) else { return false }
+        let made = try Materializer.makeParents(of: server.path, root: configuration.root.path)
+        if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
+        try Placeholder.write(recordName: server.id.recordName, modified: server.modified, at: absolute(placeholder))
+        let row = placeholderRow(server)
+        try writeIndex { db in
+            try db.deleteItem(named: row.recordName)
+            try row.insert(db)
+        }
+        return true
+    }
+
+    /// A remote change to an item shown as a placeholder: the placeholder follows it (moved,
+    /// its time updated); nothing is downloaded.
+    func updatePlaceholder(_ row: IndexItem, to server: DocSyncCore.Record) async throws(SyncError) {
+        guard server.type == .document, let newPlaceholder = Placeholder.path(for: server.path) else {
+            try removePlaceholder(row)
+            try await applyNew(server)
+            return
+        }
+        if server.path != row.path, let old = Placeholder.path(for: row.path) {
+            let made = try Materializer.makeParents(of: server.path, root: configuration.root.path)
+            if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
+            unlink(absolute(old))
+        }
+        try Placeholder.write(recordName: server.id.recordName, modified: server.modified, at: absolute(newPlaceholder))
+        let updated = placeholderRow(server)
+        try writeIndex { db in try updated.update(db) }
+    }
+
+    /// The item shown by `row`'s placeholder is gone (deleted on another device, or its zone lost).
+    func removePlaceholder(_ row: IndexItem) throws(SyncError) {
+        if let placeholder = Placeholder.path(for: row.path) { unlink(absolute(placeholder)) }
+        try writeIndex { db in try db.deleteItem(named: row.recordName) }
+    }
+
+    /// Replaces the placeholder at `path` with the document's content.
+    func download(_ path: RelativePath) async -> ActionOutcome {
+        func outcome(_ done: Bool, _ message: String? = nil) -> ActionOutcome {
+            ActionOutcome(folder: configuration.zone.name, path: path.string, done: done, message: message)
+        }
+        let found: IndexItem?
+        do { found = try readIndex { db in try db.item(at: path) } } catch { return outcome(false, error.message) }
+        guard let row = found else { return outcome(false, "no such item") }
+        guard row.isPlaceholder else {
+            return outcome(true, row.kind == .document ? "already downloaded" : "a \(row.kind.rawValue.lowercased()) has nothing to download")
+        }
+        guard let record = row.acked else { return outcome(false, "the server has not acknowledged this item") }
+        let target = absolute(path)
+        do throws(SyncError) {
+            try writeIndex { db in
+                try db.execute(sql: "UPDATE item SET isDownloading = 1, percentDownloaded = 0, downloadingError = NULL WHERE recordName = ?",
+                               arguments: [row.recordName])
+            }
+            let prepared = try await prepareDocument(record, at: path, flush: true)
+            let code = Materializer.renameWithoutReplacing(prepared.temporary, target)
+            guard code == 0 else {
+                unlink(prepared.temporary)
+                throw code == EEXIST
+                    ? SyncError(.invalidArguments, "a file is already at \(path); move it away and download again")
+                    : Materializer.failure("put the download in place at", path.string, code: code)
+            }
+            var updated = row
+            updated.take(prepared.written)
+            settle(&updated, acked: record)
+            let final = updated
+            try writeIndex { db in
+                try final.update(db)
+                try db.setChunkLocations(of: final.recordName, chunks: prepared.chunks)
+            }
+            if let placeholder = Placeholder.path(for: path) { unlink(absolute(placeholder)) }
+            logger.info("downloaded on request", metadata: ["path": "\(path)"])
+            return outcome(true)
+        } catch {
+            _ = try? index.write { db in
+                try db.execute(sql: "UPDATE item SET isDownloading = 0, downloadingError = ? WHERE recordName = ?",
+                               arguments: [error.message, row.recordName])
+            }
+            return outcome(false, error.message)
+        }
+    }
+
+    /// Turns the uploaded file at `path` back into a placeholder; refused, with the reason,
+    /// for anything whose current content the server does not hold.
+    func evict(_ path: RelativePath) -> ActionOutcome {
+        func outcome(_ done: Bool, _ message: String? = nil) -> ActionOutcome {
+            ActionOutcome(folder: configuration.zone.name, path: path.string, done: done, message: message)
+        }
+        let found: IndexItem?
+        do { found = try readIndex { db in try db.item(at: path) } } catch { return outcome(false, error.message) }
+        guard var row = found else { return outcome(false, "no such item") }
+        if row.isPlaceholder { return outcome(true, "already a placeholder") }
+        guard row.kind == .document else { return outcome(false, "only files can be evicted, not a \(row.kind.rawValue.lowercased())") }
+        guard row.pending == .none, row.status.isUploaded, let acked = row.acked, acked.contentDigest == row.digest else {
+            return outcome(false, "not uploaded yet: evicting it would lose its content")
+        }
+        guard let placeholder = Placeholder.path(for: path) else { return outcome(false, "its name is too long for a placeholder") }
+        let target = absolute(path)
+        guard let stat = try? FileStat.of(target), row.matches(stat) else {
+            return outcome(false, "it changed since it was uploaded; it will be uploaded first")
+        }
+        do throws(SyncError) {
+            try Placeholder.write(recordName: row.recordName, modified: row.modified, at: absolute(placeholder))
+            row = placeholderRow(acked, replacing: row)
+            let final = row
+            try writeIndex { db in
+                try final.update(db)
+                try db.execute(sql: "DELETE FROM chunkLocation WHERE recordName = ?", arguments: [final.recordName])
+            }
+            unlink(target)
+            logger.info("evicted; the content stays on the server", metadata: ["path": "\(path)"])
+            return outcome(true)
+        } catch {
+            return outcome(false, error.message)
+        }
+    }
+
+    /// The index row of an item shown as a placeholder for `record`: the record's metadata,
+    /// acknowledged, no local inode, `notDownloaded`.
+    private func placeholderRow(_ record: DocSyncCore.Record, replacing existing: IndexItem? = nil) -> IndexItem {
+        var row = existing ?? IndexItem(recordName: record.id.recordName, path: record.path, kind: .document,
+                                        stat: FileStat(kind: .file, size: record.size, modified: record.modified, inode: 0, device: 0, mode: record.mode))
+        row.take(record)
+        row.inode = 0
+        settle(&row, acked: record)
+        row.status.downloadingStatus = Placeholder.notDownloaded
+        row.status.percentDownloaded = 0
+        return row
+    }
+}
