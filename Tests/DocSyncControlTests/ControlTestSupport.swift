@@ -43,6 +43,8 @@ final class TestHandler: ControlHandler {
                 try? await Task.sleep(for: .milliseconds(5))
             }
             return .settled(status)
+        default:
+            return .failure(code: ControlResponse.FailureCode.unknownRequest, message: "the test handler does not answer \(request)")
         }
     }
 }
