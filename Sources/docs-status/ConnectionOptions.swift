@@ -8,31 +8,56 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The daemon's control socket (default: $DOCSYNC_SOCKET, else $XDG_RUNTIME_DIR/docsync/control.sock).", valueName: "path"))
     var socket: String?
 
-    @Flag(help: "Print JSON (sorted keys) instead of a table.")
+    @Flag(help: "Print JSON (sorted keys, ISO 8601 dates) instead of a table.")
     var json = false
 
     var socketPath: String { ControlSocketLocation.resolve(explicit: socket) }
 
-    /// Sends `request`. A daemon that is not running exits 3; other connection failures exit 1;
-    /// both with one line on stderr.
-    func call(_ request: ControlRequest) async throws -> ControlResponse {
+    var client: ControlClient { ControlClient(socketPath: socketPath) }
+
+    /// Sends `request`, handing non-final responses to `onUpdate`. A daemon that is not
+    /// running exits 3; other connection failures exit 1; both with one line on stderr.
+    func call(
+        _ request: ControlRequest,
+        onUpdate: @escaping @Sendable (ControlResponse) async -> Void = { _ in }
+    ) async throws -> ControlResponse {
         do {
-            return try await ControlClient(socketPath: socketPath).send(request)
-        } catch .daemonNotRunning(let path) {
-            Output.error(ControlClientError.daemonNotRunning(socketPath: path).description)
-            throw DocsStatusExit.daemonNotRunning
+            return try await client.send(request, timeout: nil, onUpdate: onUpdate)
         } catch {
-            Output.error(error.description)
-            throw DocsStatusExit.failure
+            throw report(error)
         }
     }
 
+    /// Prints `error` as one line on stderr and returns the exit code it means: 3 when the
+    /// daemon is not running, 1 otherwise.
+    func report(_ error: ControlClientError) -> ExitCode {
+        Output.error(error.description)
+        if case .daemonNotRunning = error { return DocsStatusExit.daemonNotRunning }
+        return DocsStatusExit.failure
+    }
+
+    /// Sends `request` and returns what `expected` takes out of the answer; a `.failure`
+    /// answer or any other response ends the command (`fail`, `unexpected`).
+    func answer<Value>(_ request: ControlRequest, _ expected: (ControlResponse) -> Value?) async throws -> Value {
+        let response = try await call(request)
+        if let value = expected(response) { return value }
+        if case .failure(let code, let message) = response { try fail(code: code, message: message) }
+        try unexpected(response)
+    }
+
     /// Reports a `.failure` response (stderr, and a JSON `error` object on stdout with
-    /// `--json`) and exits 1.
-    func fail(code: String, message: String) throws -> Never {
-        if json { Output.json(ErrorReport(error: .init(code: code, message: message))) }
+    /// `--json`) and exits: 2 for a bad predicate, 4 for `notFound`, 1 otherwise.
+    func fail(code: String, message: String, jsonLines: Bool = false) throws -> Never {
+        if json {
+            let report = ErrorReport(error: .init(code: code, message: message))
+            if jsonLines { Output.jsonLine(report) } else { Output.json(report) }
+        }
         Output.error(message)
-        throw DocsStatusExit.failure
+        switch code {
+        case ControlResponse.FailureCode.badPredicate: throw DocsStatusExit.usage
+        case ControlResponse.FailureCode.notFound: throw DocsStatusExit.notFound
+        default: throw DocsStatusExit.failure
+        }
     }
 
     /// A response this call does not expect: the daemon is a different version.
@@ -52,25 +77,12 @@ struct ErrorReport: Encodable {
     let error: Detail
 }
 
-/// Where `docs-status` writes.
-enum Output {
-    static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
-    }
-
-    /// `docs-status: MESSAGE` on stderr.
-    static func error(_ message: String) {
-        FileHandle.standardError.write(Data("docs-status: \(message)\n".utf8))
-    }
-
-    /// `value` as indented JSON with sorted keys and ISO 8601 dates, on stdout.
-    static func json(_ value: some Encodable) {
-        let encoder = ControlFraming.makeEncoder()
-        encoder.outputFormatting.insert(.prettyPrinted)
-        do {
-            line(String(decoding: try encoder.encode(value), as: UTF8.self))
-        } catch {
-            self.error("cannot encode the answer as JSON: \(error)")
-        }
-    }
+/// The payload of each response a call expects, `nil` for any other response.
+extension ControlResponse {
+    var daemonStatus: DaemonStatus? { if case .status(let status) = self { status } else { nil } }
+    var settledStatus: DaemonStatus? { if case .settled(let status) = self { status } else { nil } }
+    var itemList: [ItemStatus]? { if case .items(let items) = self { items } else { nil } }
+    var problemList: [ProblemEntry]? { if case .problems(let problems) = self { problems } else { nil } }
+    var outcomeList: [ActionOutcome]? { if case .actions(let outcomes) = self { outcomes } else { nil } }
+    var versionList: [VersionEntry]? { if case .versions(let versions) = self { versions } else { nil } }
 }

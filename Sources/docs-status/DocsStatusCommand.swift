@@ -1,15 +1,17 @@
 import ArgumentParser
 import Foundation
 
-/// `docs-status`, the command-line window on `docsyncd` (SPEC §7). This first version has
-/// the overview (the default) and `wait`; the full set of calls comes later.
+/// `docs-status`, the command-line window on `docsyncd` (SPEC §7).
 ///
-/// Exit codes, for scripts:
-/// - 0: done (for `wait`: every folder settled).
-/// - 1: the call failed: `wait` timed out, the daemon answered with an error, or the
-///   connection failed midway. The message is on stderr.
-/// - 2: bad usage (unknown option, bad value).
+/// Exit codes, for scripts (`DocsStatusExit`):
+/// - 0: done (for `wait` and `sync`: every folder settled; for an action: done for every item).
+/// - 1: the call failed: the daemon answered with an error, `wait`/`sync` timed out, an
+///   action was refused or failed for at least one item, or the connection failed midway.
+///   The message is on stderr (every outcome of an action is still printed).
+/// - 2: bad usage: unknown option, bad value, missing argument, or a predicate the daemon
+///   cannot parse (its message gives the position).
 /// - 3: docsyncd is not running: `docs-status: docsyncd is not running (no daemon answers on PATH)`.
+/// - 4: not found: a path outside every synced folder, or no such item.
 @main
 struct DocsStatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,11 +19,16 @@ struct DocsStatusCommand: AsyncParsableCommand {
         abstract: "Ask docsyncd what it is doing.",
         discussion: """
             The daemon is found through --socket PATH, then $DOCSYNC_SOCKET, then \
-            $XDG_RUNTIME_DIR/docsync/control.sock.
+            $XDG_RUNTIME_DIR/docsync/control.sock. Paths are taken relative to the current \
+            directory. --json prints one stable JSON schema per call (see the README).
 
-            Exit codes: 0 ok, 1 timeout or failure, 2 usage, 3 docsyncd is not running.
+            \(DocsStatusExit.help)
             """,
-        subcommands: [OverviewCommand.self, WaitCommand.self],
+        subcommands: [
+            OverviewCommand.self, ListCommand.self, QueryCommand.self, WaitCommand.self,
+            ConflictsCommand.self, ErrorsCommand.self, DownloadCommand.self, EvictCommand.self,
+            SyncCommand.self, VersionsCommand.self, RestoreCommand.self,
+        ],
         defaultSubcommand: OverviewCommand.self
     )
 
@@ -42,7 +49,7 @@ struct DocsStatusCommand: AsyncParsableCommand {
                 Foundation.exit(0)
             }
             if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
-            Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
+            Foundation.exit(code == .validationFailure ? DocsStatusExit.usage.rawValue : code.rawValue)
         }
     }
 }
@@ -50,5 +57,15 @@ struct DocsStatusCommand: AsyncParsableCommand {
 /// The exit codes of `docs-status` (see `DocsStatusCommand`).
 enum DocsStatusExit {
     static let failure = ExitCode(1)
+    static let usage = ExitCode(2)
     static let daemonNotRunning = ExitCode(3)
+    static let notFound = ExitCode(4)
+
+    /// The exit codes as every command's help states them.
+    static let help = """
+        Exit codes: 0 ok; 1 failure (the daemon answered an error, a timeout, an action \
+        refused or failed for any item); 2 usage (bad option, missing argument, a predicate \
+        that does not parse); 3 docsyncd is not running; 4 not found (a path outside every \
+        synced folder, or no such item).
+        """
 }

@@ -1,27 +1,31 @@
 import ArgumentParser
 import DocSyncControl
+import DocSyncCore
 
 /// `docs-status` (or `docs-status status`): the overview of SPEC §7.
 struct OverviewCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show the account, each folder's state, pending transfers, conflicts and problems (the default)."
+        abstract: "Show the account, each folder's state, pending transfers with progress, conflicts, problems and last sync.",
+        discussion: "--json prints the daemon's status object.\n\n\(DocsStatusExit.help)"
     )
 
     @OptionGroup var options: ConnectionOptions
 
     func run() async throws {
-        switch try await options.call(.status) {
-        case .status(let status):
-            if options.json {
-                Output.json(status)
-            } else {
-                Output.line(StatusReport.render(status))
-            }
-        case .failure(let code, let message):
-            try options.fail(code: code, message: message)
-        case let other:
-            try options.unexpected(other)
+        let status = try await options.answer(.status, \.daemonStatus)
+        if options.json {
+            Output.json(status)
+            return
         }
+        Output.line(StatusReport.render(status, inFlight: await inFlight(status)))
+    }
+
+    /// The items in flight for the progress bars, when some folder has transfers pending;
+    /// `nil` when there are none or the daemon cannot say (the overview then has no bars).
+    private func inFlight(_ status: DaemonStatus) async -> [ItemStatus]? {
+        guard StatusReport.hasTransfers(status) else { return nil }
+        let request = ControlRequest.query(predicate: StatusReport.inFlightPredicate, watch: false)
+        return (try? await options.client.send(request))?.itemList
     }
 }

@@ -1,9 +1,12 @@
 import DocSyncCore
 import Foundation
 
-/// The human overview: account lines, one table row per folder, then what needs a person.
+/// The human overview: account lines, one table row per folder, a progress line per
+/// direction of each folder with transfers pending, then what needs a person.
 enum StatusReport {
-    static func render(_ status: DaemonStatus) -> String {
+    /// `inFlight`: the items being uploaded or downloaded right now, for the progress bars;
+    /// `nil` when they are not known (the progress lines then have no bar).
+    static func render(_ status: DaemonStatus, inFlight: [ItemStatus]? = nil) -> String {
         var lines = [
             "device:  \(status.device)",
             "backend: \(status.backend)",
@@ -13,72 +16,82 @@ enum StatusReport {
         if status.folders.isEmpty {
             lines.append("no folders")
         } else {
-            var table = [["FOLDER", "STATE", "ITEMS", "UPLOADS", "DOWNLOADS", "CONFLICTS", "PROBLEMS", "LAST SYNC"]]
-            for folder in status.folders {
-                table.append([
-                    folder.id, folder.state.rawValue, "\(folder.items)",
-                    pending(folder.pendingUploads, folder.pendingUploadBytes),
-                    pending(folder.pendingDownloads, folder.pendingDownloadBytes),
-                    "\(folder.conflicts)", "\(folder.problems.count)",
-                    folder.lastSync.map(formatDate) ?? "never",
-                ])
+            let rows = status.folders.map { folder -> [Cell] in
+                [
+                    Cell(folder.id), state(folder.state), Cell("\(folder.items)"),
+                    Cell(pending(folder.pendingUploads, folder.pendingUploadBytes)),
+                    Cell(pending(folder.pendingDownloads, folder.pendingDownloadBytes)),
+                    Cell("\(folder.conflicts)", color: folder.conflicts > 0 ? .yellow : nil),
+                    Cell("\(folder.problems.count)", color: folder.problems.isEmpty ? nil : .red),
+                    Cell(folder.lastSync.map(Format.dateTime) ?? "never"),
+                ]
             }
-            lines += align(table, rightAligned: [2, 5, 6])
+            lines += Table.render(
+                header: ["FOLDER", "STATE", "ITEMS", "UPLOADS", "DOWNLOADS", "CONFLICTS", "PROBLEMS", "LAST SYNC"],
+                rows: rows, rightAligned: [2, 5, 6]
+            )
         }
+        let progress = progressLines(status.folders, inFlight: inFlight)
         let notes = status.folders.compactMap { folder in folder.message.map { "\(folder.id): \($0)" } }
         let problems = status.folders.flatMap { folder in
-            folder.problems.map { "\(join(folder.path, $0.path)): \($0.message)" }
+            folder.problems.map { Color.red.paint("\(Format.join(folder.path, $0.path)): \($0.message)") }
         }
-        for block in [notes, problems] where !block.isEmpty {
+        for block in [progress, notes, problems] where !block.isEmpty {
             lines.append("")
             lines += block
         }
         return lines.joined(separator: "\n")
     }
 
+    /// True when some folder has uploads or downloads pending (the overview then shows progress).
+    static func hasTransfers(_ status: DaemonStatus) -> Bool {
+        status.folders.contains { $0.pendingUploads > 0 || $0.pendingDownloads > 0 }
+    }
+
+    /// The predicate that finds the items in flight, for the progress bars.
+    static let inFlightPredicate = "isUploading == YES OR isDownloading == YES"
+
+    /// "Documents  ↑ [#######-------------] 35%  3 items, 12 MB left": the share of the
+    /// pending bytes already sent (or received) by the transfers in flight, and what is left.
+    static func progressLines(_ folders: [FolderStatus], inFlight: [ItemStatus]?) -> [String] {
+        var rows: [(folder: String, line: String)] = []
+        for folder in folders {
+            let items = inFlight?.filter { $0.folder == folder.id }
+            if folder.pendingUploads > 0 {
+                let moving = items.map { $0.filter(\.isUploading).map { ($0.size, $0.percentUploaded) } }
+                rows.append((folder.id, line("↑", count: folder.pendingUploads, bytes: folder.pendingUploadBytes, moving: moving)))
+            }
+            if folder.pendingDownloads > 0 {
+                let moving = items.map { $0.filter(\.isDownloading).map { ($0.size, $0.percentDownloaded) } }
+                rows.append((folder.id, line("↓", count: folder.pendingDownloads, bytes: folder.pendingDownloadBytes, moving: moving)))
+            }
+        }
+        let width = rows.map(\.folder.count).max() ?? 0
+        return rows.map { $0.folder + String(repeating: " ", count: width - $0.folder.count) + "  " + $0.line }
+    }
+
+    /// One direction's progress: `moving` holds the size and percent done of each transfer
+    /// in flight (`nil`: unknown, no bar).
+    private static func line(_ arrow: String, count: Int, bytes: Int64, moving: [(Int64, Double)]?) -> String {
+        let done = moving?.reduce(0.0) { $0 + Double($1.0) * min(100, max(0, $1.1)) / 100 } ?? 0
+        let total = max(Double(bytes), Double(moving?.reduce(Int64(0)) { $0 + $1.0 } ?? 0))
+        let left = "\(Format.count(count, "item")), \(Format.bytes(Int64(max(0, Double(bytes) - done).rounded()))) left"
+        guard moving != nil else { return Color.cyan.paint(arrow) + " " + left }
+        let percent = total > 0 ? done / total * 100 : 0
+        return Color.cyan.paint("\(arrow) \(Format.bar(percent)) \(Format.percent(percent))") + "  " + left
+    }
+
     /// "0", "3 (1.2 MB)".
     private static func pending(_ count: Int, _ bytes: Int64) -> String {
-        count == 0 && bytes == 0 ? "0" : "\(count) (\(formatBytes(bytes)))"
+        count == 0 && bytes == 0 ? "0" : "\(count) (\(Format.bytes(bytes)))"
     }
 
-    /// Decimal units, one decimal: "512 B", "1.2 MB".
-    static func formatBytes(_ bytes: Int64) -> String {
-        for (name, size) in [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)] where Double(bytes) >= size {
-            let value = (Double(bytes) / size * 10).rounded() / 10
-            return value == value.rounded() ? "\(Int64(value)) \(name)" : "\(value) \(name)"
+    private static func state(_ state: FolderState) -> Cell {
+        switch state {
+        case .idle: Cell(state.rawValue, color: .green)
+        case .scanning, .syncing: Cell(state.rawValue, color: .cyan)
+        case .offline: Cell(state.rawValue, color: .yellow)
+        case .error: Cell(state.rawValue, color: .red)
         }
-        return "\(bytes) B"
-    }
-
-    private static func formatDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        return formatter.string(from: date)
-    }
-
-    private static func join(_ folder: String, _ path: String) -> String {
-        folder.hasSuffix("/") ? folder + path : folder + "/" + path
-    }
-
-    /// Columns padded to their widest cell, two spaces apart.
-    private static func align(_ rows: [[String]], rightAligned: Set<Int>) -> [String] {
-        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-        return rows.map { row in
-            row.enumerated().map { column, cell in
-                let padding = String(repeating: " ", count: widths[column] - cell.count)
-                return rightAligned.contains(column) ? padding + cell : cell + padding
-            }
-            .joined(separator: "  ")
-            .trimmingTrailingSpaces()
-        }
-    }
-}
-
-extension String {
-    fileprivate func trimmingTrailingSpaces() -> String {
-        var text = self
-        while text.hasSuffix(" ") { text.removeLast() }
-        return text
     }
 }

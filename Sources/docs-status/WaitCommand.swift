@@ -1,12 +1,18 @@
 import ArgumentParser
 import DocSyncControl
+import DocSyncCore
 
 /// `docs-status wait`: returns once every folder is idle with nothing pending.
 struct WaitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wait",
         abstract: "Wait until every folder is idle with nothing pending.",
-        discussion: "Exits 0 once settled, 1 when --timeout passes first."
+        discussion: """
+            Exits 0 once settled, 1 when --timeout passes first. --json prints the daemon's \
+            status object at that moment.
+
+            \(DocsStatusExit.help)
+            """
     )
 
     @Option(help: ArgumentHelp("Give up after this many seconds.", valueName: "seconds"))
@@ -15,23 +21,22 @@ struct WaitCommand: AsyncParsableCommand {
     @OptionGroup var options: ConnectionOptions
 
     func validate() throws {
-        guard timeout.isFinite, timeout >= 0 else {
-            throw ValidationError("--timeout must be a number of seconds, 0 or more")
-        }
+        try validateTimeout(timeout)
     }
 
     func run() async throws {
-        switch try await options.call(.wait(timeoutSeconds: timeout)) {
-        case .settled(let status):
-            if options.json {
-                Output.json(status)
-            } else {
-                Output.line("settled: \(status.folders.count == 1 ? "1 folder" : "\(status.folders.count) folders"), nothing pending")
-            }
-        case .failure(let code, let message):
-            try options.fail(code: code, message: message)
-        case let other:
-            try options.unexpected(other)
+        let status = try await options.answer(.wait(timeoutSeconds: timeout), \.settledStatus)
+        if options.json {
+            Output.json(status)
+        } else {
+            Output.line("settled: \(Format.count(status.folders.count, "folder")), nothing pending")
         }
+    }
+}
+
+/// A `--timeout` is a finite number of seconds, 0 or more.
+func validateTimeout(_ timeout: Double) throws {
+    guard timeout.isFinite, timeout >= 0 else {
+        throw ValidationError("--timeout must be a number of seconds, 0 or more")
     }
 }
