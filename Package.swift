@@ -102,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "docsync-bench",
             dependencies: [
-                "DocSyncCore", "DocSyncStorage", "DocSyncControl",
+                "DocSyncCore", "DocSyncStorage", "DocSyncControl", "DocSyncEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,33 +1,51 @@
 import DocSyncControl
 import DocSyncCore
+import DocSyncEngine
 import Foundation
 
-/// Answers `docs-status` calls from the folders' live state.
+/// Answers `docs-status` calls from the folders' live state and index.
 struct DaemonControlHandler: ControlHandler {
     let configuration: DaemonConfiguration
     let folders: [FolderService]
 
     func handle(_ request: ControlRequest) async -> ControlResponse {
-        switch request {
-        case .status:
-            return .status(status())
-        case .wait(let timeoutSeconds):
-            let deadline = ContinuousClock.now + .milliseconds(Int64(timeoutSeconds * 1000))
-            // Settled twice in a row, 50 ms apart, so an event on its way is not missed.
-            var settledChecks = 0
-            while ContinuousClock.now < deadline {
-                if folders.allSatisfy(\.isSettled) {
-                    settledChecks += 1
-                    if settledChecks >= 2 { return .settled(status()) }
-                } else {
-                    settledChecks = 0
-                }
-                try? await Task.sleep(for: .milliseconds(50))
-                if Task.isCancelled { break }
+        await handle(request, emit: { _ in })
+    }
+
+    func handle(_ request: ControlRequest, emit: @escaping @Sendable (ControlResponse) async -> Void) async -> ControlResponse {
+        do {
+            switch request {
+            case .status:
+                return .status(status())
+            case .wait(let timeoutSeconds):
+                return await waitSettled(timeoutSeconds: timeoutSeconds, rounds: nil)
+            case .sync(let timeoutSeconds):
+                let rounds = folders.map(\.engine.completedRounds)
+                for folder in folders { folder.engine.requestSync() }
+                return await waitSettled(timeoutSeconds: timeoutSeconds, rounds: rounds)
+            case .list(let paths):
+                return .items(items: try list(paths))
+            case .conflicts:
+                return .items(items: try folders.flatMap { try $0.engine.conflictItems() })
+            case .errors:
+                return .problems(problems: folders.flatMap { $0.engine.problemEntries() })
+            case .versions(let path):
+                let (folder, relative) = try resolveItem(path)
+                return .versions(versions: try folder.engine.versionEntries(at: relative))
+            case .restore(let path, let version):
+                let (folder, relative) = try resolveItem(path)
+                return .actions(outcomes: await folder.engine.perform(.restore(relative, version: version)))
+            case .download(let paths, let predicate):
+                return .actions(outcomes: try await act(paths: paths, predicate: predicate, EngineAction.download))
+            case .evict(let paths, let predicate):
+                return .actions(outcomes: try await act(paths: paths, predicate: predicate, EngineAction.evict))
+            case .query(let predicate, let watch):
+                return try await query(predicate, watch: watch, emit: emit)
             }
-            return .failure(code: "timeout", message: "not settled after \(timeoutSeconds) s: \(summary(status()))")
-        default:
-            return .failure(code: ControlResponse.FailureCode.unknownRequest, message: "docsyncd does not answer \(request) yet")
+        } catch let failure as HandlerFailure {
+            return .failure(code: failure.code, message: failure.message)
+        } catch {
+            return .failure(code: "internalError", message: "docsyncd could not answer: \(error)")
         }
     }
 
@@ -38,8 +56,98 @@ struct DaemonControlHandler: ControlHandler {
                             account: signedOut ? "not signed in" : "signed in", folders: folders)
     }
 
+    /// Answers once every folder is settled (twice in a row, 50 ms apart, so an event on its
+    /// way is not missed) — and, with `rounds`, has finished a sync round since then.
+    private func waitSettled(timeoutSeconds: Double, rounds: [Int]?) async -> ControlResponse {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(min(max(0, timeoutSeconds), 1e9) * 1000))
+        var settledChecks = 0
+        while ContinuousClock.now < deadline {
+            let advanced = rounds.map { rounds in zip(folders, rounds).allSatisfy { $0.engine.completedRounds > $1 } } ?? true
+            if advanced && folders.allSatisfy(\.isSettled) {
+                settledChecks += 1
+                if settledChecks >= 2 { return rounds == nil ? .settled(status()) : .status(status()) }
+            } else {
+                settledChecks = 0
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+            if Task.isCancelled { break }
+        }
+        return .failure(code: ControlResponse.FailureCode.timeout, message: "not settled after \(timeoutSeconds) s: \(summary(status()))")
+    }
+
     private func summary(_ status: DaemonStatus) -> String {
         status.folders.map { "\($0.id) \($0.state.rawValue), \($0.pendingUploads) to send, \($0.pendingDownloads) to apply" }
             .joined(separator: "; ")
+    }
+
+    // MARK: paths
+
+    /// The folder holding `absolute` and the path inside it (`nil`: the folder itself). A
+    /// placeholder's path (`.NAME.docsync`) stands for its item.
+    func resolve(_ absolute: String) throws(HandlerFailure) -> (FolderService, RelativePath?) {
+        let candidates = [URL(fileURLWithPath: absolute).standardizedFileURL.path,
+                          URL(fileURLWithPath: absolute).resolvingSymlinksInPath().path]
+        for candidate in candidates {
+            for folder in folders {
+                guard let found = folder.engine.relativePath(ofAbsolute: candidate) else { continue }
+                guard let relative = found else { return (folder, nil) }
+                return (folder, relative)
+            }
+        }
+        throw HandlerFailure(ControlResponse.FailureCode.notFound, "\(absolute) is not inside a synced folder")
+    }
+
+    /// Like `resolve`, for calls that need an item rather than a folder.
+    private func resolveItem(_ absolute: String) throws(HandlerFailure) -> (FolderService, RelativePath) {
+        let (folder, relative) = try resolve(absolute)
+        guard let relative else { throw HandlerFailure(ControlResponse.FailureCode.notFound, "\(absolute) is a synced folder itself, not an item in it") }
+        return (folder, relative)
+    }
+
+    private func list(_ paths: [String]) throws -> [ItemStatus] {
+        guard !paths.isEmpty else { return try folders.flatMap { try $0.engine.children(of: nil) } }
+        var items: [ItemStatus] = []
+        for path in paths {
+            let (folder, relative) = try resolve(path)
+            guard let relative else {
+                items += try folder.engine.children(of: nil)
+                continue
+            }
+            guard let item = try folder.engine.item(at: relative) else {
+                throw HandlerFailure(ControlResponse.FailureCode.notFound, "no synced item at \(path)")
+            }
+            items += item.kind == RecordType.folder.rawValue ? try folder.engine.children(of: relative) : [item]
+        }
+        return items
+    }
+
+    /// Runs an action on the named items (grouped by folder) and on every item `predicate` matches.
+    private func act(paths: [String], predicate: String?, _ make: ([RelativePath]) -> EngineAction) async throws -> [ActionOutcome] {
+        var byFolder: [(FolderService, [RelativePath])] = []
+        func add(_ folder: FolderService, _ path: RelativePath) {
+            if let index = byFolder.firstIndex(where: { $0.0 === folder }) { byFolder[index].1.append(path) } else { byFolder.append((folder, [path])) }
+        }
+        for path in paths {
+            let (folder, relative) = try resolveItem(path)
+            add(folder, relative)
+        }
+        if let predicate {
+            for (folder, items) in try matches(predicate) {
+                for item in items { add(folder, RelativePath(item.path)) }
+            }
+        }
+        var outcomes: [ActionOutcome] = []
+        for (folder, relatives) in byFolder { outcomes += await folder.engine.perform(make(relatives)) }
+        return outcomes
+    }
+}
+
+/// A control call that cannot be answered, with the failure code `docs-status` maps to an exit code.
+struct HandlerFailure: Error {
+    let code: String
+    let message: String
+    init(_ code: String, _ message: String) {
+        self.code = code
+        self.message = message
     }
 }

@@ -24,8 +24,14 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Where to write the figures as JSON.")
     var json = ".build/bench/chunker.json"
 
-    @Option(help: "Which parts to run: all, chunker or sync.")
+    @Option(help: "Which parts to run: all, chunker, sync or query.")
     var only = "all"
+
+    @Option(help: "Files in the folder the query benchmark indexes.")
+    var queryFiles = 100_000
+
+    @Option(help: "Where to write the query figures as JSON.")
+    var queryJSON = ".build/bench/query.json"
 
     @Option(help: "Propagation samples (4 KiB files between two daemons).")
     var samples = 20
@@ -39,6 +45,27 @@ struct BenchCommand: AsyncParsableCommand {
     mutating func run() async throws {
         if only == "all" || only == "chunker" { try await runChunker() }
         if only == "all" || only == "sync" { try await runSync() }
+        if only == "all" || only == "query" { try await runQuery() }
+    }
+
+    func runQuery() async throws {
+        let base = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("docsync-bench-query-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        print("\n== docs-status query over a daemon indexing \(queryFiles) files ==")
+        let report = try await QueryBench.run(base: base, files: queryFiles)
+        print(String(format: "%d items indexed and uploaded in %.1f s; docs-status process start (--help): %.1f ms",
+                     report.items, report.initialSyncSeconds, report.processStartMilliseconds))
+        for query in report.queries {
+            print(String(format: "query %@: %d matches, whole command %.1f ms, the query itself %.1f ms",
+                         query.predicate, query.matches, query.commandMilliseconds, query.queryMilliseconds))
+        }
+        let url = URL(fileURLWithPath: queryJSON)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(report).write(to: url)
+        print("\nfigures written to \(queryJSON)")
     }
 
     func runSync() async throws {

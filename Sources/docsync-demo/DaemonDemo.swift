@@ -108,5 +108,12 @@ struct DaemonDemo {
             step.say("  Archive/\(name): \(text.trimmingCharacters(in: .newlines))")
         }
         step.say("nothing is lost: the server's version stays in place, the other is kept beside it")
+
+        step.title("11. docs-status conflicts, a metadata query and the version store, on the desktop")
+        _ = try desktop.docsStatus(["wait", "--timeout", "30"])
+        for arguments in [["conflicts"], ["query", "name LIKE '*.txt' AND size < 1MB"], ["versions", desktop.file("Archive/notes.txt").path]] {
+            step.say("$ docs-status " + arguments.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " "))
+            for line in try desktop.docsStatus(arguments).split(separator: "\n") { step.say("  " + String(line)) }
+        }
     }
 }

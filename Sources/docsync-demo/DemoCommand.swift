@@ -103,7 +103,6 @@ struct DemoCommand: AsyncParsableCommand {
         try await DaemonDemo(base: devices).run()
 
         step.title("Not built yet")
-        step.say("docs-status ls, query, conflicts, download/evict, versions/restore — issue #4")
         step.say("docsync-server and the HTTP backend (machines over the network) — issue #5")
         if temporary { step.say("\n(the temporary directories are removed; pass --backend DIR to keep the first backend)") }
     }
