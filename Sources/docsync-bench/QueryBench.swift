@@ -11,7 +11,8 @@ enum QueryBench {
         let matches: Int
         /// Median wall time of the whole `docs-status query … --json` command.
         let commandMilliseconds: Double
-        /// Median time of the query itself on the index (SQLite, rows to items).
+        /// Median time of the query itself on the index (SQLite, the matching rows read as
+        /// the metadata the daemon answers with).
         let queryMilliseconds: Double
     }
 
@@ -48,7 +49,7 @@ enum QueryBench {
         for text in predicates {
             let predicate = try MetadataPredicate(parsing: text)
             var matches = 0
-            let queryTimes = try (0..<runs).map { _ in try milliseconds { matches = try index.items(matching: predicate).count } }
+            let queryTimes = try (0..<runs).map { _ in try milliseconds { matches = try index.metadata(matching: predicate).count } }
             var printed = 0
             let commandTimes = try (0..<runs).map { _ in
                 try milliseconds { printed = try run(statusTool, ["query", text, "--json", "--socket", daemon.socket]) }
