@@ -1,0 +1,110 @@
+/// The pattern of `LIKE`: a glob anchored at both ends, matched Unicode scalar by scalar.
+///
+/// `*` matches any run of scalars (including none, and including `/`), `?` exactly one
+/// scalar, and `\` makes the next scalar literal (`\*`, `\?`, `\\`). Every other scalar,
+/// `[` and `]` included, is literal. With `[c]`/`[d]` the text and each run of literal
+/// scalars of the pattern are folded with `TextFolding.fold` before matching. Matching takes
+/// at most pattern × text steps, never exponential time.
+public struct LikePattern: Hashable, Sendable, CustomStringConvertible {
+    /// The pattern as written (after the string literal's own escapes).
+    public let pattern: String
+    public let options: ComparisonOptions
+    private let elements: [Element]
+
+    enum Element: Hashable, Sendable {
+        case scalar(Unicode.Scalar)
+        case anyScalar
+        case anyRun
+    }
+
+    /// A pattern that ends with a `\` escaping nothing.
+    public struct Invalid: Error, Hashable, Sendable {}
+
+    public init(_ pattern: String, options: ComparisonOptions = []) throws(Invalid) {
+        self.pattern = pattern
+        self.options = options
+        var elements: [Element] = []
+        var literal = String.UnicodeScalarView()
+        func flushLiteral() {
+            guard !literal.isEmpty else { return }
+            elements += TextFolding.fold(String(literal), options).unicodeScalars.map(Element.scalar)
+            literal.removeAll()
+        }
+        var iterator = pattern.unicodeScalars.makeIterator()
+        while let scalar = iterator.next() {
+            switch scalar {
+            case "*":
+                flushLiteral()
+                if elements.last != .anyRun { elements.append(.anyRun) }
+            case "?":
+                flushLiteral()
+                elements.append(.anyScalar)
+            case "\\":
+                guard let escaped = iterator.next() else { throw Invalid() }
+                literal.append(escaped)
+            default:
+                literal.append(scalar)
+            }
+        }
+        flushLiteral()
+        self.elements = elements
+    }
+
+    /// True when the whole of `text` matches.
+    public func matches(_ text: String) -> Bool {
+        let scalars = Array(TextFolding.fold(text, options).unicodeScalars)
+        // Two pointers: on a mismatch, go back to the last `*` and let it take one more scalar.
+        var e = 0, s = 0
+        var starElement = -1, starScalar = 0
+        while s < scalars.count {
+            if e < elements.count, elements[e] == .anyRun {
+                starElement = e
+                starScalar = s
+                e += 1
+            } else if e < elements.count, elements[e] == .anyScalar || elements[e] == .scalar(scalars[s]) {
+                e += 1
+                s += 1
+            } else if starElement >= 0 {
+                e = starElement + 1
+                starScalar += 1
+                s = starScalar
+            } else {
+                return false
+            }
+        }
+        while e < elements.count, elements[e] == .anyRun { e += 1 }
+        return e == elements.count
+    }
+
+    /// The same pattern for SQLite's `GLOB` operator (case-sensitive, scalar by scalar, `*`
+    /// and `?` as here), or `nil` when the pattern has options (GLOB cannot fold). Literal
+    /// `*`, `?` and `[` are written as the one-member classes `[*]`, `[?]`, `[[]`; `]` outside
+    /// a class is literal to GLOB.
+    public var sqliteGlob: String? {
+        guard options.isEmpty else { return nil }
+        var glob = ""
+        for element in elements {
+            switch element {
+            case .anyRun: glob += "*"
+            case .anyScalar: glob += "?"
+            case .scalar("*"): glob += "[*]"
+            case .scalar("?"): glob += "[?]"
+            case .scalar("["): glob += "[[]"
+            case .scalar(let scalar): glob.unicodeScalars.append(scalar)
+            }
+        }
+        return glob
+    }
+
+    /// The pattern as a predicate's string literal.
+    public var description: String { PredicateLiteral.quoted(pattern) }
+
+    public static func == (lhs: LikePattern, rhs: LikePattern) -> Bool {
+        lhs.pattern.unicodeScalars.elementsEqual(rhs.pattern.unicodeScalars) && lhs.options == rhs.options
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for scalar in pattern.unicodeScalars { hasher.combine(scalar) }
+        hasher.combine(options)
+    }
+}
