@@ -208,11 +208,17 @@ import Testing
         }
     }
 
-    @Test func longChainsParseWithoutDeepRecursion() throws {
-        let chain = Array(repeating: "size > 1", count: 5_000).joined(separator: " AND ")
+    @Test func comparisonsAreLimited() throws {
+        let chain = Array(repeating: "size > 1", count: 1_000).joined(separator: " AND ")
         let predicate = try MetadataPredicate(parsing: chain)
         guard case .and(let terms) = predicate else { Issue.record("not an AND"); return }
-        #expect(terms.count == 5_000)
+        #expect(terms.count == 1_000)
         #expect(predicate.evaluate(MetadataSnapshot([.size: .integer(2)])))
+        #expect(throws: MetadataPredicateError(.tooComplex, position: 13_000, "the predicate has more than 1000 comparisons")) {
+            try MetadataPredicate(parsing: chain + " OR isUploaded")
+        }
+        #expect(throws: MetadataPredicateError.self) {
+            try MetadataPredicate(parsing: Array(repeating: "TRUEPREDICATE", count: 1_001).joined(separator: " OR "))
+        }
     }
 }

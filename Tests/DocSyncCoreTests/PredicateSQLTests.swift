@@ -16,13 +16,14 @@ import Testing
         (#"name LIKE 'a[b]?c\*\?*'"#, "(name GLOB ?)", [.text("a[[]b]?c[*][?]*")]),
         ("name LIKE[c] '*.pdf'", "(docsync_like(name, ?, 'c'))", [.text("*.pdf")]),
         ("path LIKE[cd] 'É*'", "(docsync_like(path, ?, 'cd'))", [.text("É*")]),
-        ("size > 1MB AND modified > 2026-01-01", "((size > ?) AND (mtime > ?))",
+        ("size > 1MB AND modified > 2026-01-01", "(size > ?) AND (mtime > ?)",
          [.integer(1_000_000), .integer(1_767_225_600_000_000_000)]),
         ("size == 1.5", "(size = ?)", [.double(1.5)]), ("percentUploaded < 50", "(percentUploaded < ?)", [.double(50)]),
         ("isUploaded", "(isUploaded = ?)", [.integer(1)]), ("isUploaded != NO", "(isUploaded <> ?)", [.integer(0)]),
         ("name ==[cd] 'ÉTÉ'", "(docsync_fold(name, 'cd') = ?)", [.text("ete")]),
-        ("name BEGINSWITH 'ré'", "(substr(CAST(name AS BLOB), 1, 3) = CAST(? AS BLOB))", [.text("ré")]),
-        ("name ENDSWITH[c] '.PDF'", "(substr(CAST(docsync_fold(name, 'c') AS BLOB), -4) = CAST(? AS BLOB))", [.text(".pdf")]),
+        ("name BEGINSWITH 'ré'", "(coalesce(substr(CAST(name AS BLOB), 1, 3) = CAST(? AS BLOB), 0))", [.text("ré")]),
+        ("name ENDSWITH[c] '.PDF'", "(coalesce(substr(CAST(docsync_fold(name, 'c') AS BLOB), -4) = CAST(? AS BLOB), 0))",
+         [.text(".pdf")]),
         ("name CONTAINS 'x'", "(instr(CAST(name AS BLOB), CAST(? AS BLOB)) > 0)", [.text("x")]),
         ("name BEGINSWITH ''", "1", []), ("uploadingError ENDSWITH ''", "(uploadingError IS NOT NULL)", []),
         ("downloadingError CONTAINS 'x'",
@@ -34,10 +35,14 @@ import Testing
         ("kind IN[c] {'FOLDER'}", "(docsync_fold(kind, 'c') IN (?))", [.text("folder")]),
         ("modified BETWEEN {1970-01-01, 1970-01-01T00:00:01Z}", "(mtime BETWEEN ? AND ?)", [.integer(0), .integer(1_000_000_000)]),
         ("NOT isUploaded", "NOT (isUploaded = ?)", [.integer(1)]), ("TRUEPREDICATE", "1", []), ("NOT FALSEPREDICATE", "NOT 0", []),
-        ("isUploaded OR isUploading OR isDownloading", "((isUploaded = ?) OR ((isUploading = ?) OR (isDownloading = ?)))",
+        ("isUploaded OR isUploading OR isDownloading", "(isUploaded = ?) OR (isUploading = ?) OR (isDownloading = ?)",
          [.integer(1), .integer(1), .integer(1)]),
-        ("size < 1 AND (size > 2 OR NOT size == 3)", "((size < ?) AND ((size > ?) OR NOT (size = ?)))",
-         [.integer(1), .integer(2), .integer(3)]),
+        // Compound terms first; parentheses only where precedence needs them.
+        ("size < 1 AND (size > 2 OR NOT size == 3)", "((size > ?) OR NOT (size = ?)) AND (size < ?)",
+         [.integer(2), .integer(3), .integer(1)]),
+        ("size < 1 OR size > 2 AND size != 3", "(size > ?) AND (size <> ?) OR (size < ?)", [.integer(2), .integer(3), .integer(1)]),
+        ("NOT (size < 1 OR size > 2) AND NOT NOT isUploaded", "NOT ((size < ?) OR (size > ?)) AND NOT NOT (isUploaded = ?)",
+         [.integer(1), .integer(2), .integer(1)]),
     ]
 
     @Test(arguments: cases)
@@ -47,15 +52,13 @@ import Testing
         #expect(compiled.arguments == arguments)
     }
 
-    @Test func longChainsCompileToShallowTrees() throws {
-        let chain = Array(repeating: "size > 1", count: 1_024).joined(separator: " OR ")
+    @Test func longChainsAreWrittenInChunks() throws {
+        let chain = (0..<20).map { "size > \($0)" }.joined(separator: " OR ")
         let sql = try Self.compile(chain).sql
-        var depth = 0, deepest = 0
-        for character in sql {
-            if character == "(" { depth += 1; deepest = max(deepest, depth) }
-            if character == ")" { depth -= 1 }
-        }
-        #expect(deepest == 11)  // log2(1024) levels of OR, plus each comparison's own parentheses
+        let first = (0..<8).map { _ in "(size > ?)" }.joined(separator: " OR ")
+        let chunk = (0..<8).map { _ in "(size > ?)" }.joined(separator: " OR ")
+        let last = (0..<4).map { _ in "(size > ?)" }.joined(separator: " OR ")
+        #expect(sql == "\(first) OR (\(chunk)) OR (\(last))")
     }
 
     @Test func theFunctionsAreTheEvaluatorsOwn() throws {

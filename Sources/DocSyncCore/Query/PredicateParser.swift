@@ -13,17 +13,20 @@
 ///                 | CONTAINS | LIKE | MATCHES | IN | BETWEEN
 ///     operand    := value | '{' (value (',' value)*)? '}'
 ///
-/// Nesting (parentheses and NOT) is limited to `maximumDepth` levels and the number of values
-/// to `maximumValues`, so that neither the evaluator's recursion nor SQLite's expression depth
-/// and variable limits can be exceeded.
+/// Nesting (parentheses and NOT) is limited to `maximumDepth` levels, comparisons to
+/// `maximumComparisons` and values to `maximumValues`, so that neither the evaluator's
+/// recursion nor SQLite's parser stack, expression depth and variable count can overflow
+/// (see `PredicateSQL`).
 struct PredicateParser {
     static let maximumDepth = 50
+    static let maximumComparisons = 1_000
     static let maximumValues = 10_000
 
     private var tokenizer: PredicateTokenizer
     private var current = PredicateToken(kind: .end, start: 0, end: 0, text: "")
     private var depth = 0
     private var values = 0
+    private var comparisons = 0
 
     init(_ text: String) { tokenizer = PredicateTokenizer(text) }
 
@@ -101,6 +104,12 @@ struct PredicateParser {
     }
 
     private mutating func parsePrimary(after previous: PredicateToken?) throws(MetadataPredicateError) -> MetadataPredicate {
+        if case .leftParen = current.kind {} else {
+            comparisons += 1
+            if comparisons > Self.maximumComparisons {
+                throw error(.tooComplex, at: current, "the predicate has more than \(Self.maximumComparisons) comparisons")
+            }
+        }
         switch current.kind {
         case .leftParen:
             let open = try advance()

@@ -20,7 +20,8 @@ public struct RegexPattern: Hashable, Sendable, CustomStringConvertible {
     public init(_ pattern: String, options: ComparisonOptions = []) throws(Invalid) {
         self.pattern = pattern
         self.options = options
-        let source = options.contains(.diacriticInsensitive) ? TextFolding.fold(pattern, .diacriticInsensitive) : pattern
+        var source = options.contains(.diacriticInsensitive) ? TextFolding.fold(pattern, .diacriticInsensitive) : pattern
+        if source.isEmpty { source = "(?:)" }  // ICU refuses an empty pattern; this one matches only ""
         let regexOptions: NSRegularExpression.Options = options.contains(.caseInsensitive) ? [.caseInsensitive] : []
         guard (try? NSRegularExpression(pattern: source, options: regexOptions)) != nil else {
             throw Invalid(reason: "it is not a valid regular expression")
