@@ -24,7 +24,10 @@ public final class LocalIndex: Sendable {
         // WAL with synchronous=NORMAL: a commit survives the daemon being killed at any
         // moment (the WAL is in the page cache); after a power loss the last commits may be
         // missing but the database is consistent, and the start-up scan finds those changes.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            db.addPredicateFunctions()
+        }
         pool = try DatabasePool(path: url.path, configuration: configuration)
         try IndexSchema.migrator.migrate(pool)
     }

@@ -1,0 +1,58 @@
+import DocSyncCore
+
+/// An item's path and its SPEC §6 attributes, as a metadata query returns them: what
+/// `docs-status query` shows, without the rest of the index row.
+public struct MetadataItem: Hashable, Sendable, MetadataValues {
+    public var recordName: String
+    public var path: RelativePath
+    public var kind: RecordType
+    public var size: Int64
+    public var modified: Timestamp
+    public var status: ItemTransferStatus
+
+    public init(recordName: String, path: RelativePath, kind: RecordType, size: Int64, modified: Timestamp,
+                status: ItemTransferStatus) {
+        self.recordName = recordName
+        self.path = path
+        self.kind = kind
+        self.size = size
+        self.modified = modified
+        self.status = status
+    }
+
+    /// The attributes of an index row.
+    public init(_ item: IndexItem) {
+        self.init(recordName: item.recordName, path: item.path, kind: item.kind, size: item.size, modified: item.modified,
+                  status: item.status)
+    }
+
+    public func value(of attribute: MetadataAttribute) -> MetadataValue {
+        switch attribute {
+        case .name: .string(path.name)
+        case .path: .string(path.string)
+        case .size: .integer(size)
+        case .modified: .date(modified)
+        case .kind: .string(kind.rawValue)
+        case .downloadingStatus: .string(status.downloadingStatus)
+        case .isDownloading: .bool(status.isDownloading)
+        case .percentDownloaded: .double(status.percentDownloaded)
+        case .isUploading: .bool(status.isUploading)
+        case .isUploaded: .bool(status.isUploaded)
+        case .percentUploaded: .double(status.percentUploaded)
+        case .downloadingError: status.downloadingError.map(MetadataValue.string) ?? .null
+        case .uploadingError: status.uploadingError.map(MetadataValue.string) ?? .null
+        case .hasUnresolvedConflicts: .bool(status.hasUnresolvedConflicts)
+        }
+    }
+
+    /// Every attribute's value, for display.
+    public var attributes: MetadataSnapshot { MetadataSnapshot(of: self) }
+}
+
+extension IndexItem: MetadataValues {
+    /// The row's SPEC §6 attributes, the same values the index's columns hold: what
+    /// `MetadataPredicate.evaluate` tests and `LocalIndex.items(matching:)` selects by.
+    public func value(of attribute: MetadataAttribute) -> MetadataValue {
+        MetadataItem(self).value(of: attribute)
+    }
+}
