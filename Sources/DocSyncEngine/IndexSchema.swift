@@ -62,6 +62,17 @@ enum IndexSchema {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v2: a covering index for metadata queries") { db in
+            // Metadata queries (`docs-status query`) scan this narrow index in path order
+            // instead of the item rows, which carry the asset and the acknowledged record.
+            // It starts with the path, so it also serves every lookup item_by_path served.
+            try db.execute(sql: """
+                CREATE INDEX item_metadata ON item(path, name, size, mtime, kind, downloadingStatus, isDownloading,
+                    percentDownloaded, isUploading, isUploaded, percentUploaded, downloadingError, uploadingError,
+                    hasUnresolvedConflicts, pending);
+                DROP INDEX item_by_path;
+                """)
+        }
         return migrator
     }
 }

@@ -26,9 +26,11 @@ extension Database {
     /// `SELECT <columns> FROM item WHERE <live and predicate> ORDER BY path [LIMIT n]`.
     private static func query(_ columns: String, _ predicate: MetadataPredicate, limit: Int?) -> (String, StatementArguments) {
         let (condition, arguments) = PredicateSQL.compile(predicate) { $0.itemColumn }
-        // `+path`: sort what matches rather than walk item_by_path, which would look every row
-        // up by its key (this table has no rowid): for 100,000 rows, 50 ms instead of a second.
-        var sql = "SELECT \(columns) FROM item WHERE pending <> 2 AND (\(condition)) ORDER BY +path"
+        // The covering index item_metadata holds every column a metadata query reads, in path
+        // order: SQLite walks it alone, never the wide item rows. Whole rows (`*`) are sorted
+        // after the scan instead (`+path`): walking the index would look each row up by key.
+        let order = columns == "*" ? "+path" : "path"
+        var sql = "SELECT \(columns) FROM item WHERE pending <> 2 AND (\(condition)) ORDER BY \(order)"
         if let limit { sql += " LIMIT \(max(0, limit))" }
         let values: [(any DatabaseValueConvertible)?] = arguments.map { argument in
             switch argument {
