@@ -112,7 +112,7 @@ struct DaemonDemo {
         step.title("11. docs-status conflicts, a metadata query and the version store, on the desktop")
         _ = try desktop.docsStatus(["wait", "--timeout", "30"])
         for arguments in [["conflicts"], ["query", "name LIKE '*.txt' AND size < 1MB"], ["versions", desktop.file("Archive/notes.txt").path]] {
-            step.say("$ docs-status " + arguments.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " "))
+            step.say("$ docs-status " + arguments.map { !$0.contains(" ") ? $0 : $0.contains("'") ? "\"\($0)\"" : "'\($0)'" }.joined(separator: " "))
             for line in try desktop.docsStatus(arguments).split(separator: "\n") { step.say("  " + String(line)) }
         }
     }
