@@ -64,11 +64,16 @@ extension FolderEngine {
 
     /// An index row as `docs-status` shows it.
     public func itemStatus(_ row: IndexItem) -> ItemStatus {
-        ItemStatus(folder: configuration.zone.name, path: row.path.string, name: row.path.name, kind: row.kind.rawValue,
-                   size: row.size, modified: row.modified.date, downloadingStatus: row.status.downloadingStatus,
-                   isDownloading: row.status.isDownloading, percentDownloaded: row.status.percentDownloaded,
-                   isUploading: row.status.isUploading, isUploaded: row.status.isUploaded,
-                   percentUploaded: row.status.percentUploaded, downloadingError: row.status.downloadingError,
-                   uploadingError: row.status.uploadingError, hasUnresolvedConflicts: row.status.hasUnresolvedConflicts)
+        itemStatus(MetadataItem(row))
+    }
+
+    /// An item's metadata as `docs-status` shows it.
+    public func itemStatus(_ item: MetadataItem) -> ItemStatus {
+        ItemStatus(folder: configuration.zone.name, path: item.path.string, name: item.path.name, kind: item.kind.rawValue,
+                   size: item.size, modified: item.modified.date, downloadingStatus: item.status.downloadingStatus,
+                   isDownloading: item.status.isDownloading, percentDownloaded: item.status.percentDownloaded,
+                   isUploading: item.status.isUploading, isUploaded: item.status.isUploaded,
+                   percentUploaded: item.status.percentUploaded, downloadingError: item.status.downloadingError,
+                   uploadingError: item.status.uploadingError, hasUnresolvedConflicts: item.status.hasUnresolvedConflicts)
     }
 }
