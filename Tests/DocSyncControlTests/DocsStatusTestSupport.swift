@@ -51,16 +51,8 @@ struct DocsStatusRun {
 /// Runs the built `docs-status` to completion in `directory` (default: this process's),
 /// with `environment` added to this process's (TZ=UTC always, for the dates of tables).
 func docsStatus(_ arguments: [String], in directory: String? = nil, environment: [String: String] = [:]) async throws -> DocsStatusRun {
-    let process = makeDocsStatus(arguments, in: directory, environment: environment)
-    let output = Pipe(), errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    async let out = onOwnThread { output.fileHandleForReading.readDataToEndOfFile() }
-    async let err = onOwnThread { errors.fileHandleForReading.readDataToEndOfFile() }
-    let (outData, errData) = await (out, err)
-    await onOwnThread { process.waitUntilExit() }
-    return DocsStatusRun(status: process.terminationStatus, output: String(decoding: outData, as: UTF8.self), errors: String(decoding: errData, as: UTF8.self))
+    let result = try await runToEnd(makeDocsStatus(arguments, in: directory, environment: environment))
+    return DocsStatusRun(status: result.status, output: result.output, errors: result.errors)
 }
 
 func makeDocsStatus(_ arguments: [String], in directory: String?, environment: [String: String]) -> Process {

@@ -27,6 +27,12 @@ public func runProcess(
     if !environment.isEmpty {
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     }
+    return try await runToEnd(process)
+}
+
+/// Runs a configured `process` to its end, reading its output and errors as they come
+/// (so a large output never blocks it); returns its exit status and both texts.
+public func runToEnd(_ process: Process) async throws -> (status: Int32, output: String, errors: String) {
     let output = Pipe(), errors = Pipe()
     process.standardOutput = output
     process.standardError = errors
