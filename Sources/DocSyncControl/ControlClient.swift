@@ -22,7 +22,7 @@ public struct ControlClient: Sendable {
         switch request {
         case .wait(let seconds), .sync(let seconds): .seconds(min(max(0, seconds.isFinite ? seconds : 0), 1e9)) + .seconds(10)
         case .download, .restore: .seconds(3600)
-        case .query(_, watch: true): .seconds(Int64.max / 2)
+        case .query(_, watch: true): .seconds(100 * 365 * 86_400)  // a century: until cancelled
         default: .seconds(10)
         }
     }
