@@ -32,14 +32,14 @@ extension FolderEngine {
 
     /// Applies one page; returns true when the page's token was stored with its items.
     private func apply(_ page: ChangeSet) async throws(SyncError) -> Bool {
-        let echoes = try acknowledgedAlready(page.changed)
+        let (known, echoes) = try lookUp(page.changed)
         // Folders first, shallow before deep, so parents exist before their children.
         let ordered = page.changed.filter { !echoes.contains($0.id.recordName) }.sorted { a, b in
             if (a.type == .folder) != (b.type == .folder) { return a.type == .folder }
             return (a.path.components.count, a.path.string) < (b.path.components.count, b.path.string)
         }
-        try markOutdated(ordered)
-        await prepareNewDocuments(ordered)
+        try markOutdated(ordered.filter { known.contains($0.id.recordName) })
+        await prepareNewDocuments(ordered, known: known)
         defer { discardPreparedFiles() }
         let bulk = try applyNewInBulk(ordered, token: page.token, complete: page.deleted.isEmpty)
         if bulk.tokenStored { return true }
@@ -76,17 +76,19 @@ extension FolderEngine {
         }
     }
 
-    /// Names of the records in `records` that the index holds as acknowledged already, byte
-    /// for byte (most often this device's own saves coming back): nothing to apply.
-    private func acknowledgedAlready(_ records: [DocSyncCore.Record]) throws(SyncError) -> Set<String> {
+    /// One look at the index for a page: the names of `records` it has a row for, and of
+    /// those it holds as acknowledged already, byte for byte (most often this device's own
+    /// saves coming back: nothing to apply).
+    private func lookUp(_ records: [DocSyncCore.Record]) throws(SyncError) -> (known: Set<String>, echoes: Set<String>) {
         try readIndex { db in
             let statement = try db.cachedStatement(sql: "SELECT acked FROM item WHERE recordName = ?")
-            var names = Set<String>()
+            var known = Set<String>(), echoes = Set<String>()
             for record in records {
-                guard let acked = try Data.fetchOne(statement, arguments: [record.id.recordName]) else { continue }
-                if acked == CompactCoding.encode(record) { names.insert(record.id.recordName) }
+                guard let row = try Row.fetchOne(statement, arguments: [record.id.recordName]) else { continue }
+                known.insert(record.id.recordName)
+                if let acked = row[0] as Data?, acked == CompactCoding.encode(record) { echoes.insert(record.id.recordName) }
             }
-            return names
+            return (known, echoes)
         }
     }
 

@@ -6,14 +6,11 @@ import Foundation
 /// flush of the file system for all of them instead of one fsync per file. `write` later
 /// only renames each prepared file into place, after its usual checks.
 extension FolderEngine {
-    /// Prepares the new documents among `records` (ordered folders first). Preparation
-    /// failures are left to `write`, which retries and reports them.
-    func prepareNewDocuments(_ records: [DocSyncCore.Record]) async {
+    /// Prepares the new documents among `records` (ordered folders first); `known` names the
+    /// records the index already has a row for. Preparation failures are left to `write`,
+    /// which retries and reports them.
+    func prepareNewDocuments(_ records: [DocSyncCore.Record], known: Set<String>) async {
         guard !configuration.onDemand else { return }  // new documents become placeholders
-        let known = (try? index.read { db in
-            let statement = try db.cachedStatement(sql: "SELECT 1 FROM item WHERE recordName = ?")
-            return try Set(records.filter { try Bool.fetchOne(statement, arguments: [$0.id.recordName]) != nil }.map(\.id.recordName))
-        }) ?? Set(records.map(\.id.recordName))
         // A document is written ahead only into a directory that exists, or that a new folder
         // of this page creates: never into a place a moving folder is about to take.
         let newFolders = Set(records.filter { $0.type == .folder && !known.contains($0.id.recordName) }.map(\.path))
