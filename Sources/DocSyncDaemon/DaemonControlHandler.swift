@@ -51,9 +51,9 @@ struct DaemonControlHandler: ControlHandler {
 
     func status() -> DaemonStatus {
         let folders = self.folders.map { $0.status() }
-        let signedOut = folders.contains { $0.message == "account: not signed in" }
+        let refused = folders.contains { $0.message == FolderStatus.notAuthenticated }
         return DaemonStatus(device: configuration.device, backend: configuration.backend.url.absoluteString,
-                            account: signedOut ? "not signed in" : "signed in", folders: folders)
+                            account: refused ? "not authenticated" : "signed in", folders: folders)
     }
 
     /// Answers once every folder is settled (twice in a row, 50 ms apart, so an event on its

@@ -207,9 +207,9 @@ public final class FolderEngine: Sendable {
             retry.wait(backoff)
             logger.error("quota exceeded; uploads paused", metadata: ["error": "\(error.message)"])
         case .stopUntilSignedIn:
-            setState(.error, message: "account: not signed in")
+            setState(.error, message: FolderStatus.notAuthenticated)
             retry.wait(backoff)
-            logger.error("not signed in; sync stopped, everything is kept on this device", metadata: ["error": "\(error.message)"])
+            logger.error("not authenticated; sync stopped, everything is kept on this device", metadata: ["error": "\(error.message)"])
         case .rereadLater, .mergeAndResend, .handleEachItem, .splitAndResend, .itemError:
             // Per-item outcomes are handled where they arise; reaching here means a pass was
             // cut short (a file changed while being read, a corrupt chunk): try again soon.

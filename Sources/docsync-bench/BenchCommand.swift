@@ -4,8 +4,10 @@ import DocSyncStorage
 import Foundation
 
 /// `make bench`: the chunker's throughput, what a 1-byte edit of a 50 MB file costs, how
-/// fast a small file reaches a second daemon, and an initial sync against `rsync -a`.
-/// Prints tables and writes the figures as JSON.
+/// fast a small file reaches a second daemon, an initial sync against `rsync -a`, metadata
+/// queries over 100,000 items, and the same sync figures with `docsync-server` between the
+/// daemons (plus bytes on the wire and an idle daemon's footprint). Prints tables and
+/// writes the figures as JSON.
 @main
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,7 +26,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Where to write the figures as JSON.")
     var json = ".build/bench/chunker.json"
 
-    @Option(help: "Which parts to run: all, chunker, sync or query.")
+    @Option(help: "Which parts to run: all, chunker, sync, query or server.")
     var only = "all"
 
     @Option(help: "Files in the folder the query benchmark indexes.")
@@ -42,10 +44,41 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Where to write the sync figures as JSON.")
     var syncJSON = ".build/bench/sync.json"
 
+    @Option(help: "Files in the folder of the idle-daemon measurement (server part).")
+    var idleFiles = 100_000
+
+    @Option(help: "Where to write the server figures as JSON.")
+    var serverJSON = ".build/bench/server.json"
+
+    mutating func validate() throws {
+        guard ["all", "chunker", "sync", "query", "server"].contains(only) else {
+            throw ValidationError("--only takes all, chunker, sync, query or server")
+        }
+    }
+
     mutating func run() async throws {
         if only == "all" || only == "chunker" { try await runChunker() }
         if only == "all" || only == "sync" { try await runSync() }
         if only == "all" || only == "query" { try await runQuery() }
+        if only == "all" || only == "server" { try await runServer() }
+    }
+
+    func runServer() async throws {
+        let base = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("docsync-bench-server-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        print("\n== Two daemons and docsync-server on loopback ==")
+        let report = try await ServerBench.run(base: base, samples: samples, initialFiles: initialFiles, idleFiles: idleFiles)
+        try write(report, to: serverJSON)
+    }
+
+    func write(_ report: some Encodable, to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(report).write(to: url)
+        print("\nfigures written to \(path)")
     }
 
     func runQuery() async throws {
@@ -60,12 +93,7 @@ struct BenchCommand: AsyncParsableCommand {
             print(String(format: "query %@: %d matches, whole command %.1f ms, the query itself %.1f ms",
                          query.predicate, query.matches, query.commandMilliseconds, query.queryMilliseconds))
         }
-        let url = URL(fileURLWithPath: queryJSON)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(report).write(to: url)
-        print("\nfigures written to \(queryJSON)")
+        try write(report, to: queryJSON)
     }
 
     func runSync() async throws {
@@ -79,12 +107,7 @@ struct BenchCommand: AsyncParsableCommand {
         let initial = try await SyncBench.initialSync(base: base.appendingPathComponent("initial"), smallFiles: initialFiles)
         print(initial.line)
         struct SyncReport: Encodable { let propagation: SyncBench.Propagation; let initialSync: SyncBench.InitialSync }
-        let url = URL(fileURLWithPath: syncJSON)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(SyncReport(propagation: propagation, initialSync: initial)).write(to: url)
-        print("\nfigures written to \(syncJSON)")
+        try write(SyncReport(propagation: propagation, initialSync: initial), to: syncJSON)
     }
 
     func runChunker() async throws {
@@ -110,13 +133,7 @@ struct BenchCommand: AsyncParsableCommand {
             print(survey.line)
         }
 
-        let report = BenchReport(size: size, throughput: throughput.rows, insertionInTheMiddle: middle, survey: surveys)
-        let url = URL(fileURLWithPath: json)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(report).write(to: url)
-        print("\nfigures written to \(json)")
+        try write(BenchReport(size: size, throughput: throughput.rows, insertionInTheMiddle: middle, survey: surveys), to: json)
     }
 }
 

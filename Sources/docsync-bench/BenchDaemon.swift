@@ -9,21 +9,30 @@ final class BenchDaemon {
     let socket: String
     private let process = Process()
 
-    init(name: String, base: URL, backend: URL) throws {
-        // Both devices name their folder "Bench": the one-folder form takes the zone name from it.
-        folder = base.appendingPathComponent(name).appendingPathComponent("Bench")
+    let name: String
+
+    /// A daemon of device `name` syncing `base/name/ZONE` through `backend` (a `file://`
+    /// URL, or `http://` with `tokenFile`).
+    init(name: String, base: URL, backend: URL, tokenFile: URL? = nil, zone: String = "Bench") throws {
+        self.name = name
+        // Both devices name their folder after the zone: the one-folder form takes the zone name from it.
+        folder = base.appendingPathComponent(name).appendingPathComponent(zone)
         socket = "/tmp/dsb-\(UUID().uuidString.prefix(8)).sock"
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("docsyncd")
         process.executableURL = executable
         process.arguments = ["--folder", folder.path, "--backend", backend.absoluteString, "--device", name,
                              "--state-dir", base.appendingPathComponent("\(name)-state").path, "--socket", socket, "--log-level", "warning"]
+            + (tokenFile.map { ["--token-file", $0.path] } ?? [])
         let log = base.appendingPathComponent("\(name).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: log)
     }
 
     func start() throws { try process.run() }
+
+    /// The daemon's process id (once started).
+    var pid: Int32 { process.processIdentifier }
 
     func stop() {
         guard process.isRunning else { return }

@@ -51,29 +51,64 @@ enum SyncBench {
         defer { a.stop(); b.stop() }
         _ = await a.waitSettled()
         _ = await b.waitSettled()
+        return try await createAndModify(samples: samples, from: a, to: b).create
+    }
+
+    /// `samples` new 4 KiB files written in `a`, each timed until it is whole in `b`; then
+    /// each of them overwritten in place with new content, timed the same way.
+    static func createAndModify(samples: Int, from a: BenchDaemon, to b: BenchDaemon) async throws -> (create: Propagation, modify: Propagation) {
         var generator = SplitMix64(seed: 4096)
-        var results: [Double] = []
-        for sample in 0..<samples {
+        func content() -> Data {
             var bytes = [UInt8](repeating: 0, count: 4096)
             for i in bytes.indices { bytes[i] = UInt8(truncatingIfNeeded: generator.next()) }
-            let content = Data(bytes)
+            return Data(bytes)
+        }
+        var created: [Double] = [], modified: [Double] = []
+        for sample in 0..<samples {
             let name = "sample-\(sample).bin"
-            let target = b.folder.appendingPathComponent(name).path
-            let started = ContinuousClock.now
-            try content.write(to: a.folder.appendingPathComponent(name))
-            // Poll the receiving folder (every 0.2 ms) until the whole file is there.
-            while true {
-                var st = stat()
-                if lstat(target, &st) == 0, st.st_size == 4096, FileManager.default.contents(atPath: target) == content { break }
-                if ContinuousClock.now - started > .seconds(30) { throw BenchError("sample \(sample) did not arrive within 30 s") }
-                usleep(200)
-            }
-            let elapsed = ContinuousClock.now - started
-            results.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+            created.append(try await timeArrival(of: content(), writtenTo: a.folder.appendingPathComponent(name),
+                                                 at: b.folder.appendingPathComponent(name)))
             _ = await a.waitSettled()
             _ = await b.waitSettled()
         }
-        return Propagation(samplesMilliseconds: results)
+        for sample in 0..<samples {
+            let name = "sample-\(sample).bin"
+            modified.append(try await timeArrival(of: content(), writtenTo: a.folder.appendingPathComponent(name),
+                                                  at: b.folder.appendingPathComponent(name)))
+            _ = await a.waitSettled()
+            _ = await b.waitSettled()
+        }
+        return (Propagation(samplesMilliseconds: created), Propagation(samplesMilliseconds: modified))
+    }
+
+    /// Writes `content` to `source` (in place: open, truncate, write, close) and polls `target`
+    /// every 0.2 ms until it holds that content; returns the milliseconds in between.
+    static func timeArrival(of content: Data, writtenTo source: URL, at target: URL) async throws -> Double {
+        let started = ContinuousClock.now
+        try overwrite(source, with: content)
+        while true {
+            var st = stat()
+            if lstat(target.path, &st) == 0, Int(st.st_size) == content.count, FileManager.default.contents(atPath: target.path) == content { break }
+            if ContinuousClock.now - started > .seconds(30) { throw BenchError("\(target.lastPathComponent) did not arrive within 30 s") }
+            usleep(200)
+        }
+        let elapsed = ContinuousClock.now - started
+        return Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+    }
+
+    /// Replaces the content of `url` in place, as an editor saving without a temporary file does.
+    static func overwrite(_ url: URL, with content: Data) throws {
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw BenchError("cannot open \(url.path): errno \(errno)") }
+        defer { close(fd) }
+        try content.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(fd, raw.baseAddress! + offset, raw.count - offset)
+                guard written > 0 else { throw BenchError("cannot write \(url.path): errno \(errno)") }
+                offset += written
+            }
+        }
     }
 
     /// 10,000 files of 1–8 KiB in 500 directories plus 20 files of 10 MiB.
@@ -103,15 +138,18 @@ enum SyncBench {
         return (smallFiles + largeFiles, bytes)
     }
 
-    static func initialSync(base: URL, smallFiles: Int = 10_000, directories: Int = 500, largeFiles: Int = 20, largeSize: Int = 10 << 20) async throws -> InitialSync {
+    /// Times two daemons (`backend`: the embedded backend under `base` when `nil`) bringing a
+    /// new tree from one folder to the other, and `rsync -a` and `cp -a` of that tree.
+    static func initialSync(base: URL, smallFiles: Int = 10_000, directories: Int = 500, largeFiles: Int = 20, largeSize: Int = 10 << 20,
+                            backend serverURL: URL? = nil, tokenFile: URL? = nil) async throws -> InitialSync {
         let source = base.appendingPathComponent("source")
         let (files, bytes) = try makeTree(at: source, smallFiles: smallFiles, directories: directories, largeFiles: largeFiles, largeSize: largeSize)
         let rsync = try? timed("rsync", ["-a", source.path + "/", base.appendingPathComponent("rsync-copy").path + "/"])
         let cp = try timed("cp", ["-a", source.path, base.appendingPathComponent("cp-copy").path])
 
-        let backend = URL(fileURLWithPath: base.appendingPathComponent("backend").path)
-        let a = try BenchDaemon(name: "alpha", base: base, backend: backend)
-        let b = try BenchDaemon(name: "beta", base: base, backend: backend)
+        let backend = serverURL ?? URL(fileURLWithPath: base.appendingPathComponent("backend").path)
+        let a = try BenchDaemon(name: "alpha", base: base, backend: backend, tokenFile: tokenFile)
+        let b = try BenchDaemon(name: "beta", base: base, backend: backend, tokenFile: tokenFile)
         try FileManager.default.removeItem(at: a.folder)
         _ = try timed("cp", ["-a", source.path, a.folder.path])
         let expectedItems = files + directories + 1

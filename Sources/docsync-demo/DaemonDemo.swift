@@ -1,8 +1,9 @@
 import Foundation
 
-/// Part two of `make demo`: two real `docsyncd` processes ("laptop" and "desktop") on two
-/// folders sharing one embedded backend — a file, a directory rename, `docs-status`, and a
-/// conflict made while both were stopped.
+/// Part two of `make demo`: a `docsync-server` on loopback and two real `docsyncd` processes
+/// ("laptop" and "desktop", standing for two machines) on two folders — files created and
+/// edited, a directory rename, `docs-status` of both, and a conflict made while both were
+/// stopped. Everything it starts, it stops.
 struct DaemonDemo {
     let base: URL
     let step = StepPrinter()
@@ -15,12 +16,13 @@ struct DaemonDemo {
         let socket: String
         private var process: Process?
 
-        init(_ name: String, base: URL, backend: URL) throws {
+        init(_ name: String, base: URL, backend: URL, tokenFile: URL) throws {
             self.name = name
             folder = base.appendingPathComponent(name).appendingPathComponent("Documents")
             socket = "/tmp/docsync-demo-\(name)-\(UUID().uuidString.prefix(6)).sock"
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             arguments = ["--folder", folder.path, "--backend", backend.absoluteString, "--device", name,
+                         "--token-file", tokenFile.path,
                          "--state-dir", base.appendingPathComponent("\(name)-state").path, "--socket", socket, "--log-level", "error"]
         }
 
@@ -71,13 +73,19 @@ struct DaemonDemo {
     }
 
     func run() async throws {
-        let backend = URL(fileURLWithPath: base.appendingPathComponent("backend").path)
-        let laptop = try Device("laptop", base: base, backend: backend)
-        let desktop = try Device("desktop", base: base, backend: backend)
+        let server = try DemoServer(base: base)
+        defer { server.stop() }
+        step.title("8. docsync-server on loopback, data in \(server.data.path)")
+        let url = try server.start()
+        step.say("docsync-server user add demo → a token in \(server.tokenFile.lastPathComponent) (the server keeps only its hash)")
+        step.say("docsync-server serve --data … --listen 127.0.0.1:0 → listening on \(url.absoluteString)")
+
+        let laptop = try Device("laptop", base: base, backend: url, tokenFile: server.tokenFile)
+        let desktop = try Device("desktop", base: base, backend: url, tokenFile: server.tokenFile)
         defer { _ = laptop.stop(); _ = desktop.stop() }
         let fm = FileManager.default
 
-        step.title("8. Two daemons, laptop and desktop, each on its own Documents folder: \(base.path)")
+        step.title("9. Two daemons, laptop and desktop (two machines), each on its own Documents folder: \(base.path)")
         try laptop.start()
         try desktop.start()
         step.say("docsyncd \(laptop.arguments.joined(separator: " "))")
@@ -85,16 +93,26 @@ struct DaemonDemo {
         try "Meeting notes\n".write(to: laptop.file("Projects/notes.txt"), atomically: false, encoding: .utf8)
         let arrived = await until { fm.contents(atPath: desktop.file("Projects/notes.txt").path) == Data("Meeting notes\n".utf8) }
         step.say("laptop writes Projects/notes.txt; it is on the desktop after \(arrived)")
+        let files = ["Projects/plan.md": "# Plan\n- ship docsync\n", "Projects/budget.csv": "item,cost\nserver,0\n", "todo.txt": "call Ana\n"]
+        for (path, text) in files.sorted(by: { $0.key < $1.key }) { try text.write(to: laptop.file(path), atomically: false, encoding: .utf8) }
+        let allArrived = await until { files.allSatisfy { fm.contents(atPath: desktop.file($0.key).path) == Data($0.value.utf8) } }
+        step.say("laptop creates \(files.keys.sorted().joined(separator: ", ")); all on the desktop after \(allArrived)")
+        let appended = "Meeting notes\n- decided: weekly sync\n"
+        try appended.write(to: laptop.file("Projects/notes.txt"), atomically: false, encoding: .utf8)
+        let edited = await until { fm.contents(atPath: desktop.file("Projects/notes.txt").path) == Data(appended.utf8) }
+        step.say("laptop edits Projects/notes.txt; the desktop has the new text after \(edited)")
 
         try fm.moveItem(at: desktop.file("Projects"), to: desktop.file("Archive"))
         let moved = await until { fm.fileExists(atPath: laptop.file("Archive/notes.txt").path) && !fm.fileExists(atPath: laptop.file("Projects").path) }
         step.say("desktop renames Projects to Archive; the laptop follows after \(moved) (a record update: no content travels)")
 
-        step.title("9. docs-status on the laptop")
-        _ = try laptop.docsStatus(["wait", "--timeout", "30"])
-        for line in try laptop.docsStatus([]).split(separator: "\n") { step.say(String(line)) }
+        for (letter, device) in zip(["a", "b"], [laptop, desktop]) {
+            step.title("10\(letter). docs-status on the \(device.name)")
+            _ = try device.docsStatus(["wait", "--timeout", "30"])
+            for line in try device.docsStatus([]).split(separator: "\n") { step.say(String(line)) }
+        }
 
-        step.title("10. Both stopped, the same file edited on each, both started again")
+        step.title("11. Both stopped, the same file edited on each, both started again")
         step.say("laptop exits with \(laptop.stop()), desktop with \(desktop.stop()) (SIGTERM)")
         try "laptop's version\n".write(to: laptop.file("Archive/notes.txt"), atomically: false, encoding: .utf8)
         try "desktop's version\n".write(to: desktop.file("Archive/notes.txt"), atomically: false, encoding: .utf8)
@@ -109,11 +127,14 @@ struct DaemonDemo {
         }
         step.say("nothing is lost: the server's version stays in place, the other is kept beside it")
 
-        step.title("11. docs-status conflicts, a metadata query and the version store, on the desktop")
+        step.title("12. docs-status conflicts, a metadata query and the version store, on the desktop")
         _ = try desktop.docsStatus(["wait", "--timeout", "30"])
         for arguments in [["conflicts"], ["query", "name LIKE '*.txt' AND size < 1MB"], ["versions", desktop.file("Archive/notes.txt").path]] {
             step.say("$ docs-status " + arguments.map { !$0.contains(" ") ? $0 : $0.contains("'") ? "\"\($0)\"" : "'\($0)'" }.joined(separator: " "))
             for line in try desktop.docsStatus(arguments).split(separator: "\n") { step.say("  " + String(line)) }
         }
+
+        step.title("13. Everything this demo started stops")
+        step.say("laptop exits with \(laptop.stop()), desktop with \(desktop.stop()), docsync-server with \(server.stop()) (SIGTERM)")
     }
 }

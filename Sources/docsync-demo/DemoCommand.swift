@@ -5,13 +5,13 @@ import Foundation
 
 /// `make demo`: what docsync does, on the embedded local backend, step by step — first the
 /// backend itself (chunking, storing, editing, conflicts, change tokens, notifications),
-/// then two real `docsyncd` daemons keeping two folders identical. What is not built yet,
-/// the demo says.
+/// then a `docsync-server` on loopback and two real `docsyncd` daemons keeping two folders
+/// identical through it.
 @main
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "docsync-demo",
-        abstract: "Show what docsync does, on a local backend in a temporary directory.")
+        abstract: "Show what docsync does: an embedded backend, then docsync-server and two daemons on loopback, all in temporary directories.")
 
     @Option(help: "A file of yours to chunk and store instead of the generated 20 MB sample.")
     var file: String?
@@ -102,8 +102,6 @@ struct DemoCommand: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: devices) }
         try await DaemonDemo(base: devices).run()
 
-        step.title("Not built yet")
-        step.say("docsync-server and the HTTP backend (machines over the network) — issue #5")
         if temporary { step.say("\n(the temporary directories are removed; pass --backend DIR to keep the first backend)") }
     }
 

@@ -124,7 +124,7 @@ struct ErrorHandlingTests {
         faulty.setPlan(FaultPlan(rules: [FaultRule([], .fromCall(1), .fail(SyncError(.notAuthenticated, "injected: token revoked")))]))
         let (a, _) = try devices()
         try a.write("private.txt", "stays here\n")
-        #expect(await eventually(timeout: .seconds(60)) { a.status.message == "account: not signed in" })
+        #expect(await eventually(timeout: .seconds(60)) { a.status.message == FolderStatus.notAuthenticated })
         #expect(a.read("private.txt") == "stays here\n")
     }
 

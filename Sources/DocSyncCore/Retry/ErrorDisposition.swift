@@ -21,7 +21,7 @@ public enum ErrorDisposition: Sendable, Hashable, CaseIterable {
     case refetchFromScratch
     /// Stop uploading, show it in status, keep everything local (quotaExceeded).
     case pauseUploads
-    /// Stop, show "not signed in", keep everything local (notAuthenticated).
+    /// Stop, show "not authenticated", keep everything local (notAuthenticated).
     case stopUntilSignedIn
     /// Discard that upload and read the file again later (assetFileModified).
     case rereadLater

@@ -4,7 +4,7 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     public var device: String
     /// The backend URL.
     public var backend: String
-    /// "signed in", or what is wrong with the account ("not signed in").
+    /// "signed in", or what is wrong with the account ("not authenticated").
     public var account: String
     public var folders: [FolderStatus]
 

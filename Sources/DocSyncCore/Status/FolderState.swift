@@ -8,6 +8,6 @@ public enum FolderState: String, Codable, Sendable, CaseIterable {
     case syncing
     /// The backend cannot be reached; work stays queued and is retried.
     case offline
-    /// Stopped for a reason a person must act on (not signed in, quota exceeded).
+    /// Stopped for a reason a person must act on (not authenticated, quota exceeded).
     case error
 }

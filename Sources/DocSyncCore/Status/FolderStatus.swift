@@ -7,8 +7,12 @@ public struct FolderStatus: Codable, Sendable, Hashable {
     /// The folder's absolute path on this machine.
     public var path: String
     public var state: FolderState
-    /// Why the folder is offline or in error, for a person ("account: not signed in").
+    /// Why the folder is offline or in error, for a person (`FolderStatus.notAuthenticated`…).
     public var message: String?
+
+    /// The message of a folder whose backend refused this device's credentials.
+    public static let notAuthenticated =
+        "account: not authenticated; the backend refused this device's token: make one with 'docsync-server user token NAME' on the server, write it to the token_file, and restart docsyncd"
     /// Items in the index (files, folders, symlinks).
     public var items: Int
     public var pendingUploads: Int
