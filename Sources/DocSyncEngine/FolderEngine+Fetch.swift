@@ -32,6 +32,11 @@ extension FolderEngine {
 
     /// Applies one page; returns true when the page's token was stored with its items.
     private func apply(_ page: ChangeSet) async throws(SyncError) -> Bool {
+        for refusal in page.refused {
+            // Never applied: its path may lead out of the folder. The rest of the page stands.
+            report(ItemProblem(path: refusal.path.isEmpty ? "record \(refusal.recordName)" : refusal.path,
+                               message: "refused a change from the server: \(refusal.reason); nothing was written"))
+        }
         let (known, echoes) = try lookUp(page.changed)
         // Folders first, shallow before deep, so parents exist before their children.
         let ordered = page.changed.filter { !echoes.contains($0.id.recordName) }.sorted { a, b in

@@ -62,3 +62,70 @@ struct BadInputTests {
         #expect(aside != nil, "beta's symlink is kept beside the directory: \(b.names())")
     }
 }
+
+/// A test backend that passes every page through its JSON form with, beside each valid
+/// changed record, a crafted copy whose path is `forgedPath`: what a hostile or broken
+/// server could send over the wire.
+private struct PathForgingBackend: StorageBackend {
+    let inner: any StorageBackend
+    let forgedPath: String
+
+    func fetchChanges(in zone: ZoneID, since token: ChangeToken?, limit: Int) async throws(SyncError) -> ChangeSet {
+        let page = try await inner.fetchChanges(in: zone, since: token, limit: limit)
+        do {
+            var json = try JSONSerialization.jsonObject(with: WireCoding.encoder.encode(page)) as! [String: Any]
+            var changed = json["changed"] as! [[String: Any]]
+            for original in changed where original["type"] as? String == "Document" {
+                var forged = original
+                var id = forged["id"] as! [String: Any]
+                id["recordName"] = "forged-" + (id["recordName"] as! String)
+                forged["id"] = id
+                forged["path"] = forgedPath
+                changed.append(forged)
+            }
+            json["changed"] = changed
+            return try WireCoding.decoder.decode(ChangeSet.self, from: JSONSerialization.data(withJSONObject: json))
+        } catch {
+            throw SyncError(.internalError, "forging failed: \(error)")
+        }
+    }
+
+    func createZone(_ zone: ZoneID) async throws(SyncError) { try await inner.createZone(zone) }
+    func deleteZone(_ zone: ZoneID) async throws(SyncError) { try await inner.deleteZone(zone) }
+    func listZones() async throws(SyncError) -> [ZoneID] { try await inner.listZones() }
+    func modifyRecords(_ batch: RecordBatch) async throws(SyncError) -> ModifyResult { try await inner.modifyRecords(batch) }
+    func fetchRecords(_ ids: [RecordID]) async throws(SyncError) -> [RecordID: Record] { try await inner.fetchRecords(ids) }
+    func missingChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> Set<SHA256Digest> { try await inner.missingChunks(digests) }
+    func uploadChunk(_ digest: SHA256Digest, bytes: Data) async throws(SyncError) { try await inner.uploadChunk(digest, bytes: bytes) }
+    func uploadChunks(_ chunks: [ChunkUpload]) async throws(SyncError) { try await inner.uploadChunks(chunks) }
+    func downloadChunk(_ digest: SHA256Digest) async throws(SyncError) -> Data { try await inner.downloadChunk(digest) }
+    func downloadChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> [SHA256Digest: Data] { try await inner.downloadChunks(digests) }
+    func changeNotifications() -> AsyncStream<ChangeNotification> { inner.changeNotifications() }
+    func usage() async throws(SyncError) -> StorageUsage { try await inner.usage() }
+}
+
+@Suite("SPEC §9: a remote record whose path escapes the folder")
+struct ForgedPathTests {
+    @Test(arguments: ["../escaped.txt", "/tmp/escaped.txt", "a/../../escaped.txt", "nul\u{0}.txt"])
+    func isRefusedAndReportedWhileTheRestSyncs(_ forgedPath: String) async throws {
+        let base = try TemporaryDirectory("docsync-forged")
+        let backend = try LocalBackend(directory: base.url.appendingPathComponent("backend"))
+        let a = try EngineDevice(name: "alpha", base: base.url, backend: backend)
+        let b = try EngineDevice(name: "beta", base: base.url.appendingPathComponent("inner/deeper"),
+                                 backend: PathForgingBackend(inner: backend, forgedPath: forgedPath))
+        try a.write("report.txt", "quarterly\n")
+        #expect(await eventually(timeout: .seconds(60)) { b.read("report.txt") == "quarterly\n" })
+        #expect(await eventually(timeout: .seconds(30)) {
+            b.status.problems.contains {
+                $0.path == forgedPath.replacingOccurrences(of: "\u{0}", with: "\\u{0}") && $0.message.hasPrefix("refused a change from the server")
+            }
+        })
+        #expect(b.names() == ["report.txt"])
+        // Nothing appeared beside or above beta's folder, nor at the absolute path.
+        let above = b.folder.deletingLastPathComponent()
+        #expect(!FileManager.default.fileExists(atPath: above.appendingPathComponent("escaped.txt").path))
+        #expect(!FileManager.default.fileExists(atPath: above.deletingLastPathComponent().appendingPathComponent("escaped.txt").path))
+        if forgedPath.hasPrefix("/") { #expect(!FileManager.default.fileExists(atPath: forgedPath)) }
+        #expect(a.status.problems.isEmpty, "the sender is not affected")
+    }
+}
