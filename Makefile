@@ -41,23 +41,30 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build $(TEST_FLAGS)
 
-## demo: what docsync can do today, on the embedded local backend.
+## demo: what docsync does: the embedded backend, then docsync-server and two daemons on loopback.
 demo: release
 	$(SWIFT) run -c release --skip-build docsync-demo
 
 ## bench: chunker throughput, the cost of a 1-byte edit to a 50 MB file, propagation
-## between two daemons, and an initial sync against rsync -a (figures in .build/bench/).
+## between two daemons, an initial sync against rsync -a, metadata queries, and the same
+## with docsync-server between the daemons (figures in .build/bench/). Not part of test.
 bench: release
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(BENCH_PACKAGES)"
 	$(SWIFT) run -c release --skip-build docsync-bench
 
-## install: docsyncd and docs-status into $(PREFIX)/bin, the systemd user unit, an example configuration.
+## install: docsyncd, docs-status and docsync-server into $(PREFIX)/bin, their systemd user
+## units into ~/.config/systemd/user, and example configurations where none exist yet.
 install: release
 	install -d $(PREFIX)/bin $(HOME)/.config/systemd/user $(HOME)/.config/docsync
-	install -m 0755 .build/release/docsyncd .build/release/docs-status $(PREFIX)/bin/
-	sed 's|%h/.local/bin|$(PREFIX)/bin|' config/docsyncd.service > $(HOME)/.config/systemd/user/docsyncd.service
+	install -m 0755 .build/release/docsyncd .build/release/docs-status .build/release/docsync-server $(PREFIX)/bin/
+	for unit in docsyncd docsync-server; do \
+	  sed 's|%h/.local/bin|$(PREFIX)/bin|' config/$$unit.service > $(HOME)/.config/systemd/user/$$unit.service; \
+	done
 	[ -e $(HOME)/.config/docsync/docsync.toml ] || install -m 0644 config/docsync.example.toml $(HOME)/.config/docsync/docsync.toml
-	@echo "installed; edit ~/.config/docsync/docsync.toml, then: systemctl --user enable --now docsyncd"
+	[ -e $(HOME)/.config/docsync/docsync-server.toml ] || install -m 0644 config/docsync-server.example.toml $(HOME)/.config/docsync/docsync-server.toml
+	@echo "installed into $(PREFIX)/bin and ~/.config/systemd/user."
+	@echo "this machine syncing: edit ~/.config/docsync/docsync.toml, then: systemctl --user enable --now docsyncd"
+	@echo "this machine serving: docsync-server user add NAME, then: systemctl --user enable --now docsync-server"
 
 clean:
 	rm -rf .build

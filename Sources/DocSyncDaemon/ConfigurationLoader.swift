@@ -29,7 +29,7 @@ public struct ConfigurationLoader: Sendable {
     /// The keys docsync.toml may hold, per table.
     public enum Keys {
         public static let topLevel = ["device", "state_dir", "socket", "backend", "folders"]
-        public static let backend = ["url", "token_file"]
+        public static let backend = ["url", "token_file", "ca_file"]
         public static let folder = ["id", "path", "mode", "conflict", "max_file_size", "keep_versions_days"]
     }
 
@@ -106,6 +106,9 @@ public struct ConfigurationLoader: Sendable {
             }
             if let tokenFile = try document.string(backend, "token_file", at: backendPath) {
                 settings.tokenFile = try fileValue(document, backendPath.appending("token_file")) { try filePath(tokenFile) }
+            }
+            if let caFile = try document.string(backend, "ca_file", at: backendPath) {
+                settings.caFile = try fileValue(document, backendPath.appending("ca_file")) { try filePath(caFile) }
             }
         }
         settings.folders = try folders(in: document)
@@ -250,6 +253,7 @@ public struct ConfigurationLoader: Sendable {
         var socketPath: String?
         var backendURL: URL?
         var tokenFile: String?
+        var caFile: String?
         var folders: [FolderConfiguration] = []
     }
 
@@ -270,6 +274,9 @@ public struct ConfigurationLoader: Sendable {
         if let tokenFile = overrides.tokenFile {
             settings.tokenFile = try flagValue("--token-file") { try flagPath(tokenFile) }
         }
+        if let caFile = overrides.caFile {
+            settings.caFile = try flagValue("--ca-file") { try flagPath(caFile) }
+        }
         if let folder = overrides.folder {
             let path = try flagValue("--folder") { try flagPath(folder) }
             settings.folders = [FolderConfiguration(id: Self.folderID(forPath: path), path: URL(filePath: path, directoryHint: .isDirectory))]
@@ -289,7 +296,8 @@ public struct ConfigurationLoader: Sendable {
             device: settings.device ?? defaultDevice,
             stateDirectory: URL(filePath: settings.stateDirectory ?? paths.stateDirectory, directoryHint: .isDirectory),
             socketPath: URL(filePath: socketPath, directoryHint: .notDirectory),
-            backend: BackendConfiguration(url: backendURL, tokenFile: settings.tokenFile.map { URL(filePath: $0, directoryHint: .notDirectory) }),
+            backend: BackendConfiguration(url: backendURL, tokenFile: settings.tokenFile.map { URL(filePath: $0, directoryHint: .notDirectory) },
+                                          caFile: settings.caFile.map { URL(filePath: $0, directoryHint: .notDirectory) }),
             folders: settings.folders
         )
     }

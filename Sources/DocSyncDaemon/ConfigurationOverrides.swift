@@ -13,6 +13,8 @@ public struct ConfigurationOverrides: Sendable, Hashable {
     public var backendURL: String?
     /// `--token-file FILE`
     public var tokenFile: String?
+    /// `--ca-file FILE`
+    public var caFile: String?
     /// `--folder PATH`: sync just this folder, with default settings. Its id is its last
     /// path component made a valid zone name (`ConfigurationLoader.folderID(forPath:)`).
     /// With a configuration file, it replaces the file's `[[folders]]` for this run.
@@ -28,7 +30,7 @@ public struct ConfigurationOverrides: Sendable, Hashable {
 
     public init(
         device: String? = nil, stateDirectory: String? = nil, socketPath: String? = nil,
-        backendURL: String? = nil, tokenFile: String? = nil, folder: String? = nil,
+        backendURL: String? = nil, tokenFile: String? = nil, caFile: String? = nil, folder: String? = nil,
         mode: String? = nil, conflictPolicy: String? = nil, maxFileSize: String? = nil, keepVersionsDays: Int? = nil
     ) {
         self.mode = mode
@@ -40,6 +42,7 @@ public struct ConfigurationOverrides: Sendable, Hashable {
         self.socketPath = socketPath
         self.backendURL = backendURL
         self.tokenFile = tokenFile
+        self.caFile = caFile
         self.folder = folder
     }
 }

@@ -29,10 +29,14 @@ public struct BackendConfiguration: Sendable, Hashable {
     public var url: URL
     /// File holding this device's bearer token (HTTP backends only).
     public var tokenFile: URL?
+    /// A PEM certificate to trust for an `https://` backend (a self-signed server), beside
+    /// the system's authorities.
+    public var caFile: URL?
 
-    public init(url: URL, tokenFile: URL? = nil) {
+    public init(url: URL, tokenFile: URL? = nil, caFile: URL? = nil) {
         self.url = url
         self.tokenFile = tokenFile
+        self.caFile = caFile
     }
 }
 

@@ -38,6 +38,9 @@ struct DocSyncDaemonCommand: AsyncParsableCommand {
     @Option(name: .customLong("token-file"), help: ArgumentHelp("The file holding this device's token for an HTTP backend.", valueName: "file"))
     var tokenFile: String?
 
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("A PEM certificate to trust for an https:// backend whose certificate no system authority signed.", valueName: "file"))
+    var caFile: String?
+
     @Option(name: .long, help: ArgumentHelp("This machine's name in conflict copies and status (default: the host name).", valueName: "name"))
     var device: String?
 
@@ -79,7 +82,7 @@ struct DocSyncDaemonCommand: AsyncParsableCommand {
 
         let overrides = ConfigurationOverrides(
             device: device, stateDirectory: stateDirectory, socketPath: socket,
-            backendURL: backend, tokenFile: tokenFile, folder: folder,
+            backendURL: backend, tokenFile: tokenFile, caFile: caFile, folder: folder,
             mode: mode, conflictPolicy: conflict, maxFileSize: maxFileSize, keepVersionsDays: keepVersionsDays
         )
         let configuration: DaemonConfiguration
