@@ -171,6 +171,8 @@ let package = Package(
             dependencies: [
                 "DocSyncCore", "DocSyncStorage", "DocSyncHTTP", "DocSyncServer", "DocSyncTestSupport", "docsync-server",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "CInotifyToolsTests", dependencies: ["CInotifyTools"]),

@@ -82,6 +82,9 @@ public final class HTTPBackend: StorageBackend {
         configuration.decompression = .disabled
         configuration.httpVersion = .http1Only
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(8, options.chunkTransferParallelism + 2))
+        // A refused connection fails the call at once (networkUnavailable); the caller's retry
+        // policy decides when to try again, rather than the pool retrying until the timeout.
+        configuration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
