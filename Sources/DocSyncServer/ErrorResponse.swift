@@ -8,7 +8,7 @@ import NIOCore
 /// error as JSON, so the client rebuilds it exactly; `Retry-After` when it says when to
 /// retry, `WWW-Authenticate` on 401.
 enum ErrorResponse {
-    static func make(_ error: SyncError) -> Response {
+    static func make(_ error: SyncError, status: Int? = nil) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = WireRoute.json
         if let retryAfter = error.retryAfter {
@@ -18,7 +18,7 @@ enum ErrorResponse {
             headers[.wwwAuthenticate] = "Bearer realm=\"docsync\""
         }
         let body = (try? WireCoding.encoder.encode(error)) ?? Data("{\"code\":\"internalError\",\"message\":\"unencodable error\"}".utf8)
-        return Response(status: .init(code: WireStatus.status(for: error.code)), headers: headers,
+        return Response(status: .init(code: status ?? WireStatus.status(for: error.code)), headers: headers,
                         body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 }
@@ -37,10 +37,13 @@ struct ErrorMiddleware: RouterMiddleware {
                 context.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "user": "\(context.user ?? "-")", "error": "\(error)"])
             }
             return ErrorResponse.make(error)
+        } catch let error as HTTPError where error.status == .notFound || error.status == .methodNotAllowed {
+            let problem = SyncError(.invalidArguments,
+                                    "\(request.method) \(request.uri.path) is not a route of this docsync-server (API v1); is the client a compatible version?")
+            return ErrorResponse.make(problem, status: error.status.code)
         } catch let error as HTTPError {
             let code: SyncError.Code = switch error.status.code {
             case 401: .notAuthenticated
-            case 404: .invalidArguments
             case 413: .limitExceeded
             case 400 ..< 500: .invalidArguments
             default: .internalError

@@ -27,11 +27,13 @@ public struct SyncServer: Sendable {
         self.logger = logger
     }
 
-    /// The router of every route under `/v1`, behind authentication and error mapping.
+    /// The router of every route under `/v1`, behind authentication; every error, an
+    /// unknown route's too, is answered with a `SyncError` body.
     public func router() -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self)
+        router.add(middleware: LogRequestsMiddleware(.debug))
+        router.add(middleware: ErrorMiddleware())
         let api = router.group("v1")
-            .add(middleware: ErrorMiddleware())
             .add(middleware: AuthenticationMiddleware(users: users, rateLimiter: rateLimiter))
         RecordRoutes(backends: backends).register(on: api)
         ChunkRoutes(backends: backends).register(on: api)

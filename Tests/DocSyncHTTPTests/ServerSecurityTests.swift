@@ -28,6 +28,16 @@ import Testing
         #expect(try await good.listZones().isEmpty)
     }
 
+    @Test func unknownRoutesAnswerWithAnErrorBody() async throws {
+        let server = try await TestServer()
+        let token = try await server.process.addUser("alice")
+        for (method, path) in [("GET", "/v1/nope"), ("GET", "/"), ("POST", WireRoute.zones)] {
+            let answer = try await RawHTTP.send(.init(rawValue: method), server.url, path, token: token)
+            #expect(answer.status == 404 || answer.status == 405, "\(method) \(path)")
+            #expect(answer.error?.code == .invalidArguments, "\(method) \(path)")
+        }
+    }
+
     @Test func oneUserCannotReachAnotherUsersZonesOrChunks() async throws {
         let server = try await TestServer()
         let alice = try HTTPBackend(url: server.url, token: try await server.process.addUser("alice"))
