@@ -51,10 +51,10 @@ bench: release
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(BENCH_PACKAGES)"
 	$(SWIFT) run -c release --skip-build docsync-bench
 
-## install: docsyncd and docs-status into $(PREFIX)/bin, the systemd user unit, an example configuration.
+## install: docsyncd, docs-status and docsync-server into $(PREFIX)/bin, the systemd user unit, an example configuration.
 install: release
 	install -d $(PREFIX)/bin $(HOME)/.config/systemd/user $(HOME)/.config/docsync
-	install -m 0755 .build/release/docsyncd .build/release/docs-status $(PREFIX)/bin/
+	install -m 0755 .build/release/docsyncd .build/release/docs-status .build/release/docsync-server $(PREFIX)/bin/
 	sed 's|%h/.local/bin|$(PREFIX)/bin|' config/docsyncd.service > $(HOME)/.config/systemd/user/docsyncd.service
 	[ -e $(HOME)/.config/docsync/docsync.toml ] || install -m 0644 config/docsync.example.toml $(HOME)/.config/docsync/docsync.toml
 	@echo "installed; edit ~/.config/docsync/docsync.toml, then: systemctl --user enable --now docsyncd"
