@@ -84,7 +84,7 @@ let package = Package(
         .executableTarget(
             name: "docsync-server",
             dependencies: [
-                "DocSyncServer",
+                "DocSyncCore", "DocSyncServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DocSyncCore
 import DocSyncServer
 import Foundation
 
@@ -38,6 +39,20 @@ struct DataOptions: ParsableArguments {
     }
 }
 
+extension DataOptions {
+    /// Opens the store, runs `body` and prints its lines on stdout; a `SyncError` goes to
+    /// stderr with exit status 1.
+    func perform(_ body: (UserStore) throws(SyncError) -> [String]) throws {
+        let store = try store()
+        do {
+            for line in try body(store) { say(line) }
+        } catch {
+            complain(error.message)
+            throw ExitCode(1)
+        }
+    }
+}
+
 struct AddUser: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add", abstract: "Create a user; prints its first device token (one line on stdout).")
@@ -48,13 +63,7 @@ struct AddUser: ParsableCommand {
     @OptionGroup var options: DataOptions
 
     func run() throws {
-        let store = try options.store()
-        do {
-            say(try store.addUser(name))
-        } catch {
-            complain(error.message)
-            throw ExitCode(1)
-        }
+        try options.perform { (store) throws(SyncError) in [try store.addUser(name)] }
     }
 }
 
@@ -68,13 +77,7 @@ struct IssueToken: ParsableCommand {
     @OptionGroup var options: DataOptions
 
     func run() throws {
-        let store = try options.store()
-        do {
-            say(try store.addToken(for: name))
-        } catch {
-            complain(error.message)
-            throw ExitCode(1)
-        }
+        try options.perform { (store) throws(SyncError) in [try store.addToken(for: name)] }
     }
 }
 
@@ -84,12 +87,8 @@ struct ListUsers: ParsableCommand {
     @OptionGroup var options: DataOptions
 
     func run() throws {
-        let store = try options.store()
-        do {
-            for user in try store.users() { say("\(user.name)\t\(user.tokens) token\(user.tokens == 1 ? "" : "s")") }
-        } catch {
-            complain(error.message)
-            throw ExitCode(1)
+        try options.perform { (store) throws(SyncError) in
+            try store.users().map { "\($0.name)\t\($0.tokens) token\($0.tokens == 1 ? "" : "s")" }
         }
     }
 }
