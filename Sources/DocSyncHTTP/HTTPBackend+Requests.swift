@@ -22,7 +22,7 @@ extension HTTPBackend {
     func send(
         _ method: HTTPMethod, _ path: String, query: [(String, String)] = [],
         body: ByteBuffer? = nil, contentType: String? = nil, accept: String = WireRoute.json,
-        responseLimit: Int = 64 << 20, context: String
+        responseLimit: Int = 1 << 30, context: String
     ) async throws(SyncError) -> HTTPAnswer {
         guard !state.withLock({ $0.isShutDown }) else {
             throw SyncError(.internalError, "\(context): this HTTP backend was shut down; open a new one")

@@ -50,7 +50,7 @@ enum HTTPTransportError {
                              "\(context): TLS with \(server) failed (\(error)); check that the server's certificate is trusted (trustedCertificateFile) and names the host")
         }
         if error is NIOTooManyBytesError {
-            return SyncError(.limitExceeded, "\(context): the server's answer is larger than expected")
+            return SyncError(.internalError, "\(context): the server's answer is larger than this client reads (\(error)); is it a compatible docsync-server?")
         }
         let text = String(describing: error)
         if text.localizedCaseInsensitiveContains("refused") {

@@ -11,16 +11,13 @@ import Testing
     static let fastReconnect = HTTPBackend.Options(reconnectInitialDelay: .milliseconds(50), reconnectMaximumDelay: .milliseconds(500))
 
     @Test func overTheRateLimitIs429WithRetryAfter() async throws {
-        let server = try await TestServer(["--rate-limit", "2"])
+        // One request every 20 seconds, bursts of one: the second request is throttled
+        // however slowly the machine runs.
+        let server = try await TestServer(["--rate-limit", "0.05"])
         let token = try await server.process.addUser("alice")
-        var statuses: [Int] = []
-        var limited: RawHTTP.Answer?
-        for _ in 0 ..< 60 where limited == nil {
-            let answer = try await RawHTTP.send(.GET, server.url, WireRoute.zones, token: token)
-            statuses.append(answer.status)
-            if answer.status == 429 { limited = answer }
-        }
-        let answer = try #require(limited, "60 quick requests at 2 per second (bursts of 20) were never throttled: \(statuses)")
+        #expect(try await RawHTTP.send(.GET, server.url, WireRoute.zones, token: token).status == 200)
+        let answer = try await RawHTTP.send(.GET, server.url, WireRoute.zones, token: token)
+        #expect(answer.status == 429)
         #expect(Int(answer.headers.first(name: "Retry-After") ?? "") ?? 0 >= 1)
         #expect(answer.error?.code == .requestRateLimited && (answer.error?.retryAfter ?? 0) > 0)
 
