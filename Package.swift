@@ -10,8 +10,10 @@ let package = Package(
         .executable(name: "docs-status", targets: ["docs-status"]),
         .executable(name: "docsync-demo", targets: ["docsync-demo"]),
         .executable(name: "docsync-bench", targets: ["docsync-bench"]),
+        .executable(name: "docsync-server", targets: ["docsync-server"]),
         .library(name: "DocSyncCore", targets: ["DocSyncCore"]),
         .library(name: "DocSyncStorage", targets: ["DocSyncStorage"]),
+        .library(name: "DocSyncHTTP", targets: ["DocSyncHTTP"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
@@ -20,6 +22,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // libinotifytools (Debian: libinotifytools0-dev, no pkg-config file).
@@ -39,6 +45,47 @@ let package = Package(
             dependencies: [
                 "DocSyncCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The one wire format of docsync-server (routes, bodies, chunk framing, status <-> SyncError)
+        // and its client, HTTPBackend. No Hummingbird here: the daemon links this target.
+        .target(
+            name: "DocSyncHTTP",
+            dependencies: [
+                "DocSyncCore", "DocSyncStorage",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // docsync-server: the Hummingbird application (routes, users and tokens, per-user
+        // LocalBackends, rate limiting, the notification stream, TLS).
+        .target(
+            name: "DocSyncServer",
+            dependencies: [
+                "DocSyncCore", "DocSyncStorage", "DocSyncHTTP",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ],
+            exclude: ["openapi.yaml"]
+        ),
+        .executableTarget(
+            name: "docsync-server",
+            dependencies: [
+                "DocSyncCore", "DocSyncServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -65,7 +112,7 @@ let package = Package(
         .target(
             name: "DocSyncDaemon",
             dependencies: [
-                "DocSyncCore", "DocSyncStorage", "DocSyncEngine", "DocSyncControl",
+                "DocSyncCore", "DocSyncStorage", "DocSyncEngine", "DocSyncControl", "DocSyncHTTP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -89,7 +136,7 @@ let package = Package(
         // Backend conformance suite, fault-injecting backend, temp-folder helpers.
         .target(
             name: "DocSyncTestSupport",
-            dependencies: ["DocSyncCore", "DocSyncStorage"],
+            dependencies: ["DocSyncCore", "DocSyncStorage", "DocSyncHTTP"],
             path: "Tests/DocSyncTestSupport"
         ),
         .executableTarget(
@@ -117,6 +164,17 @@ let package = Package(
             name: "DocSyncStorageTests",
             dependencies: ["DocSyncCore", "DocSyncStorage", "DocSyncTestSupport", "docsync-test-writer"]
         ),
+        // The HTTP backend against real docsync-server processes on loopback ports, and the
+        // wire format's pure logic.
+        .testTarget(
+            name: "DocSyncHTTPTests",
+            dependencies: [
+                "DocSyncCore", "DocSyncStorage", "DocSyncHTTP", "DocSyncServer", "DocSyncTestSupport", "docsync-server",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "CInotifyToolsTests", dependencies: ["CInotifyTools"]),
         .testTarget(
             name: "DocSyncWatcherTests",
@@ -128,7 +186,7 @@ let package = Package(
         // Real daemons as processes on temp folders: convergence, conflicts, crashes.
         .testTarget(
             name: "DocSyncSystemTests",
-            dependencies: ["DocSyncCore", "DocSyncStorage", "DocSyncControl", "DocSyncTestSupport", "docsyncd", "docs-status"]
+            dependencies: ["DocSyncCore", "DocSyncStorage", "DocSyncControl", "DocSyncTestSupport", "docsyncd", "docs-status", "docsync-server"]
         ),
     ]
 )

@@ -1,6 +1,7 @@
 import DocSyncControl
 import DocSyncCore
 import DocSyncEngine
+import DocSyncHTTP
 import DocSyncStorage
 import DocSyncWatcher
 import Foundation
@@ -30,19 +31,8 @@ public enum Daemon {
             "folders": "\(configuration.folders.map(\.path.path))", "socket": "\(configuration.socketPath.path)",
         ])
         try await group.run()
+        if let client = backend as? HTTPBackend { await client.shutdown() }
         logger.info("docsyncd stopped")
-    }
-
-    /// The backend a URL names. Throws a `DaemonError` telling a person what to use instead.
-    static func makeBackend(_ configuration: BackendConfiguration) throws -> any StorageBackend {
-        switch configuration.url.scheme {
-        case "file":
-            do { return try LocalBackend(url: configuration.url) } catch {
-                throw DaemonError("cannot open the backend at \(configuration.url.path): \(error.message)")
-            }
-        default:
-            throw DaemonError("backend \(configuration.url.absoluteString): only file:// backends are supported by this build (the HTTP client of docsync-server comes next)")
-        }
     }
 }
 

@@ -4,9 +4,11 @@ import DocSyncTestSupport
 import Foundation
 import Testing
 
-/// Two devices (daemon processes) on two folders sharing one `file://` backend.
+/// Two devices (daemon processes) on two folders sharing one backend: a `file://` backend
+/// of their own, or a `docsync-server`.
 final class DevicePair: Sendable {
     let base: TemporaryDirectory
+    /// Where the records and chunks are stored (for a server: the user's directory in its data).
     let backendDirectory: URL
     let a: DaemonProcess
     let b: DaemonProcess
@@ -17,6 +19,23 @@ final class DevicePair: Sendable {
         let url = URL(fileURLWithPath: backendDirectory.path)
         a = try DaemonProcess(name: "alpha", base: base.url, backend: url, extraArguments: extraArguments)
         b = try DaemonProcess(name: "beta", base: base.url, backend: url, extraArguments: extraArguments)
+    }
+
+    /// Two devices of `user` syncing through `server`, each with a device token of its own.
+    init(server: ServerProcess, user: String, extraArguments: [String] = []) async throws {
+        base = try TemporaryDirectory("docsync-system")
+        backendDirectory = server.userDirectory(user)
+        var devices: [DaemonProcess] = []
+        for (index, name) in ["alpha", "beta"].enumerated() {
+            let token = index == 0 ? try await server.addUser(user)
+                : try await ServerProcess.userCommand(["token", user], dataDirectory: server.dataDirectory)
+            let tokenFile = base.url.appendingPathComponent("\(name).token")
+            try Data((token + "\n").utf8).write(to: tokenFile)
+            devices.append(try DaemonProcess(name: name, base: base.url, backend: server.url,
+                                             extraArguments: ["--token-file", tokenFile.path] + extraArguments))
+        }
+        a = devices[0]
+        b = devices[1]
     }
 
     func startBoth() throws {

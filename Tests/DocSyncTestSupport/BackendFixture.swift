@@ -43,19 +43,22 @@ public struct LocalBackendFixtureFactory: BackendFixtureFactory {
         return BackendFixture(
             backend: backend,
             openAnotherClient: { _ = directory; return try LocalBackend(directory: url) },
-            corruptChunk: { digest in
-                // Flip the first byte of the chunk inside its pack file.
-                guard let place = try backend.chunkLocation(digest) else { return }
-                let handle = try FileHandle(forUpdating: URL(fileURLWithPath: place.path))
-                defer { try? handle.close() }
-                try handle.seek(toOffset: UInt64(place.offset))
-                let first = try handle.read(upToCount: 1) ?? Data([0])
-                try handle.seek(toOffset: UInt64(place.offset))
-                try handle.write(contentsOf: Data([first[first.startIndex] ^ 0xff]))
-            },
+            corruptChunk: { digest in try corruptStoredChunk(digest, in: backend) },
             compactAllTombstones: { try backend.compactTombstones(olderThan: -1) }
         )
     }
+}
+
+/// Flips the first byte of a chunk inside its pack file, so that its stored bytes no longer
+/// match its digest. Does nothing when the chunk is not stored.
+public func corruptStoredChunk(_ digest: SHA256Digest, in backend: LocalBackend) throws {
+    guard let place = try backend.chunkLocation(digest) else { return }
+    let handle = try FileHandle(forUpdating: URL(fileURLWithPath: place.path))
+    defer { try? handle.close() }
+    try handle.seek(toOffset: UInt64(place.offset))
+    let first = try handle.read(upToCount: 1) ?? Data([0])
+    try handle.seek(toOffset: UInt64(place.offset))
+    try handle.write(contentsOf: Data([first[first.startIndex] ^ 0xff]))
 }
 
 /// Another factory's backends behind a `FaultInjectingBackend` with `plan`; hooks pass through.

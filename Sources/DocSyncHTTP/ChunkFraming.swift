@@ -1,0 +1,100 @@
+import DocSyncCore
+import DocSyncStorage
+import Foundation
+
+/// The binary body of the chunk batch routes: zero or more frames, each
+/// `[32-byte SHA-256 digest][UInt32 big-endian length][length bytes]`, back to back.
+///
+/// The same framing carries chunks both ways: `POST /v1/chunks/batch` uploads them,
+/// `POST /v1/chunks/batch-download` answers with them. Decoding checks the structure
+/// only (lengths, truncation, the per-chunk limit); whether the bytes hash to the digest
+/// is the storage's check.
+public enum ChunkFraming {
+    /// The bytes before each chunk's own bytes.
+    public static let frameHeaderSize = 32 + 4
+
+    /// The size a frame of `length` bytes of chunk takes in a body.
+    public static func frameSize(chunkLength: Int) -> Int { frameHeaderSize + chunkLength }
+
+    /// Appends one frame to `body`.
+    public static func append(digest: SHA256Digest, bytes: Data, to body: inout Data) {
+        body.append(contentsOf: digest.bytes)
+        var length = UInt32(truncatingIfNeeded: bytes.count).bigEndian
+        withUnsafeBytes(of: &length) { body.append(contentsOf: $0) }
+        body.append(bytes)
+    }
+
+    /// One body holding every chunk of `chunks`, in order.
+    public static func encode(_ chunks: [ChunkUpload]) -> Data {
+        var body = Data()
+        body.reserveCapacity(chunks.reduce(0) { $0 + frameSize(chunkLength: $1.bytes.count) })
+        for chunk in chunks { append(digest: chunk.digest, bytes: chunk.bytes, to: &body) }
+        return body
+    }
+
+    /// The chunks of `body`, in order.
+    ///
+    /// Throws `invalidArguments` when a frame is truncated or the body ends inside a header,
+    /// and `limitExceeded` when a frame announces more than `maximumChunkSize` bytes or the
+    /// body holds more than `maximumChunks` frames.
+    public static func decode(
+        _ body: Data,
+        maximumChunkSize: Int = StorageLimits.maximumChunkSize,
+        maximumChunks: Int = Int.max
+    ) throws(SyncError) -> [ChunkUpload] {
+        var chunks: [ChunkUpload] = []
+        var offset = body.startIndex
+        while offset < body.endIndex {
+            guard body.endIndex - offset >= frameHeaderSize else {
+                throw SyncError(.invalidArguments,
+                                "a chunk batch ends inside a frame header at byte \(offset - body.startIndex); send whole frames of [32-byte digest][UInt32 big-endian length][bytes]")
+            }
+            guard let digest = SHA256Digest(bytes: body[offset ..< offset + 32]) else {
+                throw SyncError(.internalError, "a 32-byte slice did not read as a digest")
+            }
+            let lengthStart = offset + 32
+            var length = 0
+            for byte in body[lengthStart ..< lengthStart + 4] { length = length << 8 | Int(byte) }
+            guard length <= maximumChunkSize else {
+                throw SyncError(.limitExceeded,
+                                "chunk \(digest.shortHex) announces \(length) bytes, more than the limit of \(maximumChunkSize)",
+                                digest: digest)
+            }
+            let bytesStart = lengthStart + 4
+            guard body.endIndex - bytesStart >= length else {
+                throw SyncError(.invalidArguments,
+                                "chunk \(digest.shortHex) announces \(length) bytes but the batch ends after \(body.endIndex - bytesStart)",
+                                digest: digest)
+            }
+            guard chunks.count < maximumChunks else {
+                throw SyncError(.limitExceeded, "a chunk batch holds more than \(maximumChunks) chunks; split it")
+            }
+            chunks.append(ChunkUpload(digest: digest, bytes: Data(body[bytesStart ..< bytesStart + length])))
+            offset = bytesStart + length
+        }
+        return chunks
+    }
+
+    /// Cuts `chunks` into groups whose framed bodies stay within `maximumBodySize` bytes
+    /// (a chunk larger than that travels alone) and hold at most `maximumChunks` chunks,
+    /// keeping their order.
+    public static func batches(
+        _ chunks: [ChunkUpload], maximumBodySize: Int, maximumChunks: Int
+    ) -> [[ChunkUpload]] {
+        var batches: [[ChunkUpload]] = []
+        var current: [ChunkUpload] = []
+        var currentSize = 0
+        for chunk in chunks {
+            let size = frameSize(chunkLength: chunk.bytes.count)
+            if !current.isEmpty, currentSize + size > maximumBodySize || current.count >= maximumChunks {
+                batches.append(current)
+                current = []
+                currentSize = 0
+            }
+            current.append(chunk)
+            currentSize += size
+        }
+        if !current.isEmpty { batches.append(current) }
+        return batches
+    }
+}

@@ -1,0 +1,58 @@
+import DocSyncCore
+import DocSyncHTTP
+import DocSyncStorage
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+
+/// `GET /v1/notifications`: the user's changes as server-sent events (`ServerSentEvent`).
+///
+/// The stream subscribes to the user's `LocalBackend` before it lists the zones, so a change
+/// made while the first event is prepared is announced too. It ends when the client goes
+/// away or the server shuts down gracefully (the client then reconnects elsewhere or later).
+struct NotificationRoute: Sendable {
+    let backends: UserBackends
+
+    func register(on api: RouterGroup<ServerRequestContext>) {
+        let records = RecordRoutes(backends: backends)
+        api.get("notifications") { _, context in
+            let backend = try records.backend(context)
+            let notifications = backend.changeNotifications()
+            let zones = try await backend.listZones()
+            let logger = context.logger
+            logger.debug("notification stream opened", metadata: ["zones": "\(zones.count)"])
+            var headers = HTTPFields()
+            headers[.contentType] = "text/event-stream"
+            headers[.cacheControl] = "no-cache"
+            return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                let first = ServerSentEvent(name: ServerSentEvent.zonesEvent, notification: ChangeNotification(zones: Set(zones)))
+                try await writer.write(ByteBuffer(string: first.encoded))
+                let (lines, sink) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1024))
+                try await withGracefulShutdownHandler {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for await notification in notifications {
+                                sink.yield(ServerSentEvent(name: ServerSentEvent.changeEvent, notification: notification).encoded)
+                            }
+                            sink.finish()
+                        }
+                        group.addTask {
+                            while true {
+                                try await Task.sleep(for: ServerSentEvent.heartbeatInterval)
+                                sink.yield(ServerSentEvent.heartbeat)
+                            }
+                        }
+                        for await line in lines {
+                            try await writer.write(ByteBuffer(string: line))
+                        }
+                        group.cancelAll()
+                    }
+                } onGracefulShutdown: {
+                    sink.finish()
+                }
+                logger.debug("notification stream closed")
+                try await writer.finish(nil)
+            })
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import DocSyncCore
+import DocSyncHTTP
+import DocSyncStorage
+import Hummingbird
+
+/// Zones, records, changes and usage (see `WireRoute`): each route decodes and validates its
+/// input, calls the authenticated user's `LocalBackend`, and answers with JSON.
+struct RecordRoutes: Sendable {
+    let backends: UserBackends
+
+    func register(on api: RouterGroup<ServerRequestContext>) {
+        api.get("zones") { _, context in
+            try Responses.json(WireBody.Zones(zones: try await self.backend(context).listZones()))
+        }
+        api.put("zones/{zone}") { _, context in
+            try await self.backend(context).createZone(try RequestInput.zone(context))
+            return Responses.noContent
+        }
+        api.delete("zones/{zone}") { _, context in
+            try await self.backend(context).deleteZone(try RequestInput.zone(context))
+            return Responses.noContent
+        }
+        api.post("zones/{zone}/modify") { request, context in
+            let zone = try RequestInput.zone(context)
+            let batch = try await RequestInput.json(RecordBatch.self, request, limit: WireLimits.modifyBody)
+            guard batch.zone == zone else {
+                throw SyncError(.invalidArguments, "the batch is for zone \(batch.zone) but was sent to zone \(zone)")
+            }
+            guard batch.itemCount <= RecordBatch.maximumItems else {
+                throw SyncError(.limitExceeded, "batch of \(batch.itemCount) items exceeds \(RecordBatch.maximumItems); split it and resend")
+            }
+            return try Responses.json(try await self.backend(context).modifyRecords(batch))
+        }
+        api.get("zones/{zone}/changes") { request, context in
+            let zone = try RequestInput.zone(context)
+            let limit = try RequestInput.integer(request, "limit", in: 1 ... Int(Int32.max), default: StorageLimits.maximumPageSize)
+            let token = try request.uri.queryParameters.get("since").map { (text) throws(SyncError) in try WireRoute.decodeToken(text) }
+            return try Responses.json(try await self.backend(context).fetchChanges(in: zone, since: token, limit: limit))
+        }
+        api.post("zones/{zone}/records/lookup") { request, context in
+            let zone = try RequestInput.zone(context)
+            let names = try await RequestInput.json(WireBody.RecordNames.self, request, limit: WireLimits.lookupBody).recordNames
+            guard names.count <= WireLimits.recordNamesPerLookup else {
+                throw SyncError(.limitExceeded, "\(names.count) record names in one lookup; send at most \(WireLimits.recordNamesPerLookup)")
+            }
+            var ids: [RecordID] = []
+            for name in names { ids.append(try RecordID(zone: zone, validating: name)) }
+            let records = try await self.backend(context).fetchRecords(ids)
+            return try Responses.json(WireBody.Records(records: records.values.sorted { $0.id < $1.id }))
+        }
+        api.get("usage") { _, context in
+            try Responses.json(try await self.backend(context).usage())
+        }
+    }
+
+    func backend(_ context: ServerRequestContext) throws(SyncError) -> LocalBackend {
+        guard let user = context.user else { throw SyncError(.notAuthenticated, "the request was not authenticated") }
+        return try backends.backend(for: user)
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import TOMLKit
+
+/// What `docsync-server serve` runs with: from `--config FILE` (TOML), then the flags,
+/// which override the file. `config/docsync-server.example.toml` documents every key.
+public struct ServerConfiguration: Sendable, Hashable {
+    /// `DATA`: `users.sqlite` and `users/<name>/` (each user's backend).
+    public var dataDirectory: URL
+    public var listen: ListenAddress
+    /// PEM certificate chain and private key; both or neither.
+    public var tlsCertificate: URL?
+    public var tlsKey: URL?
+    /// Requests per second per token (bursts of ten seconds' worth).
+    public var rateLimit: Double
+
+    public init(dataDirectory: URL, listen: ListenAddress = .default, tlsCertificate: URL? = nil, tlsKey: URL? = nil,
+                rateLimit: Double = RateLimiter.defaultRatePerSecond) {
+        self.dataDirectory = dataDirectory
+        self.listen = listen
+        self.tlsCertificate = tlsCertificate
+        self.tlsKey = tlsKey
+        self.rateLimit = rateLimit
+    }
+
+    public var usesTLS: Bool { tlsCertificate != nil }
+
+    /// Values given as flags; `nil` means "not given".
+    public struct Overrides: Sendable {
+        public var data: String?
+        public var listen: String?
+        public var tlsCertificate: String?
+        public var tlsKey: String?
+        public var rateLimit: Double?
+
+        public init(data: String? = nil, listen: String? = nil, tlsCertificate: String? = nil, tlsKey: String? = nil, rateLimit: Double? = nil) {
+            self.data = data
+            self.listen = listen
+            self.tlsCertificate = tlsCertificate
+            self.tlsKey = tlsKey
+            self.rateLimit = rateLimit
+        }
+    }
+
+    /// The keys the TOML file may hold.
+    public static let keys = ["data", "listen", "tls_cert", "tls_key", "rate_limit"]
+
+    /// Reads `file` (when given), applies `overrides` and checks the result: a data
+    /// directory is required; plain HTTP only on a loopback address; TLS needs both files.
+    /// Relative paths are taken from the current directory.
+    public static func load(file: String?, overrides: Overrides) throws(ServerConfigurationError) -> ServerConfiguration {
+        var merged = Overrides()
+        if let file { merged = try read(file) }
+        if let value = overrides.data { merged.data = value }
+        if let value = overrides.listen { merged.listen = value }
+        if let value = overrides.tlsCertificate { merged.tlsCertificate = value }
+        if let value = overrides.tlsKey { merged.tlsKey = value }
+        if let value = overrides.rateLimit { merged.rateLimit = value }
+
+        guard let data = merged.data else {
+            throw ServerConfigurationError("no data directory; pass --data DIR or set data = \"/path\" in the configuration file")
+        }
+        var configuration = ServerConfiguration(dataDirectory: url(data))
+        if let listen = merged.listen { configuration.listen = try ListenAddress(parsing: listen) }
+        configuration.tlsCertificate = merged.tlsCertificate.map(url)
+        configuration.tlsKey = merged.tlsKey.map(url)
+        if let rate = merged.rateLimit {
+            guard rate > 0, rate.isFinite else {
+                throw ServerConfigurationError("rate_limit \(rate) must be a positive number of requests per second")
+            }
+            configuration.rateLimit = rate
+        }
+        try configuration.check()
+        return configuration
+    }
+
+    /// Throws when TLS is half-configured or plain HTTP would leave the machine.
+    public func check() throws(ServerConfigurationError) {
+        if (tlsCertificate == nil) != (tlsKey == nil) {
+            throw ServerConfigurationError("TLS needs both a certificate and a key: pass --tls-cert PEM and --tls-key PEM (or tls_cert and tls_key)")
+        }
+        if !usesTLS, !listen.isLoopback {
+            throw ServerConfigurationError(
+                "refusing to serve plain HTTP on \(listen): tokens would cross the network unencrypted. Pass --tls-cert PEM --tls-key PEM, listen on 127.0.0.1 (behind a TLS proxy), or both")
+        }
+    }
+
+    static func url(_ path: String) -> URL {
+        let expanded = path.hasPrefix("~/") ? NSHomeDirectory() + path.dropFirst() : path
+        return URL(fileURLWithPath: expanded, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true))
+            .standardizedFileURL
+    }
+
+    /// The values of a TOML file; unknown keys and values of the wrong type are errors
+    /// naming the file, the line and the key.
+    static func read(_ file: String) throws(ServerConfigurationError) -> Overrides {
+        let text: String
+        do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
+            throw ServerConfigurationError("cannot read the configuration file \(file): \(error.localizedDescription)")
+        }
+        let table: TOMLTable
+        do { table = try TOMLTable(string: text) } catch let error as TOMLParseError {
+            throw ServerConfigurationError("\(file):\(error.source.begin.line): not valid TOML: \(error.description)")
+        } catch {
+            throw ServerConfigurationError("\(file): not valid TOML: \(error)")
+        }
+        func line(_ key: String) -> String {
+            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let trimmed = line.drop { $0 == " " || $0 == "\t" }
+                if trimmed.hasPrefix(key), trimmed.dropFirst(key.count).drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("=") {
+                    return "\(file):\(index + 1)"
+                }
+            }
+            return file
+        }
+        for key in table.keys.sorted() where !keys.contains(key) {
+            throw ServerConfigurationError("\(line(key)): unknown key \(key); the keys are \(keys.joined(separator: ", "))")
+        }
+        func string(_ key: String) throws(ServerConfigurationError) -> String? {
+            guard let value = table[key] else { return nil }
+            guard let string = value.string else { throw ServerConfigurationError("\(line(key)): \(key) must be a string") }
+            return string
+        }
+        var values = Overrides()
+        values.data = try string("data")
+        values.listen = try string("listen")
+        values.tlsCertificate = try string("tls_cert")
+        values.tlsKey = try string("tls_key")
+        if let value = table["rate_limit"] {
+            guard let rate = value.double ?? value.int.map(Double.init) else {
+                throw ServerConfigurationError("\(line("rate_limit")): rate_limit must be a number of requests per second")
+            }
+            values.rateLimit = rate
+        }
+        return values
+    }
+}

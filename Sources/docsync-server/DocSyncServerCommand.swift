@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+
+/// `docsync-server`, the sync server other machines' daemons talk to (SPEC §1, §8).
+///
+/// Exit codes: 0 stopped by SIGTERM/SIGINT (or a user command succeeded); 1 failed while
+/// running; 2 bad usage or a configuration error, printed to stderr as one line.
+@main
+struct DocSyncServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "docsync-server",
+        abstract: "Serve docsync's records and chunks over HTTP, one private store per user.",
+        discussion: """
+            Start it with `docsync-server serve --data DIR`; create an account with \
+            `docsync-server user add NAME --data DIR`, which prints the first device token.
+
+            Exit codes: 0 stopped by SIGTERM/SIGINT, 1 failed while running, 2 usage or configuration error.
+            """,
+        subcommands: [ServeCommand.self, UserCommand.self],
+        defaultSubcommand: ServeCommand.self
+    )
+
+    /// Like `AsyncParsableCommand.main()`, but usage errors exit with 2 (not 64).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if code == .success {
+                if !message.isEmpty { print(message) }
+                Foundation.exit(0)
+            }
+            if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+            Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
+        }
+    }
+}
+
+/// Writes one line to stderr, prefixed with the program's name.
+func complain(_ message: String) {
+    FileHandle.standardError.write(Data("docsync-server: \(message)\n".utf8))
+}
+
+/// Writes one line to stdout and flushes it, so a process reading it sees it at once.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import DocSyncServer
+import Foundation
+import Logging
+
+/// `docsync-server serve`: runs the server until SIGTERM or SIGINT. Prints one line,
+/// `listening on http(s)://HOST:PORT`, to stdout once it accepts connections; logs to stderr.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the server (the default command).",
+        discussion: "Flags override the configuration file. Plain HTTP is served only on a loopback address; elsewhere give --tls-cert and --tls-key."
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The data directory: users, tokens and every user's storage.", valueName: "dir"))
+    var data: String?
+
+    @Option(name: .long, help: ArgumentHelp("HOST:PORT to listen on (default 127.0.0.1:8787; port 0 picks a free one).", valueName: "host:port"))
+    var listen: String?
+
+    @Option(name: .long, help: ArgumentHelp("A TOML configuration file (keys: data, listen, tls_cert, tls_key, rate_limit).", valueName: "file"))
+    var config: String?
+
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain: serve HTTPS.", valueName: "pem"))
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key of --tls-cert.", valueName: "pem"))
+    var tlsKey: String?
+
+    @Option(name: .customLong("rate-limit"), help: ArgumentHelp("Requests per second per device token (default 200, bursts of ten seconds' worth).", valueName: "n"))
+    var rateLimit: Double?
+
+    @Option(name: .customLong("log-level"), help: ArgumentHelp("One of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "level"))
+    var logLevel: String = Logger.Level.info.rawValue
+
+    func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level: \(logLevel.debugDescription) is not one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let overrides = ServerConfiguration.Overrides(
+            data: data, listen: listen, tlsCertificate: tlsCertificate, tlsKey: tlsKey, rateLimit: rateLimit)
+        let configuration: ServerConfiguration
+        let server: SyncServer
+        do {
+            configuration = try ServerConfiguration.load(file: config, overrides: overrides)
+            server = try SyncServer(configuration: configuration)
+        } catch {
+            complain("\(error)")
+            throw ExitCode(2)
+        }
+        do {
+            try await server.run { url in say("listening on \(url)") }
+        } catch {
+            Logger(label: "docsync.server").critical("docsync-server failed: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}

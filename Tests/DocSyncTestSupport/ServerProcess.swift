@@ -1,0 +1,115 @@
+import Foundation
+
+/// A real `docsync-server serve` process on a loopback port, for tests: started on
+/// `127.0.0.1:0` (or a given address) with a data directory, ready once it printed its
+/// `listening on URL` line. Its log goes to `log` in the data directory. Killed when the
+/// last reference goes away.
+public final class ServerProcess: @unchecked Sendable {
+    public let dataDirectory: URL
+    /// `http(s)://127.0.0.1:PORT`.
+    public let url: URL
+    public let arguments: [String]
+    private let process: Process
+    private let lock = NSLock()
+
+    /// Starts the server and waits (at most `timeout`) for its `listening on` line.
+    public init(
+        dataDirectory: URL, listen: String = "127.0.0.1:0", extraArguments: [String] = [], timeout: Duration = .seconds(60)
+    ) async throws {
+        self.dataDirectory = dataDirectory
+        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        arguments = ["serve", "--data", dataDirectory.path, "--listen", listen] + extraArguments
+        process = Process()
+        process.executableURL = builtProduct("docsync-server")
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        let logPath = dataDirectory.appendingPathComponent("log").path
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: logPath)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let process = self.process
+        let timer = Task {
+            try await Task.sleep(for: timeout)
+            process.terminate()
+        }
+        defer { timer.cancel() }
+        let line = await Self.firstLine(of: output.fileHandleForReading)
+        guard let line, line.hasPrefix("listening on "), let url = URL(string: String(line.dropFirst("listening on ".count))) else {
+            process.terminate()
+            let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+            throw ServerProcessError("docsync-server did not report listening (first line \(line.debugDescription)); log:\n\(log)")
+        }
+        self.url = url
+    }
+
+    /// The server's port.
+    public var port: Int { url.port ?? 0 }
+
+    /// The directory of `user`'s LocalBackend.
+    public func userDirectory(_ user: String) -> URL {
+        dataDirectory.appendingPathComponent("users").appendingPathComponent(user)
+    }
+
+    /// Creates `user` with `docsync-server user add` and returns its token.
+    public func addUser(_ user: String) async throws -> String {
+        try await Self.userCommand(["add", user], dataDirectory: dataDirectory)
+    }
+
+    /// Runs `docsync-server user ARGUMENTS --data DIR` and returns its one line of output.
+    public static func userCommand(_ arguments: [String], dataDirectory: URL) async throws -> String {
+        let result = try await runProcess(builtProduct("docsync-server"), ["user"] + arguments + ["--data", dataDirectory.path])
+        guard result.status == 0 else {
+            throw ServerProcessError("docsync-server user \(arguments.joined(separator: " ")) exited \(result.status): \(result.errors)")
+        }
+        return result.output.trimmingCharacters(in: .newlines)
+    }
+
+    /// Sends `signal` (SIGTERM by default) and waits (at most `timeout`) for the exit status.
+    public func stop(signal: Int32 = SIGTERM, timeout: Duration = .seconds(30)) async throws -> Int32 {
+        kill(process.processIdentifier, signal)
+        let process = self.process
+        let exited = await eventually(timeout: timeout, pollEvery: .milliseconds(20)) { !process.isRunning }
+        guard exited else {
+            process.interrupt()
+            kill(process.processIdentifier, SIGKILL)
+            throw ServerProcessError("docsync-server did not exit within \(timeout) of signal \(signal)")
+        }
+        return process.terminationStatus
+    }
+
+    /// The server's log so far (its stderr).
+    public var log: String {
+        (try? String(contentsOf: dataDirectory.appendingPathComponent("log"), encoding: .utf8)) ?? ""
+    }
+
+    public var isRunning: Bool { process.isRunning }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// Reads until the first newline on a thread of its own; `nil` at end of file first.
+    private static func firstLine(of handle: FileHandle) async -> String? {
+        await withCheckedContinuation { continuation in
+            Thread {
+                var buffer = Data()
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { continuation.resume(returning: nil); return }
+                    buffer.append(data)
+                    if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                        continuation.resume(returning: String(decoding: buffer[buffer.startIndex ..< newline], as: UTF8.self))
+                        return
+                    }
+                }
+            }.start()
+        }
+    }
+}
+
+public struct ServerProcessError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
