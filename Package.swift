@@ -84,6 +84,7 @@ let package = Package(
         .executableTarget(
             name: "docsync-server",
             dependencies: [
+                "DocSyncCommandLine",
                 "DocSyncCore", "DocSyncServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -118,9 +119,15 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
+        // What the three programs' command lines share (usage errors exit with 2).
+        .target(
+            name: "DocSyncCommandLine",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .executableTarget(
             name: "docsyncd",
             dependencies: [
+                "DocSyncCommandLine",
                 "DocSyncDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -129,6 +136,7 @@ let package = Package(
         .executableTarget(
             name: "docs-status",
             dependencies: [
+                "DocSyncCommandLine",
                 "DocSyncCore", "DocSyncControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

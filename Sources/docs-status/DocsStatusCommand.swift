@@ -1,4 +1,5 @@
 import ArgumentParser
+import DocSyncCommandLine
 import Foundation
 
 /// `docs-status`, the command-line window on `docsyncd` (SPEC §7).
@@ -32,26 +33,8 @@ struct DocsStatusCommand: AsyncParsableCommand {
         defaultSubcommand: OverviewCommand.self
     )
 
-    /// Like `AsyncParsableCommand.main()`, but usage errors exit with 2 (not 64).
-    static func main() async {
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            let code = exitCode(for: error)
-            let message = fullMessage(for: error)
-            if code == .success {
-                if !message.isEmpty { print(message) }
-                Foundation.exit(0)
-            }
-            if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
-            Foundation.exit(code == .validationFailure ? DocsStatusExit.usage.rawValue : code.rawValue)
-        }
-    }
+    /// Usage errors exit with 2 (not argument-parser's 64).
+    static func main() async { await mainExitingTwoOnUsageErrors() }
 }
 
 /// The exit codes of `docs-status` (see `DocsStatusCommand`).

@@ -118,10 +118,12 @@ struct DaemonDemo {
         try "desktop's version\n".write(to: desktop.file("Archive/notes.txt"), atomically: false, encoding: .utf8)
         try laptop.start()
         try desktop.start()
-        let resolved = await until { ((try? fm.contentsOfDirectory(atPath: laptop.file("Archive").path)) ?? []).count == 2
-            && ((try? fm.contentsOfDirectory(atPath: desktop.file("Archive").path)) ?? []).count == 2 }
+        func notes(_ device: Device) -> Int {
+            ((try? fm.contentsOfDirectory(atPath: device.file("Archive").path)) ?? []).filter { $0.hasPrefix("notes") }.count
+        }
+        let resolved = await until { notes(laptop) == 2 && notes(desktop) == 2 }
         step.say("settled after \(resolved); both folders now hold:")
-        for name in ((try? fm.contentsOfDirectory(atPath: desktop.file("Archive").path)) ?? []).sorted() {
+        for name in ((try? fm.contentsOfDirectory(atPath: desktop.file("Archive").path)) ?? []).sorted() where name.hasPrefix("notes") {
             let text = (try? String(contentsOf: desktop.file("Archive/\(name)"), encoding: .utf8)) ?? ""
             step.say("  Archive/\(name): \(text.trimmingCharacters(in: .newlines))")
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DocSyncCommandLine
 import Foundation
 
 /// `docsync-server`, the sync server other machines' daemons talk to (SPEC §1, §8).
@@ -20,26 +21,8 @@ struct DocSyncServerCommand: AsyncParsableCommand {
         defaultSubcommand: ServeCommand.self
     )
 
-    /// Like `AsyncParsableCommand.main()`, but usage errors exit with 2 (not 64).
-    static func main() async {
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            let code = exitCode(for: error)
-            let message = fullMessage(for: error)
-            if code == .success {
-                if !message.isEmpty { print(message) }
-                Foundation.exit(0)
-            }
-            if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
-            Foundation.exit(code == .validationFailure ? 2 : code.rawValue)
-        }
-    }
+    /// Usage errors exit with 2 (not argument-parser's 64).
+    static func main() async { await mainExitingTwoOnUsageErrors() }
 }
 
 /// Writes one line to stderr, prefixed with the program's name.
