@@ -13,7 +13,7 @@ final class BenchDaemon {
 
     /// A daemon of device `name` syncing `base/name/ZONE` through `backend` (a `file://`
     /// URL, or `http://` with `tokenFile`).
-    init(name: String, base: URL, backend: URL, tokenFile: URL? = nil, zone: String = "Bench") throws {
+    init(name: String, base: URL, backend: URL, tokenFile: URL? = nil, zone: String = "Bench", extraArguments: [String] = []) throws {
         self.name = name
         // Both devices name their folder after the zone: the one-folder form takes the zone name from it.
         folder = base.appendingPathComponent(name).appendingPathComponent(zone)
@@ -23,7 +23,7 @@ final class BenchDaemon {
         process.executableURL = executable
         process.arguments = ["--folder", folder.path, "--backend", backend.absoluteString, "--device", name,
                              "--state-dir", base.appendingPathComponent("\(name)-state").path, "--socket", socket, "--log-level", "warning"]
-            + (tokenFile.map { ["--token-file", $0.path] } ?? [])
+            + (tokenFile.map { ["--token-file", $0.path] } ?? []) + extraArguments
         let log = base.appendingPathComponent("\(name).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: log)

@@ -58,8 +58,12 @@ enum ServerBench {
         let editorProxy = try ByteCountingProxy(upstreamPort: server.port)
         let receiverProxy = try ByteCountingProxy(upstreamPort: server.port)
         defer { editorProxy.stop(); receiverProxy.stop() }
-        let a = try BenchDaemon(name: "alpha", base: pairBase, backend: url(editorProxy.port), tokenFile: server.tokenFile, zone: "Pair")
-        let b = try BenchDaemon(name: "beta", base: pairBase, backend: url(receiverProxy.port), tokenFile: server.tokenFile, zone: "Pair")
+        // A 50 MiB file is 52.4 MB: over the default max_file_size of 50 MB.
+        let larger = ["--max-file-size", "64MiB"]
+        let a = try BenchDaemon(name: "alpha", base: pairBase, backend: url(editorProxy.port), tokenFile: server.tokenFile, zone: "Pair",
+                                extraArguments: larger)
+        let b = try BenchDaemon(name: "beta", base: pairBase, backend: url(receiverProxy.port), tokenFile: server.tokenFile, zone: "Pair",
+                                extraArguments: larger)
         try a.start()
         try b.start()
         defer { a.stop(); b.stop() }
