@@ -80,7 +80,7 @@ extension FolderEngine {
         switch try await write(server, at: server.path, expected: expected, keepReplacedAs: expected == nil ? nil : .overwritten) {
         case .targetChanged:
             throw localChangeMidway(server.path)
-        case .written(let stat):
+        case .written(let stat, let chunks):
             var row = IndexItem(recordName: server.id.recordName, path: server.path, kind: server.type, stat: stat)
             row.take(server)
             row.take(stat)
@@ -90,6 +90,7 @@ extension FolderEngine {
             try writeIndex { db in
                 try db.deleteItem(named: final.recordName)
                 try final.insert(db)
+                if let chunks { try db.setChunkLocations(of: final.recordName, chunks: chunks) }
                 try refreshConflictFlags(db, around: [final.path])
             }
         }
@@ -108,10 +109,11 @@ extension FolderEngine {
             }
         }
         var written: FileStat?
+        var chunks: [ChunkRef]?
         if contentKey(of: row) != contentKey(of: server) || row.kind != server.type {
             switch try await write(server, at: server.path, expected: row, keepReplacedAs: .overwritten) {
             case .targetChanged: throw localChangeMidway(server.path)
-            case .written(let stat): written = stat
+            case .written(let stat, let placed): (written, chunks) = (stat, placed)
             }
         } else {
             written = adjustMetadata(of: row, mode: server.mode, modified: server.modified)
@@ -120,7 +122,10 @@ extension FolderEngine {
         if let written { row.take(written) }
         settle(&row, acked: server)
         let final = row
-        try writeIndex { db in try final.update(db) }
+        try writeIndex { db in
+            try final.update(db)
+            if let chunks { try db.setChunkLocations(of: final.recordName, chunks: chunks) }
+        }
     }
 
     /// Renames the item's file (and, for a folder, the paths of everything beneath it in the

@@ -30,11 +30,12 @@ extension FolderEngine {
         }
         if outcome.losingContent == .server { try await keepServerVersion(server) }
         var written: FileStat?
+        var chunks: [ChunkRef]?
         if needWrite {
             let reason: VersionStore.Reason = outcome.losingContent == .local ? .conflict : .overwritten
             switch try await write(merged, at: merged.path, expected: expected, keepReplacedAs: reason) {
             case .targetChanged: throw localChangeMidway(merged.path)
-            case .written(let stat): written = stat
+            case .written(let stat, let placed): (written, chunks) = (stat, placed)
             }
         } else {
             written = adjustMetadata(of: row, mode: merged.mode, modified: merged.modified)
@@ -51,6 +52,7 @@ extension FolderEngine {
         let final = row
         try writeIndex { db in
             try final.update(db)
+            if let chunks { try db.setChunkLocations(of: final.recordName, chunks: chunks) }
             try refreshConflictFlags(db, around: [final.path] + (outcome.conflictCopy.map { [$0.path] } ?? []))
         }
     }

@@ -35,8 +35,14 @@ extension FolderEngine {
             // Small files' bytes are kept from this read for the upload (up to 64 MiB a page),
             // so they are neither read nor hashed a second time.
             var keptBytes: Int64 = 0
+            // Items whose content on disk was, until this read, the acknowledged content: its
+            // chunks are on the server, so a small edit need not ask about them again.
+            var wasAcknowledged = Set<String>()
             for index in page.indices where page[index].pending == .save && page[index].needsRead {
                 if page[index].kind == .document, page[index].size > configuration.maxFileSize { continue }
+                if let before = page[index].digest, page[index].acked?.contentDigest == before {
+                    wasAcknowledged.insert(page[index].recordName)
+                }
                 do throws(SyncError) {
                     let keepLimit: Int64 = keptBytes < 64 << 20 ? 1 << 20 : 0
                     let content = try readContentUnsaved(&page[index], keepingUpTo: keepLimit)
@@ -50,9 +56,16 @@ extension FolderEngine {
                     unreadable.insert(page[index].recordName)
                 }
             }
+            var knownStored = Set<SHA256Digest>()
             if !read.isEmpty {
                 try writeIndex { db in
+                    let previous = try db.cachedStatement(sql: "SELECT digest FROM chunkLocation WHERE recordName = ?")
                     for entry in read {
+                        if wasAcknowledged.contains(entry.row.recordName) {
+                            for data in try Data.fetchAll(previous, arguments: [entry.row.recordName]) {
+                                if let digest = SHA256Digest(bytes: data) { knownStored.insert(digest) }
+                            }
+                        }
                         try entry.row.update(db)
                         if let content = entry.content { try db.setChunkLocations(of: entry.row.recordName, chunks: content.chunks) }
                     }
@@ -79,7 +92,8 @@ extension FolderEngine {
             try markUploading(saves.filter { $0.kind == .document && !$0.chunksUploaded }.map(\.recordName))
             var justRead: [String: ReadContent] = [:]
             for entry in read { if let content = entry.content { justRead[entry.row.recordName] = content } }
-            let unsent = try await uploadChunks(for: saves.filter { $0.kind == .document && !$0.chunksUploaded }, justRead: justRead)
+            let unsent = try await uploadChunks(for: saves.filter { $0.kind == .document && !$0.chunksUploaded }, justRead: justRead,
+                                                knownStored: knownStored)
             let uploadDone = ContinuousClock.now
             if !unsent.isEmpty { complete = false }
             saves.removeAll { unsent.contains($0.recordName) }
@@ -202,9 +216,11 @@ extension FolderEngine {
 
     /// Uploads the chunks and manifest nodes of `rows` that the backend lacks. Chunks of
     /// content in `justRead` are sent from those bytes; others are read back from their file
-    /// and checked to still hash to their digest. Returns the record names whose file changed
-    /// meanwhile (they are read again later).
-    private func uploadChunks(for rows: [IndexItem], justRead: [String: ReadContent]) async throws(SyncError) -> Set<String> {
+    /// and checked to still hash to their digest. `knownStored` are digests the backend is
+    /// known to hold (chunks of acknowledged content): they are neither asked about nor sent.
+    /// Returns the record names whose file changed meanwhile (they are read again later).
+    private func uploadChunks(for rows: [IndexItem], justRead: [String: ReadContent],
+                              knownStored: Set<SHA256Digest>) async throws(SyncError) -> Set<String> {
         guard !rows.isEmpty else { return [] }
         struct Piece: Sendable { var recordName: String; var path: String; var offset: Int64; var length: Int; var bytes: Data? }
         var pieces: [SHA256Digest: Piece] = [:]
@@ -243,7 +259,7 @@ extension FolderEngine {
             }
         }
         var missing = Set<SHA256Digest>()
-        let wanted = Array(pieces.keys) + Array(nodes.keys)
+        let wanted = pieces.keys.filter { !knownStored.contains($0) } + nodes.keys.filter { !knownStored.contains($0) }
         for start in stride(from: 0, to: wanted.count, by: 4000) {
             missing.formUnion(try await backend.missingChunks(Array(wanted[start..<min(start + 4000, wanted.count)])))
         }

@@ -8,7 +8,10 @@ import Foundation
 extension FolderEngine {
     /// Why a write did not replace its target.
     enum WriteOutcome {
-        case written(FileStat)
+        /// The target now holds the content; for a document, `chunks` says where each of its
+        /// chunks lies — the caller stores them with the item's row (`setChunkLocations`), in
+        /// the same transaction, so later downloads can take them from this file.
+        case written(FileStat, chunks: [ChunkRef]?)
         /// The target is not what the index expected: a local change the engine has not seen yet.
         case targetChanged
     }
@@ -31,7 +34,7 @@ extension FolderEngine {
             chmod(target, mode_t(record.mode))
             createdDirectories.withLock { _ = $0.remove(path) }
             guard let stat = try? FileStat.of(target) else { return .targetChanged }
-            return .written(stat)
+            return .written(stat, chunks: nil)
         case .symlink:
             let temporary = (target as NSString).deletingLastPathComponent + "/" + Materializer.temporaryPrefix + RecordID.newName().prefix(12)
             guard symlink(record.symlinkTarget ?? "", temporary) == 0 else { throw Materializer.failure("create the link", path.string) }
@@ -47,9 +50,7 @@ extension FolderEngine {
             }
             do throws(SyncError) {
                 let outcome = try replace(target, with: prepared.temporary, written: prepared.written, path: path, expected: expected, reason: reason)
-                if case .written = outcome {
-                    try? index.write { db in try db.setChunkLocations(of: record.id.recordName, chunks: prepared.chunks) }
-                }
+                if case .written(let stat, _) = outcome { return .written(stat, chunks: prepared.chunks) }
                 return outcome
             } catch {
                 unlink(prepared.temporary)
@@ -175,7 +176,7 @@ extension FolderEngine {
             unlink(temporary)
             throw Materializer.failure("replace", path.string, code: code)
         }
-        return .written(written)
+        return .written(written, chunks: nil)
     }
 
     /// The bytes of `chunks`: from local files where this machine holds them (verified),
