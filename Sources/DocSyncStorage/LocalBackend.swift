@@ -55,8 +55,7 @@ public final class LocalBackend: StorageBackend {
             var configuration = Configuration()
             configuration.busyMode = .timeout(options.busyTimeout)
             configuration.label = "docsync.local-backend"
-            pool = try DatabasePool(path: self.directory.appendingPathComponent("records.sqlite").path, configuration: configuration)
-            try LocalBackend.migrate(pool)
+            pool = try LocalBackend.openAndMigrate(self.directory.appendingPathComponent("records.sqlite").path, configuration)
         } catch {
             throw LocalBackend.map(error, "open the backend at \(directory.path)")
         }
@@ -65,17 +64,20 @@ public final class LocalBackend: StorageBackend {
         try compactTombstones(olderThan: options.tombstoneRetention)
     }
 
-    /// Migrations are idempotent, but two processes opening a new directory at once may
-    /// race on the first one: the loser retries and finds it applied.
-    private static func migrate(_ pool: DatabasePool) throws {
+    /// Opens the database and applies the migrations. Both are idempotent, but two processes
+    /// opening a new directory at once may race on the first ones (switching the new file to
+    /// WAL answers "busy" at once, without waiting): the loser waits a little and tries again,
+    /// for about five seconds, and finds the work done.
+    private static func openAndMigrate(_ path: String, _ configuration: Configuration) throws -> DatabasePool {
         var attempt = 0
         while true {
             do {
+                let pool = try DatabasePool(path: path, configuration: configuration)
                 try LocalBackendSchema.migrator.migrate(pool)
-                return
+                return pool
             } catch {
                 attempt += 1
-                if attempt >= 5 { throw error }
+                if attempt >= 12 { throw error }
                 Thread.sleep(forTimeInterval: 0.05 * Double(attempt))
             }
         }

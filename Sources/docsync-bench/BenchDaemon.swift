@@ -49,6 +49,17 @@ final class BenchDaemon {
         return status
     }
 
+    /// Polls (every `interval`) until the daemon's folder holds `items` items and is settled;
+    /// returns the seconds since `started`. Throws after an hour.
+    func waitUntilSettled(items: Int, since started: ContinuousClock.Instant, pollEvery interval: Duration = .milliseconds(100)) async throws -> Double {
+        while true {
+            if let status = await status(), let folder = status.folders.first, folder.items == items, folder.isSettled { break }
+            if ContinuousClock.now - started > .seconds(3600) { throw BenchError("\(name) did not index \(items) items within an hour") }
+            try await Task.sleep(for: interval)
+        }
+        return SyncBench.seconds(ContinuousClock.now - started)
+    }
+
     /// Waits until the daemon reports every folder settled.
     func waitSettled(timeout: Double = 600) async -> Bool {
         guard case .settled? = try? await ControlClient(socketPath: socket).send(.wait(timeoutSeconds: timeout)) else { return false }

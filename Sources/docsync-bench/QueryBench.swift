@@ -34,13 +34,7 @@ enum QueryBench {
         let started = ContinuousClock.now
         try daemon.start()
         defer { daemon.stop() }
-        while true {
-            if let status = await daemon.status(), let folder = status.folders.first,
-               folder.items == files + directories, folder.isSettled { break }
-            if ContinuousClock.now - started > .seconds(3600) { throw BenchError("the daemon did not index \(files) files within an hour") }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        let initialSync = SyncBench.seconds(ContinuousClock.now - started)
+        let initialSync = try await daemon.waitUntilSettled(items: files + directories, since: started)
 
         let statusTool = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("docs-status")
         let processStart = median(try (0..<runs).map { _ in try milliseconds { _ = try run(statusTool, ["--help"]) } })

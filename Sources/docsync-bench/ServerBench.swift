@@ -136,13 +136,7 @@ enum ServerBench {
         let started = ContinuousClock.now
         try daemon.start()
         defer { daemon.stop() }
-        while true {
-            if let status = await daemon.status(), let folder = status.folders.first,
-               folder.items == files + directories, folder.isSettled { break }
-            if ContinuousClock.now - started > .seconds(3600) { throw BenchError("the daemon did not index \(files) files within an hour") }
-            try await Task.sleep(for: .milliseconds(200))
-        }
-        let settled = SyncBench.seconds(ContinuousClock.now - started)
+        let settled = try await daemon.waitUntilSettled(items: files + directories, since: started, pollEvery: .milliseconds(200))
         // Let the last of start-up (checkpoints, freed pages) pass, then watch it sit idle.
         try await Task.sleep(for: .seconds(5))
         let window = 30.0
