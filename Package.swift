@@ -119,10 +119,13 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
-        // What the three programs' command lines share (usage errors exit with 2).
+        // What the programs' command lines share (usage errors exit with 2, --log-level).
         .target(
             name: "DocSyncCommandLine",
-            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .executableTarget(
             name: "docsyncd",

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DocSyncCommandLine
 import DocSyncServer
 import Foundation
 import Logging
@@ -30,22 +31,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("rate-limit"), help: ArgumentHelp("Requests per second per device token (default 200, bursts of ten seconds' worth).", valueName: "n"))
     var rateLimit: Double?
 
-    @Option(name: .customLong("log-level"), help: ArgumentHelp("One of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "level"))
-    var logLevel: String = Logger.Level.info.rawValue
-
-    func validate() throws {
-        guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("--log-level: \(logLevel.debugDescription) is not one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-    }
+    @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        logging.bootstrap()
         let overrides = ServerConfiguration.Overrides(
             data: data, listen: listen, tlsCertificate: tlsCertificate, tlsKey: tlsKey, rateLimit: rateLimit)
         let configuration: ServerConfiguration

@@ -63,22 +63,10 @@ struct DocSyncDaemonCommand: AsyncParsableCommand {
     @Option(name: .customLong("keep-versions-days"), help: ArgumentHelp("Days the version store keeps replaced and deleted files, for every folder.", valueName: "days"))
     var keepVersionsDays: Int?
 
-    @Option(name: .customLong("log-level"), help: ArgumentHelp("One of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "level"))
-    var logLevel: String = Logger.Level.info.rawValue
-
-    func validate() throws {
-        guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("--log-level: \(logLevel.debugDescription) is not one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-    }
+    @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        logging.bootstrap()
         let logger = Logger(label: "docsyncd")
 
         let overrides = ConfigurationOverrides(
