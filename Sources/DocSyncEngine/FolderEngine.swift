@@ -318,7 +318,8 @@ struct IndexCounts {
 
     static func fetch(_ db: GRDB.Database) throws -> IndexCounts {
         var counts = IndexCounts()
-        counts.items = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE pending != 2") ?? 0
+        // Each query reads a narrow or partial index (migration v3), not the item rows.
+        counts.items = try Int.fetchOne(db, sql: "SELECT (SELECT COUNT(*) FROM item) - (SELECT COUNT(*) FROM item WHERE pending = 2)") ?? 0
         if let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM item WHERE pending != 0 AND uploadingError IS NULL") {
             counts.pendingUploads = row[0]
             counts.pendingUploadBytes = row[1]
