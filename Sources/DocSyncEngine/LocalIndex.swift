@@ -101,17 +101,14 @@ extension Database {
     /// Places on this machine where each of `digests` may be read (to be verified before use).
     func chunkLocations(of digests: [SHA256Digest]) throws -> [SHA256Digest: [(path: RelativePath, offset: Int64, length: Int)]] {
         var places: [SHA256Digest: [(path: RelativePath, offset: Int64, length: Int)]] = [:]
-        for start in stride(from: 0, to: digests.count, by: 500) {
-            let slice = digests[start..<min(start + 500, digests.count)]
-            let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
-            let rows = try Row.fetchAll(self, sql: """
-                SELECT chunkLocation.digest, item.path, chunkLocation.offset, chunkLocation.length FROM chunkLocation
-                JOIN item ON item.recordName = chunkLocation.recordName
-                WHERE chunkLocation.digest IN (\(marks)) AND item.pending != 2
-                """, arguments: StatementArguments(slice.map { Data($0.bytes) }))
-            for row in rows {
-                guard let digest = SHA256Digest(bytes: row[0] as Data), (places[digest]?.count ?? 0) < 4 else { continue }
-                places[digest, default: []].append((RelativePath(row[1] as String), row[2], row[3]))
+        let statement = try cachedStatement(sql: """
+            SELECT item.path, chunkLocation.offset, chunkLocation.length FROM chunkLocation
+            JOIN item ON item.recordName = chunkLocation.recordName
+            WHERE chunkLocation.digest = ? AND item.pending != 2 LIMIT 4
+            """)
+        for digest in Set(digests) {
+            for row in try Row.fetchAll(statement, arguments: [Data(digest.bytes)]) {
+                places[digest, default: []].append((RelativePath(row[0] as String), row[1], row[2]))
             }
         }
         return places

@@ -34,14 +34,12 @@ struct PackStore: Sendable {
         guard !digests.isEmpty else { return [] }
         do {
             return try pool.read { db in
-                var missing = Set(digests)
-                let unique = Array(missing)
-                for start in stride(from: 0, to: unique.count, by: 500) {
-                    let slice = unique[start..<min(start + 500, unique.count)]
-                    let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
-                    let found = try Data.fetchAll(db, sql: "SELECT digest FROM chunk WHERE digest IN (\(marks))",
-                                                  arguments: StatementArguments(slice.map { Data($0.bytes) }))
-                    for data in found { if let digest = SHA256Digest(bytes: data) { missing.remove(digest) } }
+                // One cached statement probed per digest: cheaper than preparing an `IN (…)`
+                // list of hundreds of parameters for every call.
+                let present = try db.cachedStatement(sql: "SELECT 1 FROM chunk WHERE digest = ?")
+                var missing = Set<SHA256Digest>()
+                for digest in Set(digests) where try Bool.fetchOne(present, arguments: [Data(digest.bytes)]) == nil {
+                    missing.insert(digest)
                 }
                 return missing
             }
@@ -110,20 +108,16 @@ struct PackStore: Sendable {
         return try PackStore.read(fd, place.offset, place.length, digest: digest, path: place.path)
     }
 
-    /// The verified bytes of several chunks: one index query, each pack opened once.
+    /// The verified bytes of several chunks: looked up in one read transaction, each pack opened once.
     /// Throws `chunkNotFound` or `chunkCorrupt` for the first chunk that is not right.
     func load(_ digests: [SHA256Digest]) throws(SyncError) -> [SHA256Digest: Data] {
         let unique = Array(Set(digests))
         var places: [SHA256Digest: (pack: String, offset: Int64, length: Int)] = [:]
         do {
             try pool.read { db in
-                for start in stride(from: 0, to: unique.count, by: 500) {
-                    let slice = unique[start..<min(start + 500, unique.count)]
-                    let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
-                    for row in try Row.fetchAll(db, sql: "SELECT digest, pack, offset, length FROM chunk WHERE digest IN (\(marks))",
-                                                arguments: StatementArguments(slice.map { Data($0.bytes) })) {
-                        if let digest = SHA256Digest(bytes: row["digest"] as Data) { places[digest] = (row["pack"], row["offset"], row["length"]) }
-                    }
+                let place = try db.cachedStatement(sql: "SELECT pack, offset, length FROM chunk WHERE digest = ?")
+                for digest in unique {
+                    if let row = try Row.fetchOne(place, arguments: [Data(digest.bytes)]) { places[digest] = (row[0], row[1], row[2]) }
                 }
             }
         } catch {
