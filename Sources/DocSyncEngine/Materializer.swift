@@ -6,7 +6,7 @@ import Foundation
 /// through a symlink, atomic replacement.
 enum Materializer {
     /// Every temporary file the daemon makes starts with this (and is ignored by the watcher rules).
-    static let temporaryPrefix = ".docsync-tmp-"
+    static let temporaryPrefix = IgnoreRules.temporaryFilePrefix
 
     /// An error of the local file system, with what to tell a person.
     static func failure(_ what: String, _ path: String, code: Int32 = errno) -> SyncError {

@@ -28,6 +28,8 @@ final class HubLoop {
         /// `root` + "/": the table paths of the folder's directories start with it.
         let prefix: String
         var coalescer: EventCoalescer
+        /// Files named with this prefix are dropped before coalescing.
+        let ignoredFilePrefix: String?
         let events: EventBuffer
         let logger: Logger
         let status: WatcherStatus
@@ -41,6 +43,7 @@ final class HubLoop {
             root = request.root
             prefix = request.root + "/"
             coalescer = EventCoalescer(quietPeriod: request.quietPeriod)
+            ignoredFilePrefix = request.ignoredFilePrefix
             events = request.events
             logger = request.logger
             status = request.status
@@ -364,6 +367,7 @@ final class HubLoop {
             reportBadName(in: relativeDirectory, subscription, at: now)
             return
         }
+        if !event.has(IN_ISDIR), let ignored = subscription.ignoredFilePrefix, name.hasPrefix(ignored) { return }
         let path = relativeDirectory.isEmpty ? name : relativeDirectory + "/" + name
         let absolute = directory + name
         if event.has(IN_ISDIR) {

@@ -29,6 +29,7 @@ final class InotifyHub: Sendable {
         /// Absolute, symlinks resolved, no trailing slash.
         let root: String
         let quietPeriod: Duration
+        let ignoredFilePrefix: String?
         let events: EventBuffer
         let logger: Logger
         let status: WatcherStatus

@@ -29,6 +29,8 @@ public final class InotifyWatcher: Sendable {
     public let root: URL
     /// How long a file being written with no new event counts as settled.
     public let quietPeriod: Duration
+    /// Files whose name starts with this are never reported (a daemon's own temporary files).
+    public let ignoredFilePrefix: String?
 
     private let logger: Logger
     private let status = WatcherStatus()
@@ -38,10 +40,14 @@ public final class InotifyWatcher: Sendable {
         case idle, starting, started(UInt64, EventBuffer), stopped
     }
 
-    public init(root: URL, logger: Logger, quietPeriod: Duration = .seconds(1)) {
+    /// Watches `root`; files (not directories) whose name starts with `ignoredFilePrefix` are
+    /// left out of every event: a rename of such a file to another name is reported as that
+    /// name `.changed`.
+    public init(root: URL, logger: Logger, quietPeriod: Duration = .seconds(1), ignoredFilePrefix: String? = nil) {
         self.root = root
         self.logger = logger
         self.quietPeriod = quietPeriod
+        self.ignoredFilePrefix = ignoredFilePrefix.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     deinit { stop() }
@@ -62,7 +68,7 @@ public final class InotifyWatcher: Sendable {
         logger[metadataKey: "folder"] = "\(path)"
         let events = EventBuffer(onCancel: { hub.unsubscribe(id) })
         do throws(WatcherError) {
-            try hub.subscribe(.init(id: id, root: path, quietPeriod: quietPeriod, events: events,
+            try hub.subscribe(.init(id: id, root: path, quietPeriod: quietPeriod, ignoredFilePrefix: ignoredFilePrefix, events: events,
                                     logger: logger, status: status, reply: Reply()))
         } catch {
             state.withLock { $0 = .stopped }

@@ -43,10 +43,11 @@ final class Watched {
     let watcher: InotifyWatcher
     let log: EventLog
 
-    init(quietPeriod: Duration = .seconds(1), prepare: (URL) throws -> Void = { _ in }) throws {
+    init(quietPeriod: Duration = .seconds(1), ignoredFilePrefix: String? = nil, prepare: (URL) throws -> Void = { _ in }) throws {
         folder = try TemporaryDirectory("docsync-watch")
         try prepare(folder.url)
-        watcher = InotifyWatcher(root: folder.url, logger: Logger(label: "test.watcher"), quietPeriod: quietPeriod)
+        watcher = InotifyWatcher(root: folder.url, logger: Logger(label: "test.watcher"), quietPeriod: quietPeriod,
+                                 ignoredFilePrefix: ignoredFilePrefix)
         log = EventLog(try watcher.start())
     }
 
@@ -116,6 +117,18 @@ func shell(_ command: String) async throws {
         #expect(await watched.log.waitFor(.moved(from: "old.txt", to: "new.txt")))
         #expect(await watched.settle())
         #expect(watched.log.events == [.moved(from: "old.txt", to: "new.txt")])
+    }
+
+    @Test func ignoredTemporaryFilesAreNeverReportedAndTheirRenameIsAChangeOfTheTarget() async throws {
+        let watched = try Watched(ignoredFilePrefix: ".tmp-") { try FileManager.default.createDirectory(at: $0.appendingPathComponent(".tmp-dir"), withIntermediateDirectories: true) }
+        try writeFile(watched.path(".tmp-scratch"))
+        try FileManager.default.removeItem(atPath: watched.path(".tmp-scratch"))
+        try writeFile(watched.path(".tmp-download"))
+        try FileManager.default.moveItem(atPath: watched.path(".tmp-download"), toPath: watched.path("arrived.txt"))
+        try writeFile(watched.path(".tmp-dir/inside.txt"))  // only files are matched, not directories
+        #expect(await watched.log.waitFor(.changed(".tmp-dir/inside.txt")))
+        #expect(await watched.settle())
+        #expect(watched.log.events == [.changed("arrived.txt"), .changed(".tmp-dir/inside.txt")])
     }
 
     @Test func aDeletionIsARemoval() async throws {
