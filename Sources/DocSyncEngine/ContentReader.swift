@@ -17,10 +17,6 @@ public enum ContentReader {
         public var bytes: Data?
     }
 
-    /// Files up to this size are read in one call into a buffer of their own size rather
-    /// than streamed through the chunker's 1 MiB buffer.
-    static let wholeReadLimit: Int64 = 1 << 20
-
     /// Chunks and hashes the regular file at `path`; keeps its bytes in `Content.bytes` when it
     /// is at most `keepingUpTo` bytes long.
     /// Throws `assetFileModified` when it changed while being read (read it again later),
@@ -32,7 +28,9 @@ public enum ContentReader {
         let before: FileStat
         do { before = try FileStat.of(descriptor: fd) } catch { throw SyncError(.invalidArguments, "cannot examine: \(error)") }
         guard before.kind == .file else { throw SyncError(.assetFileModified, "no longer a regular file") }
-        if before.size <= min(wholeReadLimit, keepLimit) || before.size <= 64 << 10 {
+        // A file to keep (and any small one) is read in one call into a buffer of its own
+        // size; others stream through the chunker's 1 MiB buffer.
+        if before.size <= keepLimit || before.size <= 64 << 10 {
             // One read of size + 1 bytes: a file that grew meanwhile shows up as a longer read.
             let bytes = try readWhole(fd, expected: Int(before.size))
             let manifest = bytes.withUnsafeBytes { AssetChunker().chunk($0) }

@@ -17,7 +17,7 @@ extension FolderEngine {
 
     /// A document's content as just read: its chunk list (for `setChunkLocations`) and, for
     /// a file no larger than the reader was asked to keep, the bytes those chunks describe.
-    struct ReadContent {
+    struct ReadContent: Sendable {
         var chunks: [ChunkRef]
         var bytes: Data?
     }

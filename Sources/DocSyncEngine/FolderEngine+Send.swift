@@ -8,126 +8,76 @@ import GRDB
 extension FolderEngine {
     /// Sends everything pending. Returns false when some item had to wait (its file was
     /// changing while being read): the loop tries again shortly.
+    ///
+    /// Pages go in (path, record name) order: a folder is always sent before what is inside
+    /// it, so another device never sees a child's new path before its folder's. While one
+    /// page's chunks and records travel, the next page is read (`preparePage`) on another
+    /// thread; pages are still sent one after the other, in order.
     func sendPending() async throws(SyncError) -> Bool {
         guard configuration.direction != .receiveOnly else { return true }
         var complete = true
-        // Pages in (path, record name) order: a folder is always sent before what is inside it,
-        // so another device never sees a child's new path before its folder's.
-        var cursor = (path: "", recordName: "")
         var batchLimit = RecordBatch.maximumItems
+        var upcoming = prepareInBackground(after: PageCursor())
         while true {
-            let rows = try readIndex { db in
-                try IndexItem.fetchAll(db, sql: """
-                    SELECT * FROM item WHERE pending != 0 AND uploadingError IS NULL AND (path > ? OR (path = ? AND recordName > ?))
-                    ORDER BY path, recordName LIMIT 1000
-                    """, arguments: [cursor.path, cursor.path, cursor.recordName])
+            let prepared: PreparedPage
+            switch await upcoming.value {
+            case .failure(let error): throw error
+            case .success(nil): return complete
+            case .success(let page?): prepared = page
             }
-            guard let last = rows.last else { break }
-            let pageStarted = ContinuousClock.now
-            cursor = (last.path.string, last.recordName)
-            var saves: [IndexItem] = []
-            var deletions: [IndexItem] = []
-            // First read every changed item (one transaction per page keeps what was read),
-            // then decide what to send.
-            var page = rows
-            var read: [(row: IndexItem, content: ReadContent?)] = []
-            var unreadable = Set<String>()
-            // Small files' bytes are kept from this read for the upload (up to 64 MiB a page),
-            // so they are neither read nor hashed a second time.
-            var keptBytes: Int64 = 0
-            // Items whose content on disk was, until this read, the acknowledged content: its
-            // chunks are on the server, so a small edit need not ask about them again.
-            var wasAcknowledged = Set<String>()
-            for index in page.indices where page[index].pending == .save && page[index].needsRead {
-                if page[index].kind == .document, page[index].size > configuration.maxFileSize { continue }
-                if let before = page[index].digest, page[index].acked?.contentDigest == before {
-                    wasAcknowledged.insert(page[index].recordName)
-                }
-                do throws(SyncError) {
-                    let keepLimit: Int64 = keptBytes < 64 << 20 ? 1 << 20 : 0
-                    let content = try readContentUnsaved(&page[index], keepingUpTo: keepLimit)
-                    keptBytes += Int64(content?.bytes?.count ?? 0)
-                    read.append((page[index], content))
-                } catch where error.code == .assetFileModified {
-                    complete = false
-                    unreadable.insert(page[index].recordName)
-                } catch {
-                    try fail(&page[index], error.message)
-                    unreadable.insert(page[index].recordName)
-                }
+            upcoming = prepareInBackground(after: prepared.cursor)
+            do throws(SyncError) {
+                if try await send(prepared, batchLimit: &batchLimit) == false { complete = false }
+            } catch {
+                upcoming.cancel()
+                _ = await upcoming.value  // nothing is left reading the folder or writing the index
+                throw error
             }
-            var knownStored = Set<SHA256Digest>()
-            if !read.isEmpty {
-                try writeIndex { db in
-                    let previous = try db.cachedStatement(sql: "SELECT digest FROM chunkLocation WHERE recordName = ?")
-                    for entry in read {
-                        if wasAcknowledged.contains(entry.row.recordName) {
-                            for data in try Data.fetchAll(previous, arguments: [entry.row.recordName]) {
-                                if let digest = SHA256Digest(bytes: data) { knownStored.insert(digest) }
-                            }
-                        }
-                        try entry.row.update(db)
-                        if let content = entry.content { try db.setChunkLocations(of: entry.row.recordName, chunks: content.chunks) }
-                    }
-                }
-            }
-            for var row in page where !unreadable.contains(row.recordName) {
-                if row.pending == .delete {
-                    if row.acked == nil { try writeIndex { db in try db.deleteItem(named: row.recordName) } } else { deletions.append(row) }
-                    continue
-                }
-                if row.kind == .document, row.size > configuration.maxFileSize {
-                    try refuseTooLarge(&row)
-                    continue
-                }
-                if let acked = row.acked, sameFields(row.record(zone: configuration.zone, device: configuration.device), acked) {
-                    settle(&row, acked: acked)
-                    let final = row
-                    try writeIndex { db in try final.update(db) }
-                    continue
-                }
-                saves.append(row)
-            }
-            let readDone = ContinuousClock.now
-            try markUploading(saves.filter { $0.kind == .document && !$0.chunksUploaded }.map(\.recordName))
-            var justRead: [String: ReadContent] = [:]
-            for entry in read { if let content = entry.content { justRead[entry.row.recordName] = content } }
-            let unsent = try await uploadChunks(for: saves.filter { $0.kind == .document && !$0.chunksUploaded }, justRead: justRead,
-                                                knownStored: knownStored)
-            let uploadDone = ContinuousClock.now
-            if !unsent.isEmpty { complete = false }
-            saves.removeAll { unsent.contains($0.recordName) }
-            var items = saves.map { (row: $0, delete: false) } + deletions.map { (row: $0, delete: true) }
-            while !items.isEmpty {
-                let slice = Array(items.prefix(batchLimit))
-                let batch = RecordBatch(
-                    zone: configuration.zone,
-                    saves: slice.filter { !$0.delete }.map { $0.row.record(zone: configuration.zone, device: configuration.device) },
-                    deletions: slice.filter(\.delete).map { RecordDeletion(id: RecordID(zone: configuration.zone, recordName: $0.row.recordName), baseTag: $0.row.acked?.changeTag) })
-                let result: ModifyResult
-                do {
-                    result = try await backend.modifyRecords(batch)
-                } catch where error.code == .limitExceeded && batchLimit > 1 {
-                    batchLimit = max(1, batchLimit / 2)
-                    logger.notice("batch too large for the backend; splitting", metadata: ["items": "\(batchLimit)"])
-                    continue
-                }
-                try await record(result, sent: slice.map(\.row))
-                items.removeFirst(slice.count)
-            }
-            logger.trace("sent a page", metadata: ["items": "\(rows.count)", "read": "\(readDone - pageStarted)",
-                                                   "chunks": "\(uploadDone - readDone)", "records": "\(ContinuousClock.now - uploadDone)"])
         }
-        return complete
     }
 
-    /// Documents whose chunks are about to travel show `isUploading` from 0 %.
-    private func markUploading(_ names: [String]) throws(SyncError) {
-        guard !names.isEmpty else { return }
-        try writeIndex { db in
-            let statement = try db.cachedStatement(sql: "UPDATE item SET isUploading = 1, percentUploaded = 0 WHERE recordName = ?")
-            for name in names { try statement.execute(arguments: [name]) }
+    /// Reads the page after `cursor` on a thread of its own (it blocks on files and the index).
+    private func prepareInBackground(after cursor: PageCursor) -> Task<Result<PreparedPage?, SyncError>, Never> {
+        Task {
+            guard !Task.isCancelled else { return .success(nil) }
+            do throws(SyncError) {
+                return .success(try await offload { () throws(SyncError) in try self.preparePage(after: cursor) })
+            } catch {
+                return .failure(error)
+            }
         }
+    }
+
+    /// Uploads a prepared page's missing chunks, then saves and deletes its records in
+    /// batches, recording each answer. Returns false when some item must be read again.
+    private func send(_ page: PreparedPage, batchLimit: inout Int) async throws(SyncError) -> Bool {
+        let started = ContinuousClock.now
+        var saves = page.saves
+        let unsent = try await uploadChunks(for: saves.filter { $0.kind == .document && !$0.chunksUploaded }, justRead: page.justRead,
+                                            knownStored: page.knownStored)
+        let uploadDone = ContinuousClock.now
+        saves.removeAll { unsent.contains($0.recordName) }
+        var items = saves.map { (row: $0, delete: false) } + page.deletions.map { (row: $0, delete: true) }
+        while !items.isEmpty {
+            let slice = Array(items.prefix(batchLimit))
+            let batch = RecordBatch(
+                zone: configuration.zone,
+                saves: slice.filter { !$0.delete }.map { $0.row.record(zone: configuration.zone, device: configuration.device) },
+                deletions: slice.filter(\.delete).map { RecordDeletion(id: RecordID(zone: configuration.zone, recordName: $0.row.recordName), baseTag: $0.row.acked?.changeTag) })
+            let result: ModifyResult
+            do {
+                result = try await backend.modifyRecords(batch)
+            } catch where error.code == .limitExceeded && batchLimit > 1 {
+                batchLimit = max(1, batchLimit / 2)
+                logger.notice("batch too large for the backend; splitting", metadata: ["items": "\(batchLimit)"])
+                continue
+            }
+            try await record(result, sent: slice.map(\.row))
+            items.removeFirst(slice.count)
+        }
+        logger.trace("sent a page", metadata: ["items": "\(page.itemCount)", "prepared": "\(page.preparation)",
+                                               "chunks": "\(uploadDone - started)", "records": "\(ContinuousClock.now - uploadDone)"])
+        return page.complete && unsent.isEmpty
     }
 
     /// Sets `percentUploaded` of each record in `sent` from the bytes of its missing chunks sent so far.
@@ -141,13 +91,13 @@ extension FolderEngine {
         }
     }
 
-    private func refuseTooLarge(_ row: inout IndexItem) throws(SyncError) {
+    func refuseTooLarge(_ row: inout IndexItem) throws(SyncError) {
         let message = "file is \(ByteCountFormatter.string(fromByteCount: row.size, countStyle: .file)), over max_file_size "
             + "(\(ByteCountFormatter.string(fromByteCount: configuration.maxFileSize, countStyle: .file))): kept on this device, not synced"
         try fail(&row, message)
     }
 
-    private func fail(_ row: inout IndexItem, _ message: String) throws(SyncError) {
+    func fail(_ row: inout IndexItem, _ message: String) throws(SyncError) {
         row.status.uploadingError = message
         row.status.isUploading = false
         let final = row
@@ -252,7 +202,8 @@ extension FolderEngine {
             var offset: Int64 = 0
             for ref in refs {
                 if pieces[ref.digest] == nil {
-                    let bytes = content?.bytes.map { $0.subdata(in: Int(offset)..<Int(offset) + ref.length) }
+                    // A slice shares the file's buffer: no copy.
+                    let bytes = content?.bytes.map { $0[Int(offset)..<Int(offset) + ref.length] }
                     pieces[ref.digest] = Piece(recordName: row.recordName, path: absolute(row.path), offset: offset, length: ref.length, bytes: bytes)
                 }
                 offset += Int64(ref.length)
@@ -263,9 +214,9 @@ extension FolderEngine {
         for start in stride(from: 0, to: wanted.count, by: 4000) {
             missing.formUnion(try await backend.missingChunks(Array(wanted[start..<min(start + 4000, wanted.count)])))
         }
-        for (digest, bytes) in nodes where missing.contains(digest) {
-            try await backend.uploadChunk(digest, bytes: bytes)
-        }
+        // Manifest nodes are small: they travel together, in one request (one pack) at most.
+        let missingNodes = nodes.filter { missing.contains($0.key) }.map { ChunkUpload(digest: $0.key, bytes: $0.value) }
+        if !missingNodes.isEmpty { try await backend.uploadChunks(missingNodes) }
         // Chunks travel in batches (one flush or one request each), a few batches at once.
         var batches: [[(SHA256Digest, Piece)]] = [[]]
         var batchBytes = 0
@@ -323,7 +274,8 @@ extension FolderEngine {
                 case .success(let batch):
                     changedNames.formUnion(batch.changed)
                     for (name, bytes) in batch.sent { sentSoFar[name, default: 0] += bytes }
-                    noteUploadProgress(sentSoFar.filter { batch.sent[$0.key] != nil }, of: totals)
+                    // Progress is worth a write only for files that take more than a batch.
+                    noteUploadProgress(sentSoFar.filter { batch.sent[$0.key] != nil && totals[$0.key, default: 0] > 1 << 20 }, of: totals)
                 case .failure(let error): failure = failure ?? error
                 }
                 if failure == nil { add() }
@@ -332,13 +284,12 @@ extension FolderEngine {
             return .success(changedNames)
         }
         changed.formUnion(try outcome.get())
-        try writeIndex { db in
-            for row in rows {
-                if changed.contains(row.recordName) {
-                    try db.cachedStatement(sql: "UPDATE item SET needsRead = 1, chunksUploaded = 0 WHERE recordName = ?").execute(arguments: [row.recordName])
-                } else {
-                    try db.cachedStatement(sql: "UPDATE item SET chunksUploaded = 1 WHERE recordName = ?").execute(arguments: [row.recordName])
-                }
+        // The others are marked `chunksUploaded` when their record is saved (`settleItem`);
+        // one whose save fails asks the backend about its chunks again, which is cheap.
+        if !changed.isEmpty {
+            try writeIndex { db in
+                let reread = try db.cachedStatement(sql: "UPDATE item SET needsRead = 1, chunksUploaded = 0 WHERE recordName = ?")
+                for name in changed { try reread.execute(arguments: [name]) }
             }
         }
         return changed

@@ -1,0 +1,133 @@
+import DocSyncCore
+import Foundation
+import GRDB
+
+/// The first half of sending a page of pending changes: reading what changed and recording
+/// it in the index, ready for `send` to upload. Runs off the engine's task (see
+/// `sendPending`), so it touches only the page's own items.
+extension FolderEngine {
+    /// Where the next page of pending items starts: after this (path, record name).
+    struct PageCursor: Sendable {
+        var path = ""
+        var recordName = ""
+    }
+
+    /// A page read and recorded, waiting to be sent.
+    struct PreparedPage: Sendable {
+        /// The items to save, with their content read.
+        var saves: [IndexItem]
+        /// The acknowledged items to delete on the server.
+        var deletions: [IndexItem]
+        /// Bytes and chunks of the files read for this page, by record name.
+        var justRead: [String: ReadContent]
+        /// Digests the backend is known to hold (chunks of the acknowledged content replaced).
+        var knownStored: Set<SHA256Digest>
+        /// The page's last item: the next page starts after it.
+        var cursor: PageCursor
+        /// False when some item was changing while being read: it is read again later.
+        var complete: Bool
+        var itemCount: Int
+        var preparation: Duration
+    }
+
+    /// Reads the pending items after `cursor` (up to 1,000, fewer when their content fills
+    /// the memory budget), writes what was read and decided to the index in one transaction,
+    /// and returns what is to be sent; `nil` when nothing is pending after `cursor`.
+    func preparePage(after cursor: PageCursor) throws(SyncError) -> PreparedPage? {
+        let rows = try readIndex { db in
+            try IndexItem.fetchAll(db, sql: """
+                SELECT * FROM item WHERE pending != 0 AND uploadingError IS NULL AND (path > ? OR (path = ? AND recordName > ?))
+                ORDER BY path, recordName LIMIT 1000
+                """, arguments: [cursor.path, cursor.path, cursor.recordName])
+        }
+        guard let last = rows.last else { return nil }
+        let started = ContinuousClock.now
+        var cursor = PageCursor(path: last.path.string, recordName: last.recordName)
+        var complete = true
+        var saves: [IndexItem] = []
+        var deletions: [IndexItem] = []
+        // First read every changed item, then decide what to send.
+        var page = rows
+        var read: [(row: IndexItem, content: ReadContent?)] = []
+        var unreadable = Set<String>()
+        // Files' bytes are kept from this read for the upload, so they are neither read nor
+        // hashed a second time: a page ends early once it holds `keptBudget` bytes. Files
+        // over `keptFileLimit` are read again, chunk by chunk, when they are uploaded.
+        let keptBudget: Int64 = 16 << 20, keptFileLimit: Int64 = 32 << 20
+        var keptBytes: Int64 = 0
+        // Items whose content on disk was, until this read, the acknowledged content: its
+        // chunks are on the server, so a small edit need not ask about them again.
+        var wasAcknowledged = Set<String>()
+        for index in page.indices where page[index].pending == .save && page[index].needsRead {
+            if keptBytes >= keptBudget {
+                // The rest of the page is read with the next one.
+                page.removeSubrange(index...)
+                cursor = PageCursor(path: page[index - 1].path.string, recordName: page[index - 1].recordName)
+                break
+            }
+            if page[index].kind == .document, page[index].size > configuration.maxFileSize { continue }
+            if let before = page[index].digest, page[index].acked?.contentDigest == before {
+                wasAcknowledged.insert(page[index].recordName)
+            }
+            do throws(SyncError) {
+                let content = try readContentUnsaved(&page[index], keepingUpTo: keptFileLimit)
+                keptBytes += Int64(content?.bytes?.count ?? 0)
+                read.append((page[index], content))
+            } catch where error.code == .assetFileModified {
+                complete = false
+                unreadable.insert(page[index].recordName)
+            } catch {
+                try fail(&page[index], error.message)
+                unreadable.insert(page[index].recordName)
+            }
+        }
+        // Then decide each item's fate, so that one transaction writes every row in its
+        // final state for this step (read, settled, or marked as uploading).
+        var written = Set(read.map(\.row.recordName))
+        var dropped: [String] = []
+        for index in page.indices where !unreadable.contains(page[index].recordName) {
+            if page[index].pending == .delete {
+                if page[index].acked == nil { dropped.append(page[index].recordName) } else { deletions.append(page[index]) }
+                continue
+            }
+            if page[index].kind == .document, page[index].size > configuration.maxFileSize {
+                try refuseTooLarge(&page[index])
+                written.remove(page[index].recordName)
+                continue
+            }
+            if let acked = page[index].acked, sameFields(page[index].record(zone: configuration.zone, device: configuration.device), acked) {
+                settle(&page[index], acked: acked)
+                written.insert(page[index].recordName)
+                continue
+            }
+            if page[index].kind == .document && !page[index].chunksUploaded {
+                // Its chunks are about to travel: `isUploading` from 0 %.
+                page[index].status.isUploading = true
+                page[index].status.percentUploaded = 0
+                written.insert(page[index].recordName)
+            }
+            saves.append(page[index])
+        }
+        var knownStored = Set<SHA256Digest>()
+        var justRead: [String: ReadContent] = [:]
+        for entry in read { if let content = entry.content { justRead[entry.row.recordName] = content } }
+        if !written.isEmpty || !dropped.isEmpty {
+            let final = page.filter { written.contains($0.recordName) }
+            try writeIndex { db in
+                let previous = try db.cachedStatement(sql: "SELECT digest FROM chunkLocation WHERE recordName = ?")
+                for row in final {
+                    if wasAcknowledged.contains(row.recordName) {
+                        for data in try Data.fetchAll(previous, arguments: [row.recordName]) {
+                            if let digest = SHA256Digest(bytes: data) { knownStored.insert(digest) }
+                        }
+                    }
+                    try row.update(db)
+                    if let content = justRead[row.recordName] { try db.setChunkLocations(of: row.recordName, chunks: content.chunks) }
+                }
+                for name in dropped { try db.deleteItem(named: name) }
+            }
+        }
+        return PreparedPage(saves: saves, deletions: deletions, justRead: justRead, knownStored: knownStored, cursor: cursor,
+                            complete: complete, itemCount: page.count, preparation: ContinuousClock.now - started)
+    }
+}
