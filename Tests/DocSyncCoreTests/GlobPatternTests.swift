@@ -35,6 +35,9 @@ import Testing
         ("?", "👩‍👩‍👧", true), ("??", "👩‍👩‍👧", false), ("日本*", "日本語.txt", true), ("[日月]", "月", true),
         ("[α-ω]", "λ", true), ("[α-ω]", "a", false), ("*.文書", "報告.文書", true), ("?", "\r\n", true),
         ("a b", "a b", true), ("a?b", "a\nb", true), ("*", "\n", true),
+        // Literal ends that overlap in a short string
+        ("ab*ba", "aba", false), ("ab*ba", "abba", true), ("ab*ba", "abXba", true), ("a*a", "a", false), ("a*a", "aa", true),
+        ("*.swp", "x.swp.txt", false), ("caf*é", "cafe\u{301}", true),
     ])
     func matches(pattern: String, string: String, expected: Bool) throws {
         #expect(try GlobPattern(pattern).matches(string) == expected)

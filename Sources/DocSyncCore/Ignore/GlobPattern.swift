@@ -12,6 +12,10 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
     /// Whether letters match regardless of case.
     public let caseInsensitive: Bool
     private let tokens: [Token]
+    /// The literal text every match starts with and ends with (empty when the pattern
+    /// starts or ends with a wildcard, or ignores case): a quick rejection before matching.
+    private let requiredPrefix: String
+    private let requiredSuffix: String
 
     enum Token: Sendable, Hashable {
         /// One literal character (case-folded when the pattern is case-insensitive).
@@ -131,11 +135,27 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
             }
         }
         self.tokens = tokens
+        var prefix = "", suffix = ""
+        if !caseInsensitive {
+            for token in tokens {
+                guard case .literal(let text) = token else { break }
+                prefix += text
+            }
+            for token in tokens.reversed() {
+                guard case .literal(let text) = token else { break }
+                suffix = text + suffix
+            }
+        }
+        requiredPrefix = prefix
+        requiredSuffix = suffix
     }
 
     /// True when the whole of `string` matches the pattern.
     public func matches(_ string: String) -> Bool {
-        matches(Array(string))
+        // Most names fail on a literal end ("*.swp"): say so without splitting them into characters.
+        if !requiredPrefix.isEmpty && !string.hasPrefix(requiredPrefix) { return false }
+        if !requiredSuffix.isEmpty && !string.hasSuffix(requiredSuffix) { return false }
+        return matches(Array(string))
     }
 
     /// True when the whole of `characters` matches the pattern.
