@@ -48,7 +48,7 @@ extension FolderEngine {
         try writeIndex { db in
             for (row, chunks) in rows {
                 try row.insert(db)
-                if let chunks { try db.setChunkLocations(of: row.recordName, chunks: chunks) }
+                if let chunks { try db.addChunkLocations(of: row.recordName, chunks: chunks) }
             }
             try refreshConflictFlags(db, around: rows.map(\.row.path))
             if storeToken { try db.setEngineValue(EngineKeys.changeToken, try token.map { try WireCoding.encoder.encode($0) }) }

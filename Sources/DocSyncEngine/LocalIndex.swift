@@ -1,4 +1,5 @@
 import DocSyncCore
+import DocSyncStorage
 import Foundation
 import GRDB
 import Synchronization
@@ -32,6 +33,7 @@ public final class LocalIndex: Sendable {
         // missing but the database is consistent, and the start-up scan finds those changes.
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            if !db.configuration.readonly { try db.execute(sql: WriteAheadLog.bulkFriendlyCheckpoints) }
             db.addPredicateFunctions()
         }
         pool = try DatabasePool(path: url.path, configuration: configuration)
@@ -90,6 +92,11 @@ extension Database {
     /// Records where each chunk of `recordName`'s content lies in its file (replacing what was known).
     func setChunkLocations(of recordName: String, chunks: [ChunkRef]) throws {
         try cachedStatement(sql: "DELETE FROM chunkLocation WHERE recordName = ?").execute(arguments: [recordName])
+        try addChunkLocations(of: recordName, chunks: chunks)
+    }
+
+    /// Records where each chunk of a new item's content lies (it has none recorded yet).
+    func addChunkLocations(of recordName: String, chunks: [ChunkRef]) throws {
         let statement = try cachedStatement(sql: "INSERT INTO chunkLocation (digest, recordName, offset, length) VALUES (?, ?, ?, ?)")
         var offset: Int64 = 0
         for chunk in chunks {

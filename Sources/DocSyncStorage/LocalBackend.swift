@@ -55,6 +55,9 @@ public final class LocalBackend: StorageBackend {
             var configuration = Configuration()
             configuration.busyMode = .timeout(options.busyTimeout)
             configuration.label = "docsync.local-backend"
+            configuration.prepareDatabase { db in
+                if !db.configuration.readonly { try db.execute(sql: WriteAheadLog.bulkFriendlyCheckpoints) }
+            }
             pool = try LocalBackend.openAndMigrate(self.directory.appendingPathComponent("records.sqlite").path, configuration)
         } catch {
             throw LocalBackend.map(error, "open the backend at \(directory.path)")
