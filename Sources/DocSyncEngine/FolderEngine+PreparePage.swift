@@ -3,8 +3,10 @@ import Foundation
 import GRDB
 
 /// The first half of sending a page of pending changes: reading what changed and recording
-/// it in the index, ready for `send` to upload. Runs off the engine's task (see
-/// `sendPending`), so it touches only the page's own items.
+/// it in the index, ready for `send` to upload. Runs off the engine's task, while the page
+/// before is being sent (see `sendPending`): it writes a row only if nothing else changed
+/// that row since the page was fetched (a merge moving a folder's children, say), and
+/// leaves such an item for the next pass.
 extension FolderEngine {
     /// Where the next page of pending items starts: after this (path, record name).
     struct PageCursor: Sendable {
@@ -46,6 +48,10 @@ extension FolderEngine {
         var complete = true
         var saves: [IndexItem] = []
         var deletions: [IndexItem] = []
+        let fetched = Dictionary(rows.map { ($0.recordName, $0.fingerprint) }, uniquingKeysWith: { a, _ in a })
+        // Rows to write back, in their final state for this step (read, failed, settled, or
+        // marked as uploading).
+        var written = Set<String>()
         // First read every changed item, then decide what to send.
         var page = rows
         var read: [(row: IndexItem, content: ReadContent?)] = []
@@ -73,17 +79,17 @@ extension FolderEngine {
                 let content = try readContentUnsaved(&page[index], keepingUpTo: keptFileLimit)
                 keptBytes += Int64(content?.bytes?.count ?? 0)
                 read.append((page[index], content))
+                written.insert(page[index].recordName)
             } catch where error.code == .assetFileModified {
                 complete = false
                 unreadable.insert(page[index].recordName)
             } catch {
-                try fail(&page[index], error.message)
+                markFailed(&page[index], error.message)
+                written.insert(page[index].recordName)
                 unreadable.insert(page[index].recordName)
             }
         }
-        // Then decide each item's fate, so that one transaction writes every row in its
-        // final state for this step (read, settled, or marked as uploading).
-        var written = Set(read.map(\.row.recordName))
+        // Then decide each item's fate; one transaction writes every row in `written`.
         var dropped: [String] = []
         for index in page.indices where !unreadable.contains(page[index].recordName) {
             if page[index].pending == .delete {
@@ -91,8 +97,8 @@ extension FolderEngine {
                 continue
             }
             if page[index].kind == .document, page[index].size > configuration.maxFileSize {
-                try refuseTooLarge(&page[index])
-                written.remove(page[index].recordName)
+                markTooLarge(&page[index])
+                written.insert(page[index].recordName)
                 continue
             }
             if let acked = page[index].acked, sameFields(page[index].record(zone: configuration.zone, device: configuration.device), acked) {
@@ -111,11 +117,16 @@ extension FolderEngine {
         var knownStored = Set<SHA256Digest>()
         var justRead: [String: ReadContent] = [:]
         for entry in read { if let content = entry.content { justRead[entry.row.recordName] = content } }
+        var changedMeanwhile = Set<String>()
         if !written.isEmpty || !dropped.isEmpty {
             let final = page.filter { written.contains($0.recordName) }
             try writeIndex { db in
                 let previous = try db.cachedStatement(sql: "SELECT digest FROM chunkLocation WHERE recordName = ?")
                 for row in final {
+                    guard try db.item(named: row.recordName)?.fingerprint == fetched[row.recordName] else {
+                        changedMeanwhile.insert(row.recordName)
+                        continue
+                    }
                     if wasAcknowledged.contains(row.recordName) {
                         for data in try Data.fetchAll(previous, arguments: [row.recordName]) {
                             if let digest = SHA256Digest(bytes: data) { knownStored.insert(digest) }
@@ -124,10 +135,51 @@ extension FolderEngine {
                     try row.update(db)
                     if let content = justRead[row.recordName] { try db.setChunkLocations(of: row.recordName, chunks: content.chunks) }
                 }
-                for name in dropped { try db.deleteItem(named: name) }
+                for name in dropped {
+                    guard try db.item(named: name)?.fingerprint == fetched[name] else {
+                        changedMeanwhile.insert(name)
+                        continue
+                    }
+                    try db.deleteItem(named: name)
+                }
             }
         }
+        saves.removeAll { changedMeanwhile.contains($0.recordName) }
+        deletions.removeAll { changedMeanwhile.contains($0.recordName) }
         return PreparedPage(saves: saves, deletions: deletions, justRead: justRead, knownStored: knownStored, cursor: cursor,
                             complete: complete, itemCount: page.count, preparation: ContinuousClock.now - started)
+    }
+
+    /// The items of `page` whose row changed in the index since it was prepared (by the
+    /// sending of the page before): they are left out of this page and sent on the next pass.
+    func changedSincePrepared(_ page: PreparedPage) throws(SyncError) -> Set<String> {
+        try readIndex { db in
+            var changed = Set<String>()
+            for row in page.saves + page.deletions where try db.item(named: row.recordName)?.fingerprint != row.fingerprint {
+                changed.insert(row.recordName)
+            }
+            return changed
+        }
+    }
+}
+
+extension IndexItem {
+    /// What the engine may change in a row while a page is being prepared: equal
+    /// fingerprints mean the prepared copy of the row is still the one in the index.
+    struct Fingerprint: Equatable {
+        var path: RelativePath
+        var pending: Pending
+        var revision: Int64
+        var size: Int64
+        var modified: Timestamp
+        var inode: UInt64
+        var digest: SHA256Digest?
+        var needsRead: Bool
+        var ackedTag: ChangeTag?
+    }
+
+    var fingerprint: Fingerprint {
+        Fingerprint(path: path, pending: pending, revision: revision, size: size, modified: modified, inode: inode, digest: digest,
+                    needsRead: needsRead, ackedTag: acked?.changeTag)
     }
 }

@@ -52,12 +52,14 @@ extension FolderEngine {
     /// batches, recording each answer. Returns false when some item must be read again.
     private func send(_ page: PreparedPage, batchLimit: inout Int) async throws(SyncError) -> Bool {
         let started = ContinuousClock.now
-        var saves = page.saves
+        let changedMeanwhile = try changedSincePrepared(page)
+        var saves = page.saves.filter { !changedMeanwhile.contains($0.recordName) }
+        let deletions = page.deletions.filter { !changedMeanwhile.contains($0.recordName) }
         let unsent = try await uploadChunks(for: saves.filter { $0.kind == .document && !$0.chunksUploaded }, justRead: page.justRead,
                                             knownStored: page.knownStored)
         let uploadDone = ContinuousClock.now
         saves.removeAll { unsent.contains($0.recordName) }
-        var items = saves.map { (row: $0, delete: false) } + page.deletions.map { (row: $0, delete: true) }
+        var items = saves.map { (row: $0, delete: false) } + deletions.map { (row: $0, delete: true) }
         while !items.isEmpty {
             let slice = Array(items.prefix(batchLimit))
             let batch = RecordBatch(
@@ -91,18 +93,25 @@ extension FolderEngine {
         }
     }
 
-    func refuseTooLarge(_ row: inout IndexItem) throws(SyncError) {
+    /// Sets the per-file error of a file over `max_file_size` (the caller writes the row).
+    func markTooLarge(_ row: inout IndexItem) {
         let message = "file is \(ByteCountFormatter.string(fromByteCount: row.size, countStyle: .file)), over max_file_size "
             + "(\(ByteCountFormatter.string(fromByteCount: configuration.maxFileSize, countStyle: .file))): kept on this device, not synced"
-        try fail(&row, message)
+        markFailed(&row, message)
     }
 
-    func fail(_ row: inout IndexItem, _ message: String) throws(SyncError) {
+    /// Sets a per-file upload error and logs it (the caller writes the row).
+    func markFailed(_ row: inout IndexItem, _ message: String) {
         row.status.uploadingError = message
         row.status.isUploading = false
+        logger.warning("cannot upload item", metadata: ["path": "\(row.path)", "record": "\(row.recordName)", "problem": "\(message)"])
+    }
+
+    /// Sets a per-file upload error, logs it and writes the row.
+    func fail(_ row: inout IndexItem, _ message: String) throws(SyncError) {
+        markFailed(&row, message)
         let final = row
         try writeIndex { db in try final.update(db) }
-        logger.warning("cannot upload item", metadata: ["path": "\(row.path)", "record": "\(row.recordName)", "problem": "\(message)"])
     }
 
     /// Same fields as the server has (ignoring the tag and who wrote it): nothing to send.
