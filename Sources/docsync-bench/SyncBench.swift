@@ -135,7 +135,8 @@ enum SyncBench {
             try RandomBytes.generate(count: largeSize, seed: UInt64(l + 1)).write(to: large.appendingPathComponent("large-\(l).bin"))
             bytes += Int64(largeSize)
         }
-        return (smallFiles + largeFiles, bytes)
+        // Small files are spread evenly: a count that does not divide by `directories` is rounded down.
+        return ((smallFiles / directories) * directories + largeFiles, bytes)
     }
 
     /// Times two daemons (`backend`: the embedded backend under `base` when `nil`) bringing a
