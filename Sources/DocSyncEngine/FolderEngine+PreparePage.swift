@@ -28,6 +28,7 @@ extension FolderEngine {
         var cursor: PageCursor
         /// False when some item was changing while being read: it is read again later.
         var complete: Bool
+        /// How many pending items the page covered, and how long reading them took (for the log).
         var itemCount: Int
         var preparation: Duration
     }
