@@ -83,6 +83,7 @@ public final class FolderEngine: Sendable {
         removeLeftoverTemporaryFiles()
         pruneVersions()
         var lastSafetyNet = ContinuousClock.now
+        var busySince: ContinuousClock.Instant?
         while !Task.isCancelled {
             let work = inbox.withLock { inbox -> EngineInbox in
                 let taken = inbox
@@ -103,6 +104,12 @@ public final class FolderEngine: Sendable {
                 if live.withLock({ $0.state == .idle || $0.state == .syncing || $0.state == .scanning }) {
                     finishedSync()
                 }
+                if let since = busySince, ContinuousClock.now - since > .seconds(1) {
+                    // A long round (a first sync, a large folder) leaves freed memory in the
+                    // allocator's arenas: give it back before idling, so the daemon stays small.
+                    _ = malloc_trim(0)
+                }
+                busySince = nil
                 await wake.wait(timeout: configuration.safetyNetInterval)
                 if ContinuousClock.now - lastSafetyNet >= configuration.safetyNetInterval {
                     lastSafetyNet = .now
@@ -112,6 +119,7 @@ public final class FolderEngine: Sendable {
                 continue
             }
             setBusy(true)
+            if busySince == nil { busySince = .now }
             for warning in work.rescanWarnings {
                 logger.warning("rescanning after lost events", metadata: ["reason": "\(warning)"])
             }
@@ -330,3 +338,8 @@ struct IndexCounts {
         return counts
     }
 }
+
+/// glibc's `malloc_trim(3)`: returns free memory at the top of the heap and in the
+/// arenas to the system. Glibc's Swift module does not export it.
+@_silgen_name("malloc_trim")
+private func malloc_trim(_ pad: Int) -> Int32
