@@ -43,11 +43,13 @@ import Testing
 
         for round in 0 ..< 3 {
             let before = heard.count
-            let start = ContinuousClock.now
             _ = try await writer.save(TestRecords.folder(zone, "dir\(round)"))
+            // From the moment the save is committed: how long the push takes (a busy machine
+            // may be slow to answer the save itself, which is not what is measured here).
+            let start = ContinuousClock.now
             #expect(await eventually(timeout: .seconds(5), pollEvery: .milliseconds(2)) { heard.count > before })
             let elapsed = ContinuousClock.now - start
-            #expect(elapsed < .seconds(1), "round \(round): the change took \(elapsed) to arrive")
+            #expect(elapsed < .seconds(1), "round \(round): the change took \(elapsed) to arrive after its save")
         }
         await listener.shutdown()
         await writer.shutdown()
