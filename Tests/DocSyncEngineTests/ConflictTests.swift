@@ -29,8 +29,9 @@ struct ConflictTests {
         return (a, b)
     }
 
-    func blindAlpha() {
-        faulty.setPlan(FaultPlan(rules: [FaultRule([.fetchChanges], .fromCall(1), .fail(SyncError(.networkUnavailable, "injected")))]))
+    /// Keeps alpha from hearing of beta's changes until the plan is reset.
+    func blindAlpha(_ a: EngineDevice) async {
+        #expect(await a.cutOffFromFetching(through: faulty), "alpha tried to fetch and was refused")
     }
 
     /// True when a version store under `device`'s state holds a file with `text`.
@@ -42,7 +43,7 @@ struct ConflictTests {
 
     @Test func remoteEditAgainstLocalDeleteBringsTheFileBack() async throws {
         let (a, b) = try await devices()
-        blindAlpha()
+        await blindAlpha(a)
         try b.write("shared.txt", "edited on beta\n")
         #expect(await eventually(timeout: .seconds(60)) { b.engine.isSettled })
         try FileManager.default.removeItem(at: a.file("shared.txt"))
@@ -54,7 +55,7 @@ struct ConflictTests {
 
     @Test func localEditAgainstRemoteDeleteBringsTheFileBack() async throws {
         let (a, b) = try await devices()
-        blindAlpha()
+        await blindAlpha(a)
         try FileManager.default.removeItem(at: b.file("shared.txt"))
         b.rescan()
         #expect(await eventually(timeout: .seconds(60)) { b.engine.isSettled })
@@ -84,7 +85,7 @@ struct ConflictTests {
 
     /// Beta edits first; alpha, not hearing of it, edits later (so alpha's is the newest).
     func editBoth(_ a: EngineDevice, _ b: EngineDevice) async throws {
-        blindAlpha()
+        await blindAlpha(a)
         try b.write("shared.txt", "beta's older edit\n")
         #expect(await eventually(timeout: .seconds(60)) { b.engine.isSettled })
         try "alpha's newer edit\n".write(to: a.file("shared.txt"), atomically: false, encoding: .utf8)

@@ -68,3 +68,16 @@ func sameTrees(_ a: EngineDevice, _ b: EngineDevice) -> Bool {
           let right = try? fm.subpathsOfDirectory(atPath: b.folder.path).sorted(), left == right else { return false }
     return left.allSatisfy { fm.contents(atPath: a.file($0).path) == fm.contents(atPath: b.file($0).path) }
 }
+
+extension EngineDevice {
+    /// Makes this device unable to fetch through `faulty` (its backend), and returns once one
+    /// of its fetches has been refused: a fetch that began before the plan changed, which
+    /// could still bring news, has finished by then — the engine fetches one at a time.
+    /// False when no fetch was refused within a minute.
+    func cutOffFromFetching(through faulty: FaultInjectingBackend) async -> Bool {
+        let refusedBefore = faulty.injectedFaults
+        faulty.setPlan(FaultPlan(rules: [FaultRule([.fetchChanges], .fromCall(1), .fail(SyncError(.networkUnavailable, "injected")))]))
+        engine.noteRemoteChange()
+        return await eventually(timeout: .seconds(60)) { faulty.injectedFaults > refusedBefore }
+    }
+}
