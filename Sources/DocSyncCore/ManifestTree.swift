@@ -99,16 +99,23 @@ public enum ManifestTree {
         return entries
     }
 
-    /// Expands a reference to the full ordered chunk list, fetching nodes through `loadNode`.
-    /// Throws `.chunkCorrupt` when a node is damaged or the result disagrees with the
-    /// reference's chunk count or size, and whatever `loadNode` throws.
+    /// Expands a reference to the full ordered chunk list. Each level's nodes are asked of
+    /// `loadNodes` together, once per level (a tree of a 50 MB file has two levels at most);
+    /// it returns their bytes by digest, and may return more. Every node is checked against
+    /// its digest here. Throws `.chunkNotFound` for a node `loadNodes` did not return,
+    /// `.chunkCorrupt` when a node is damaged or the result disagrees with the reference's
+    /// chunk count or size, and whatever `loadNodes` throws.
     public static func expand(
-        _ reference: AssetReference, loadNode: (ChunkRef) async throws(SyncError) -> Data
+        _ reference: AssetReference, loadNodes: ([ChunkRef]) async throws(SyncError) -> [SHA256Digest: Data]
     ) async throws(SyncError) -> AssetManifest {
         var level = reference.entries
         for _ in 0..<reference.depth {
+            let loaded = try await loadNodes(level)
             var next: [ChunkRef] = []
-            for ref in level { next += try decodeNode(try await loadNode(ref), ref: ref) }
+            for ref in level {
+                guard let bytes = loaded[ref.digest] else { throw SyncError.chunkNotFound(ref.digest) }
+                next += try decodeNode(bytes, ref: ref)
+            }
             level = next
         }
         let manifest = AssetManifest(chunks: level, contentDigest: reference.contentDigest)
@@ -116,5 +123,13 @@ public enum ManifestTree {
             throw SyncError(.chunkCorrupt, "asset manifest of \(reference.contentDigest.shortHex) has \(manifest.chunks.count) chunks and \(manifest.size) bytes, expected \(reference.chunkCount) and \(reference.size)")
         }
         return manifest
+    }
+
+    /// The nodes of the tree of `manifest`, by digest: what a device that holds a version of
+    /// a file can offer `expand` (through `loadNodes`) when a new version arrives, so that
+    /// only the nodes the edit changed travel.
+    public static func nodesByDigest(of manifest: AssetManifest) -> [SHA256Digest: Data] {
+        guard manifest.chunks.count > maximumRootEntries else { return [:] }
+        return Dictionary(build(manifest).nodes.map { ($0.ref.digest, $0.bytes) }, uniquingKeysWith: { a, _ in a })
     }
 }

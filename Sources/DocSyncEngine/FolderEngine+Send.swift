@@ -187,12 +187,7 @@ extension FolderEngine {
         var changed = Set<String>()
         let stored = try readIndex { db in
             var located: [String: [ChunkRef]] = [:]
-            let statement = try db.cachedStatement(sql: "SELECT digest, length FROM chunkLocation WHERE recordName = ? ORDER BY offset")
-            for row in rows where justRead[row.recordName] == nil {
-                located[row.recordName] = try Row.fetchAll(statement, arguments: [row.recordName]).compactMap { r in
-                    SHA256Digest(bytes: r[0] as Data).map { ChunkRef(digest: $0, length: r[1]) }
-                }
-            }
+            for row in rows where justRead[row.recordName] == nil { located[row.recordName] = try db.recordedChunks(of: row.recordName) }
             return located
         }
         for row in rows {

@@ -75,10 +75,22 @@ extension FolderEngine {
     /// system before renaming it into place. Nothing is left behind on failure.
     func prepareDocument(_ record: DocSyncCore.Record, at path: RelativePath, flush: Bool) async throws(SyncError) -> PreparedFile {
         guard let asset = record.asset else { throw SyncError(.invalidArguments, "\(path): a document without content") }
-        let manifest = try await backend.loadManifest(asset)
+        let manifest = try await backend.loadManifest(asset, knownNodes: heldManifestNodes(of: record.id.recordName))
         var found: [SHA256Digest: Data] = [:]
         if manifest.chunks.count <= 256 { found = try await chunkBytes(manifest.chunks) }
         return try await writeTemporary(record, at: path, manifest: manifest, chunks: found, flush: flush)
+    }
+
+    /// The manifest nodes of the version of `recordName` this device holds, rebuilt from its
+    /// recorded chunks: a new version of a large file then downloads only the nodes the
+    /// edit changed. Empty when the item is unknown here or small enough to need no tree.
+    func heldManifestNodes(of recordName: String) -> [SHA256Digest: Data] {
+        let held = try? index.read { db -> AssetManifest? in
+            guard let digest = try db.item(named: recordName)?.digest else { return nil }
+            let chunks = try db.recordedChunks(of: recordName)
+            return chunks.count > ManifestTree.maximumRootEntries ? AssetManifest(chunks: chunks, contentDigest: digest) : nil
+        }
+        return held.flatMap { $0 }.map(ManifestTree.nodesByDigest(of:)) ?? [:]
     }
 
     /// Writes `record`'s content (`manifest`) into a new temporary file beside `path`, taking

@@ -105,6 +105,14 @@ extension Database {
         }
     }
 
+    /// The chunks recorded for `recordName`'s content, in file order (empty when none are).
+    func recordedChunks(of recordName: String) throws -> [ChunkRef] {
+        let statement = try cachedStatement(sql: "SELECT digest, length FROM chunkLocation WHERE recordName = ? ORDER BY offset")
+        return try Row.fetchAll(statement, arguments: [recordName]).compactMap { row in
+            SHA256Digest(bytes: row[0] as Data).map { ChunkRef(digest: $0, length: row[1]) }
+        }
+    }
+
     /// Places on this machine where each of `digests` may be read (to be verified before use).
     func chunkLocations(of digests: [SHA256Digest]) throws -> [SHA256Digest: [(path: RelativePath, offset: Int64, length: Int)]] {
         var places: [SHA256Digest: [(path: RelativePath, offset: Int64, length: Int)]] = [:]

@@ -42,9 +42,20 @@ extension StorageBackend {
         return report
     }
 
-    /// The full chunk list of an asset, fetching its manifest nodes.
-    public func loadManifest(_ reference: AssetReference) async throws(SyncError) -> AssetManifest {
-        try await ManifestTree.expand(reference) { ref throws(SyncError) in try await downloadChunk(ref.digest) }
+    /// The full chunk list of an asset. Its manifest nodes are taken from `knownNodes` where
+    /// they are there (nodes of a version this device holds, `ManifestTree.nodesByDigest`)
+    /// and downloaded otherwise, one `downloadChunks` call per level of the tree. Every node
+    /// is verified against its digest, wherever it came from.
+    public func loadManifest(_ reference: AssetReference, knownNodes: [SHA256Digest: Data] = [:]) async throws(SyncError) -> AssetManifest {
+        try await ManifestTree.expand(reference) { refs throws(SyncError) in
+            var nodes: [SHA256Digest: Data] = [:]
+            var wanted: [SHA256Digest] = []
+            for ref in refs {
+                if let known = knownNodes[ref.digest] { nodes[ref.digest] = known } else { wanted.append(ref.digest) }
+            }
+            if !wanted.isEmpty { nodes.merge(try await downloadChunks(wanted)) { _, downloaded in downloaded } }
+            return nodes
+        }
     }
 
     /// The whole content of an asset in memory, verified against its content digest.

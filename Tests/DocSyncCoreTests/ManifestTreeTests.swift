@@ -16,9 +16,9 @@ import Testing
     /// Expands `reference` from an in-memory node store.
     static func expand(_ reference: AssetReference, _ nodes: [ManifestTree.Node]) async throws -> AssetManifest {
         let store = Dictionary(nodes.map { ($0.ref.digest, $0.bytes) }, uniquingKeysWith: { a, _ in a })
-        return try await ManifestTree.expand(reference) { ref throws(SyncError) in
-            guard let bytes = store[ref.digest] else { throw SyncError.chunkNotFound(ref.digest) }
-            return bytes
+        return try await ManifestTree.expand(reference) { refs in
+            let wanted = Set(refs.map(\.digest))
+            return store.filter { wanted.contains($0.key) }
         }
     }
 
@@ -59,6 +59,46 @@ import Testing
         let (_, inserted) = ManifestTree.build(Self.manifest(chunks))
         let known = Set(before.map(\.ref.digest))
         #expect(inserted.filter { !known.contains($0.ref.digest) }.count <= 2)
+    }
+
+    @Test func expandAsksForEachLevelOnceAndFailsOnAMissingNode() async throws {
+        let manifest = Self.manifest(Self.fakeChunks(300_000, seed: 11))
+        let (reference, nodes) = ManifestTree.build(manifest)
+        let store = Dictionary(nodes.map { ($0.ref.digest, $0.bytes) }, uniquingKeysWith: { a, _ in a })
+        var asked: [Int] = []
+        let expanded = try await ManifestTree.expand(reference) { refs in
+            asked.append(refs.count)
+            let wanted = Set(refs.map(\.digest))
+            return store.filter { wanted.contains($0.key) }
+        }
+        #expect(expanded == manifest)
+        #expect(asked.count == reference.depth, "one request per level")
+        #expect(asked.reduce(0, +) == nodes.count)
+        let error = await #expect(throws: SyncError.self) {
+            try await ManifestTree.expand(reference) { refs in store.filter { $0.key != refs.last?.digest } }
+        }
+        #expect(error?.code == .chunkNotFound)
+    }
+
+    @Test func theHeldVersionsNodesLeaveOnlyTheEditedOnesToFetch() async throws {
+        var chunks = Self.fakeChunks(7_000, seed: 12)
+        let held = ManifestTree.nodesByDigest(of: Self.manifest(chunks))
+        #expect(held.count == ManifestTree.build(Self.manifest(chunks)).nodes.count)
+        var random = SeededRandom(seed: 13)
+        chunks.insert(ChunkRef(digest: SHA256Digest(bytes: random.bytes(32))!, length: 7), at: 2_000)
+        let (reference, nodes) = ManifestTree.build(Self.manifest(chunks))
+        let store = Dictionary(nodes.map { ($0.ref.digest, $0.bytes) }, uniquingKeysWith: { a, _ in a })
+        var fetched = 0
+        let expanded = try await ManifestTree.expand(reference) { refs in
+            var found: [SHA256Digest: Data] = [:]
+            for ref in refs {
+                if let bytes = held[ref.digest] { found[ref.digest] = bytes } else { found[ref.digest] = store[ref.digest]; fetched += 1 }
+            }
+            return found
+        }
+        #expect(expanded == Self.manifest(chunks))
+        #expect(fetched >= 1 && fetched <= 2, "\(fetched) of \(nodes.count) nodes fetched")
+        #expect(ManifestTree.nodesByDigest(of: Self.manifest(Array(chunks.prefix(64)))).isEmpty, "a short list needs no tree")
     }
 
     @Test func damagedNodesAreRejected() async throws {
