@@ -10,30 +10,42 @@ extension FolderEngine {
     /// changing while being read): the loop tries again shortly.
     ///
     /// Pages go in (path, record name) order: a folder is always sent before what is inside
-    /// it, so another device never sees a child's new path before its folder's. While one
-    /// page's chunks and records travel, the next page is read (`preparePage`) on another
-    /// thread; pages are still sent one after the other, in order.
+    /// it, so another device never sees a child's new path before its folder's. Three pages
+    /// are in flight at once: while one page's records are saved, the next page's chunks are
+    /// uploaded and the page after it is read (`preparePage`), each on a thread of its own.
+    /// Records are still saved one page after the other, in order, and a page's records only
+    /// after all of its chunks are on the backend.
     func sendPending() async throws(SyncError) -> Bool {
         guard configuration.direction != .receiveOnly else { return true }
         var complete = true
         var batchLimit = RecordBatch.maximumItems
-        var upcoming = prepareInBackground(after: PageCursor())
-        while true {
-            let prepared: PreparedPage
-            switch await upcoming.value {
-            case .failure(let error): throw error
-            case .success(nil): return complete
-            case .success(let page?): prepared = page
+        var preparing: Task<Result<PreparedPage?, SyncError>, Never>? = prepareInBackground(after: PageCursor())
+        var uploading: Task<Result<UploadedPage, SyncError>, Never>?
+        do throws(SyncError) {
+            while let prepared = preparing {
+                let page = try await prepared.value.get()
+                preparing = page.map { prepareInBackground(after: $0.cursor) }
+                let uploaded = try await uploading?.value.get()
+                uploading = page.map { uploadInBackground($0) }
+                if let uploaded, try await save(uploaded, batchLimit: &batchLimit) == false { complete = false }
             }
-            upcoming = prepareInBackground(after: prepared.cursor)
-            do throws(SyncError) {
-                if try await send(prepared, batchLimit: &batchLimit) == false { complete = false }
-            } catch {
-                upcoming.cancel()
-                _ = await upcoming.value  // nothing is left reading the folder or writing the index
-                throw error
-            }
+            return complete
+        } catch {
+            // Nothing is left reading the folder, uploading or writing the index.
+            preparing?.cancel()
+            uploading?.cancel()
+            _ = await preparing?.value
+            _ = await uploading?.value
+            throw error
         }
+    }
+
+    /// A prepared page whose chunks are on the backend, except those of `unsent` (record
+    /// names whose file changed meanwhile): what is left is saving its records.
+    struct UploadedPage: Sendable {
+        var page: PreparedPage
+        var unsent: Set<String>
+        var took: Duration
     }
 
     /// Reads the page after `cursor` on a thread of its own (it blocks on files and the index).
@@ -48,17 +60,29 @@ extension FolderEngine {
         }
     }
 
-    /// Uploads a prepared page's missing chunks, then saves and deletes its records in
-    /// batches, recording each answer. Returns false when some item must be read again.
-    private func send(_ page: PreparedPage, batchLimit: inout Int) async throws(SyncError) -> Bool {
+    /// Uploads a prepared page's missing chunks and manifest nodes on a task of its own.
+    private func uploadInBackground(_ page: PreparedPage) -> Task<Result<UploadedPage, SyncError>, Never> {
+        Task {
+            let started = ContinuousClock.now
+            do throws(SyncError) {
+                let unsent = try await uploadChunks(for: page.saves.filter { $0.kind == .document && !$0.chunksUploaded }, justRead: page.justRead,
+                                                    knownStored: page.knownStored)
+                return .success(UploadedPage(page: page, unsent: unsent, took: ContinuousClock.now - started))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// Saves and deletes an uploaded page's records in batches, recording each answer; rows
+    /// that changed since the page was prepared (the saving of the page before may have
+    /// moved them) are left for the next pass. Returns false when some item must be read again.
+    private func save(_ uploaded: UploadedPage, batchLimit: inout Int) async throws(SyncError) -> Bool {
+        let page = uploaded.page
         let started = ContinuousClock.now
         let changedMeanwhile = try changedSincePrepared(page)
-        var saves = page.saves.filter { !changedMeanwhile.contains($0.recordName) }
+        let saves = page.saves.filter { !changedMeanwhile.contains($0.recordName) && !uploaded.unsent.contains($0.recordName) }
         let deletions = page.deletions.filter { !changedMeanwhile.contains($0.recordName) }
-        let unsent = try await uploadChunks(for: saves.filter { $0.kind == .document && !$0.chunksUploaded }, justRead: page.justRead,
-                                            knownStored: page.knownStored)
-        let uploadDone = ContinuousClock.now
-        saves.removeAll { unsent.contains($0.recordName) }
         var items = saves.map { (row: $0, delete: false) } + deletions.map { (row: $0, delete: true) }
         while !items.isEmpty {
             let slice = Array(items.prefix(batchLimit))
@@ -78,8 +102,8 @@ extension FolderEngine {
             items.removeFirst(slice.count)
         }
         logger.trace("sent a page", metadata: ["items": "\(page.itemCount)", "prepared": "\(page.preparation)",
-                                               "chunks": "\(uploadDone - started)", "records": "\(ContinuousClock.now - uploadDone)"])
-        return page.complete && unsent.isEmpty
+                                               "chunks": "\(uploaded.took)", "records": "\(ContinuousClock.now - started)"])
+        return page.complete && uploaded.unsent.isEmpty
     }
 
     /// Sets `percentUploaded` of each record in `sent` from the bytes of its missing chunks sent so far.

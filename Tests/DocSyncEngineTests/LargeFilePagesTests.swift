@@ -6,8 +6,9 @@ import Synchronization
 import Testing
 
 /// Files whose content outgrows one page's memory budget (16 MiB of kept bytes) are spread
-/// over several pages, read while the page before travels: every file arrives, and every
-/// byte is uploaded once.
+/// over several pages, each read while the page before uploads its chunks and the one before
+/// that saves its records: every file arrives, every byte is uploaded once, and no record is
+/// saved before its chunks (the backend would refuse it).
 @Suite("Large files over several pages")
 struct LargeFilePagesTests {
     @Test func sixFilesOf6MiBAndSmallOnesArriveWithEachByteUploadedOnce() async throws {
@@ -39,5 +40,6 @@ struct LargeFilePagesTests {
         // The content once, plus the manifest nodes of the six large files (a few KiB each).
         #expect(uploaded >= total, "uploaded \(uploaded) bytes of \(total)")
         #expect(uploaded <= total + (256 << 10), "uploaded \(uploaded) bytes for \(total) bytes of content")
+        #expect(sender.recordsRefused.load(ordering: .relaxed) == 0, "a record was saved before its chunks were uploaded")
     }
 }

@@ -7,12 +7,13 @@ import Synchronization
 import Testing
 
 /// A backend wrapper that counts what crosses it: digests asked about, chunk bytes sent and
-/// chunk bytes received.
+/// received, and saved records the backend refused.
 final class TransferCountingBackend: StorageBackend {
     let inner: any StorageBackend
     let digestsAsked = Atomic<Int>(0)
     let bytesUploaded = Atomic<Int>(0)
     let bytesDownloaded = Atomic<Int>(0)
+    let recordsRefused = Atomic<Int>(0)
 
     init(_ inner: any StorageBackend) { self.inner = inner }
 
@@ -20,6 +21,7 @@ final class TransferCountingBackend: StorageBackend {
         digestsAsked.store(0, ordering: .relaxed)
         bytesUploaded.store(0, ordering: .relaxed)
         bytesDownloaded.store(0, ordering: .relaxed)
+        recordsRefused.store(0, ordering: .relaxed)
     }
 
     func missingChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> Set<SHA256Digest> {
@@ -48,7 +50,11 @@ final class TransferCountingBackend: StorageBackend {
     func createZone(_ zone: ZoneID) async throws(SyncError) { try await inner.createZone(zone) }
     func deleteZone(_ zone: ZoneID) async throws(SyncError) { try await inner.deleteZone(zone) }
     func listZones() async throws(SyncError) -> [ZoneID] { try await inner.listZones() }
-    func modifyRecords(_ batch: RecordBatch) async throws(SyncError) -> ModifyResult { try await inner.modifyRecords(batch) }
+    func modifyRecords(_ batch: RecordBatch) async throws(SyncError) -> ModifyResult {
+        let result = try await inner.modifyRecords(batch)
+        recordsRefused.add(result.failed.count, ordering: .relaxed)
+        return result
+    }
     func fetchChanges(in zone: ZoneID, since token: ChangeToken?, limit: Int) async throws(SyncError) -> ChangeSet {
         try await inner.fetchChanges(in: zone, since: token, limit: limit)
     }
