@@ -28,6 +28,9 @@ extension FolderEngine {
         var cursor: PageCursor
         /// False when some item was changing while being read: it is read again later.
         var complete: Bool
+        /// The index's row of each item to save or delete as it stood once the page was
+        /// recorded: `changedSincePrepared` compares with these.
+        var fingerprints: [String: IndexItem.Fingerprint]
         /// How many pending items the page covered, and how long reading them took (for the log).
         var itemCount: Int
         var preparation: Duration
@@ -37,11 +40,16 @@ extension FolderEngine {
     /// the memory budget), writes what was read and decided to the index in one transaction,
     /// and returns what is to be sent; `nil` when nothing is pending after `cursor`.
     func preparePage(after cursor: PageCursor) throws(SyncError) -> PreparedPage? {
+        var fetched: [String: IndexItem.Fingerprint] = [:]
         let rows = try readIndex { db in
-            try IndexItem.fetchAll(db, sql: """
+            try Row.fetchAll(db, sql: """
                 SELECT * FROM item WHERE pending != 0 AND uploadingError IS NULL AND (path > ? OR (path = ? AND recordName > ?))
                 ORDER BY path, recordName LIMIT 1000
-                """, arguments: [cursor.path, cursor.path, cursor.recordName])
+                """, arguments: [cursor.path, cursor.path, cursor.recordName]).map { row in
+                let item = try IndexItem(row: row)
+                fetched[item.recordName] = IndexItem.Fingerprint(row: row)
+                return item
+            }
         }
         guard let last = rows.last else { return nil }
         let started = ContinuousClock.now
@@ -49,7 +57,6 @@ extension FolderEngine {
         var complete = true
         var saves: [IndexItem] = []
         var deletions: [IndexItem] = []
-        let fetched = Dictionary(rows.map { ($0.recordName, $0.fingerprint) }, uniquingKeysWith: { a, _ in a })
         // Rows to write back, in their final state for this step (read, failed, settled, or
         // marked as uploading).
         var written = Set<String>()
@@ -119,12 +126,14 @@ extension FolderEngine {
         var justRead: [String: ReadContent] = [:]
         for entry in read { if let content = entry.content { justRead[entry.row.recordName] = content } }
         var changedMeanwhile = Set<String>()
+        // Rows not written keep the fingerprint they were fetched with.
+        var fingerprints = fetched
         if !written.isEmpty || !dropped.isEmpty {
             let final = page.filter { written.contains($0.recordName) }
             try writeIndex { db in
                 let previous = try db.cachedStatement(sql: "SELECT digest FROM chunkLocation WHERE recordName = ?")
                 for row in final {
-                    guard try db.item(named: row.recordName)?.fingerprint == fetched[row.recordName] else {
+                    guard try IndexItem.Fingerprint.fetch(db, row.recordName) == fetched[row.recordName] else {
                         changedMeanwhile.insert(row.recordName)
                         continue
                     }
@@ -135,9 +144,10 @@ extension FolderEngine {
                     }
                     try row.update(db)
                     if let content = justRead[row.recordName] { try db.setChunkLocations(of: row.recordName, chunks: content.chunks) }
+                    fingerprints[row.recordName] = try IndexItem.Fingerprint.fetch(db, row.recordName)
                 }
                 for name in dropped {
-                    guard try db.item(named: name)?.fingerprint == fetched[name] else {
+                    guard try IndexItem.Fingerprint.fetch(db, name) == fetched[name] else {
                         changedMeanwhile.insert(name)
                         continue
                     }
@@ -148,7 +158,7 @@ extension FolderEngine {
         saves.removeAll { changedMeanwhile.contains($0.recordName) }
         deletions.removeAll { changedMeanwhile.contains($0.recordName) }
         return PreparedPage(saves: saves, deletions: deletions, justRead: justRead, knownStored: knownStored, cursor: cursor,
-                            complete: complete, itemCount: page.count, preparation: ContinuousClock.now - started)
+                            complete: complete, fingerprints: fingerprints, itemCount: page.count, preparation: ContinuousClock.now - started)
     }
 
     /// The items of `page` whose row changed in the index since it was prepared (by the
@@ -156,7 +166,7 @@ extension FolderEngine {
     func changedSincePrepared(_ page: PreparedPage) throws(SyncError) -> Set<String> {
         try readIndex { db in
             var changed = Set<String>()
-            for row in page.saves + page.deletions where try db.item(named: row.recordName)?.fingerprint != row.fingerprint {
+            for row in page.saves + page.deletions where try IndexItem.Fingerprint.fetch(db, row.recordName) != page.fingerprints[row.recordName] {
                 changed.insert(row.recordName)
             }
             return changed
@@ -165,22 +175,38 @@ extension FolderEngine {
 }
 
 extension IndexItem {
-    /// What the engine may change in a row while a page is being prepared: equal
-    /// fingerprints mean the prepared copy of the row is still the one in the index.
-    struct Fingerprint: Equatable {
-        var path: RelativePath
-        var pending: Pending
+    /// What the engine may change in a row while a page is being prepared, as stored (no
+    /// column is decoded): equal fingerprints mean the index still holds the row a page was
+    /// prepared from. The acknowledged record is compared by its stored bytes.
+    struct Fingerprint: Equatable, Sendable {
+        var path: String
+        var pending: Int64
         var revision: Int64
         var size: Int64
-        var modified: Timestamp
-        var inode: UInt64
-        var digest: SHA256Digest?
+        var mtime: Int64
+        var inode: Int64
+        var digest: String?
         var needsRead: Bool
-        var ackedTag: ChangeTag?
-    }
+        var acked: Data?
 
-    var fingerprint: Fingerprint {
-        Fingerprint(path: path, pending: pending, revision: revision, size: size, modified: modified, inode: inode, digest: digest,
-                    needsRead: needsRead, ackedTag: acked?.changeTag)
+        init(row: Row) {
+            path = row["path"]
+            pending = row["pending"]
+            revision = row["revision"]
+            size = row["size"]
+            mtime = row["mtime"]
+            inode = row["inode"]
+            digest = row["digest"]
+            needsRead = row["needsRead"]
+            acked = row["acked"]
+        }
+
+        /// The fingerprint of the row named `recordName`; `nil` when there is none.
+        static func fetch(_ db: Database, _ recordName: String) throws -> Fingerprint? {
+            let statement = try db.cachedStatement(sql: """
+                SELECT path, pending, revision, size, mtime, inode, digest, needsRead, acked FROM item WHERE recordName = ?
+                """)
+            return try Row.fetchOne(statement, arguments: [recordName]).map(Fingerprint.init(row:))
+        }
     }
 }
