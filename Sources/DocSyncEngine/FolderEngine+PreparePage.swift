@@ -41,9 +41,11 @@ extension FolderEngine {
     /// and returns what is to be sent; `nil` when nothing is pending after `cursor`.
     func preparePage(after cursor: PageCursor) throws(SyncError) -> PreparedPage? {
         var fetched: [String: IndexItem.Fingerprint] = [:]
+        // The fingerprint's columns first, then the whole row (read by name: the repeated
+        // columns hold the same values).
         let rows = try readIndex { db in
             try Row.fetchAll(db, sql: """
-                SELECT * FROM item WHERE pending != 0 AND uploadingError IS NULL AND (path > ? OR (path = ? AND recordName > ?))
+                SELECT \(IndexItem.Fingerprint.columns), * FROM item WHERE pending != 0 AND uploadingError IS NULL AND (path > ? OR (path = ? AND recordName > ?))
                 ORDER BY path, recordName LIMIT 1000
                 """, arguments: [cursor.path, cursor.path, cursor.recordName]).map { row in
                 let item = try IndexItem(row: row)
@@ -189,23 +191,25 @@ extension IndexItem {
         var needsRead: Bool
         var acked: Data?
 
+        /// The columns, in the order `init(row:)` reads them.
+        static let columns = "path, pending, revision, size, mtime, inode, digest, needsRead, acked"
+
+        /// Reads the first columns of a row selected as `columns` (by position: cheaper than by name).
         init(row: Row) {
-            path = row["path"]
-            pending = row["pending"]
-            revision = row["revision"]
-            size = row["size"]
-            mtime = row["mtime"]
-            inode = row["inode"]
-            digest = row["digest"]
-            needsRead = row["needsRead"]
-            acked = row["acked"]
+            path = row[0]
+            pending = row[1]
+            revision = row[2]
+            size = row[3]
+            mtime = row[4]
+            inode = row[5]
+            digest = row[6]
+            needsRead = row[7]
+            acked = row[8]
         }
 
         /// The fingerprint of the row named `recordName`; `nil` when there is none.
         static func fetch(_ db: Database, _ recordName: String) throws -> Fingerprint? {
-            let statement = try db.cachedStatement(sql: """
-                SELECT path, pending, revision, size, mtime, inode, digest, needsRead, acked FROM item WHERE recordName = ?
-                """)
+            let statement = try db.cachedStatement(sql: "SELECT \(columns) FROM item WHERE recordName = ?")
             return try Row.fetchOne(statement, arguments: [recordName]).map(Fingerprint.init(row:))
         }
     }
