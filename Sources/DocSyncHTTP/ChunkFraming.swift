@@ -42,36 +42,11 @@ public enum ChunkFraming {
         maximumChunkSize: Int = StorageLimits.maximumChunkSize,
         maximumChunks: Int = Int.max
     ) throws(SyncError) -> [ChunkUpload] {
+        var reader = ChunkFrameReader(maximumChunkSize: maximumChunkSize, maximumChunks: maximumChunks)
+        reader.append(body)
         var chunks: [ChunkUpload] = []
-        var offset = body.startIndex
-        while offset < body.endIndex {
-            guard body.endIndex - offset >= frameHeaderSize else {
-                throw SyncError(.invalidArguments,
-                                "a chunk batch ends inside a frame header at byte \(offset - body.startIndex); send whole frames of [32-byte digest][UInt32 big-endian length][bytes]")
-            }
-            guard let digest = SHA256Digest(bytes: body[offset ..< offset + 32]) else {
-                throw SyncError(.internalError, "a 32-byte slice did not read as a digest")
-            }
-            let lengthStart = offset + 32
-            var length = 0
-            for byte in body[lengthStart ..< lengthStart + 4] { length = length << 8 | Int(byte) }
-            guard length <= maximumChunkSize else {
-                throw SyncError(.limitExceeded,
-                                "chunk \(digest.shortHex) announces \(length) bytes, more than the limit of \(maximumChunkSize)",
-                                digest: digest)
-            }
-            let bytesStart = lengthStart + 4
-            guard body.endIndex - bytesStart >= length else {
-                throw SyncError(.invalidArguments,
-                                "chunk \(digest.shortHex) announces \(length) bytes but the batch ends after \(body.endIndex - bytesStart)",
-                                digest: digest)
-            }
-            guard chunks.count < maximumChunks else {
-                throw SyncError(.limitExceeded, "a chunk batch holds more than \(maximumChunks) chunks; split it")
-            }
-            chunks.append(ChunkUpload(digest: digest, bytes: Data(body[bytesStart ..< bytesStart + length])))
-            offset = bytesStart + length
-        }
+        while let chunk = try reader.next() { chunks.append(chunk) }
+        try reader.finish()
         return chunks
     }
 

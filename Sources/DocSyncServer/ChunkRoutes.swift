@@ -6,7 +6,7 @@ import Hummingbird
 
 /// Chunks (see `WireRoute`): raw bytes one at a time, `ChunkFraming` bodies many at a time.
 /// The storage checks every uploaded chunk against its digest and every downloaded one
-/// before it is sent.
+/// before it is sent. An upload batch is read and stored as its body streams in.
 struct ChunkRoutes: Sendable {
     let backends: UserBackends
 
@@ -29,9 +29,7 @@ struct ChunkRoutes: Sendable {
             return Responses.bytes(try await records.backend(context).downloadChunk(digest))
         }
         api.post("chunks/upload") { request, context in
-            let body = try await RequestInput.body(request, limit: WireLimits.uploadBatchBody)
-            let chunks = try ChunkFraming.decode(body, maximumChunks: WireLimits.chunksPerBatch)
-            try await records.backend(context).uploadChunks(chunks)
+            try await Self.storeStreamed(request, into: records.backend(context))
             return Responses.noContent
         }
         api.post("chunks/download") { request, context in
@@ -40,6 +38,49 @@ struct ChunkRoutes: Sendable {
             let backend = try records.backend(context)
             return Responses.bytes(try await Self.framedPrefix(of: digests, from: backend))
         }
+    }
+
+    /// Stores a framed upload as its body arrives: frames are checked and written, a group
+    /// of about 1 MB at a time, into one new pack (`ChunkBatchWriter`), so a request holds
+    /// one group and one frame in memory, not its whole body. The batch is stored only once
+    /// the body has ended between frames with every chunk right; otherwise nothing of it is.
+    static func storeStreamed(_ request: Request, into backend: LocalBackend) async throws(SyncError) {
+        try RequestInput.checkDeclaredLength(request, limit: WireLimits.uploadBatchBody)
+        let batch = backend.chunkBatch()
+        do {
+            try await receiveFrames(of: request, into: batch)
+            try await offload { () throws(SyncError) in try batch.commit() }
+        } catch {
+            batch.abort()
+            throw (error as? SyncError) ?? SyncError(.networkFailure, "reading the request body failed (\(error))")
+        }
+    }
+
+    private static func receiveFrames(of request: Request, into batch: ChunkBatchWriter) async throws {
+        var reader = ChunkFrameReader(maximumChunks: WireLimits.chunksPerBatch)
+        var group: [ChunkUpload] = []
+        var groupBytes = 0
+        var received = 0
+        func store() async throws(SyncError) {
+            let chunks = group
+            group = []
+            groupBytes = 0
+            try await offload { () throws(SyncError) in try batch.add(chunks) }
+        }
+        for try await piece in request.body {
+            received += piece.readableBytes
+            guard received <= WireLimits.uploadBatchBody else {
+                throw SyncError(.limitExceeded, "the body is larger than the \(WireLimits.uploadBatchBody) bytes \(request.uri.path) accepts; split it")
+            }
+            reader.append(piece)
+            while let chunk = try reader.next() {
+                group.append(chunk)
+                groupBytes += chunk.bytes.count
+                if groupBytes >= 1 << 20 { try await store() }
+            }
+        }
+        try reader.finish()
+        if !group.isEmpty { try await store() }
     }
 
     /// The first chunks of `digests`, framed in order: as many as fit

@@ -31,9 +31,7 @@ enum RequestInput {
     /// The whole body, refused with `limitExceeded` beyond `limit` bytes (by its
     /// Content-Length before reading, or while reading).
     static func body(_ request: Request, limit: Int) async throws(SyncError) -> Data {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            throw SyncError(.limitExceeded, "the body of \(length) bytes is larger than the \(limit) bytes \(request.uri.path) accepts; split it")
-        }
+        try checkDeclaredLength(request, limit: limit)
         do {
             let buffer = try await request.body.collect(upTo: limit)
             return Data(buffer.readableBytesView)
@@ -41,6 +39,14 @@ enum RequestInput {
             throw SyncError(.limitExceeded, "the body is larger than the \(limit) bytes \(request.uri.path) accepts; split it")
         } catch {
             throw SyncError(.networkFailure, "reading the request body failed (\(error))")
+        }
+    }
+
+    /// Refuses with `limitExceeded` a request whose Content-Length says it is over `limit`
+    /// bytes, before any of its body is read.
+    static func checkDeclaredLength(_ request: Request, limit: Int) throws(SyncError) {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw SyncError(.limitExceeded, "the body of \(length) bytes is larger than the \(limit) bytes \(request.uri.path) accepts; split it")
         }
     }
 

@@ -184,6 +184,9 @@ public final class LocalBackend: StorageBackend {
         try await offload { () throws(SyncError) in try directory.store(chunks) }
     }
 
+    /// Starts a batch of chunks stored as they arrive (a streamed upload): see `ChunkBatchWriter`.
+    public func chunkBatch() -> ChunkBatchWriter { ChunkBatchWriter(packs: chunks) }
+
     /// Where a stored chunk's bytes lie (a pack file, offset and length), for repair tools
     /// and tests; `nil` when the chunk is not stored.
     public func chunkLocation(_ digest: SHA256Digest) throws(SyncError) -> (path: String, offset: Int64, length: Int)? {

@@ -51,49 +51,13 @@ struct PackStore: Sendable {
     /// Stores `chunks`, refusing the whole batch (storing nothing) when any is too large or
     /// does not hash to its digest. Chunks already stored are skipped.
     func store(_ chunks: [ChunkUpload]) throws(SyncError) {
-        for chunk in chunks {
-            guard chunk.bytes.count <= StorageLimits.maximumChunkSize else {
-                throw SyncError(.limitExceeded, "chunk \(chunk.digest.shortHex) is \(chunk.bytes.count) bytes, more than the \(StorageLimits.maximumChunkSize) allowed", digest: chunk.digest)
-            }
-            guard SHA256Digest(hashing: chunk.bytes) == chunk.digest else {
-                throw SyncError(.chunkDigestMismatch, "chunk bytes do not hash to \(chunk.digest.shortHex); nothing was stored", digest: chunk.digest)
-            }
-        }
-        let absent = try missing(chunks.map(\.digest))
-        var seen = Set<SHA256Digest>()
-        let new = chunks.filter { absent.contains($0.digest) && seen.insert($0.digest).inserted }
-        guard !new.isEmpty else { return }
-
-        let name = "\(Int64(Date().timeIntervalSince1970 * 1000))-\(RecordID.newName().prefix(12)).pack"
-        let path = root.path + "/" + name
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw SyncError.posix("create \(path)", errno) }
-        var entries: [(digest: SHA256Digest, offset: Int64, length: Int)] = []
-        var offset: Int64 = 0
-        var failure: SyncError?
-        for chunk in new {
-            let code = FileIO.writeAll(fd, chunk.bytes)
-            if code != 0 { failure = SyncError.posix("write \(path)", code); break }
-            entries.append((chunk.digest, offset, chunk.bytes.count))
-            offset += Int64(chunk.bytes.count)
-        }
-        if failure == nil, fsync(fd) != 0 { failure = SyncError.posix("flush \(path)", errno) }
-        close(fd)
-        if failure == nil { failure = syncDirectory() }
-        if let failure {
-            unlink(path)
-            throw failure
-        }
-        do {
-            try pool.write { db in
-                let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO chunk (digest, pack, offset, length) VALUES (?, ?, ?, ?)")
-                for entry in entries {
-                    try statement.execute(arguments: [Data(entry.digest.bytes), name, entry.offset, entry.length])
-                }
-            }
+        let batch = ChunkBatchWriter(packs: self)
+        do throws(SyncError) {
+            try batch.add(chunks)
+            try batch.commit()
         } catch {
-            unlink(path)
-            throw LocalBackend.map(error, "index \(entries.count) chunks")
+            batch.abort()
+            throw error
         }
     }
 
@@ -172,7 +136,7 @@ struct PackStore: Sendable {
     }
 
     /// Makes the pack's directory entry durable.
-    private func syncDirectory() -> SyncError? {
+    func syncDirectory() -> SyncError? {
         let fd = open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return SyncError.posix("open \(root.path)", errno) }
         defer { close(fd) }

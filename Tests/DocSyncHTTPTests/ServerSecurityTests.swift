@@ -131,6 +131,20 @@ import Testing
         let truncated = try await RawHTTP.send(.POST, server.url, WireRoute.uploadBatch, token: token, body: framed.dropLast(), contentType: "application/octet-stream")
         #expect(truncated.error?.code == .invalidArguments)
         await expectSyncError(.chunkDigestMismatch) { try await alice.uploadChunks([good, ChunkUpload(digest: claimed, bytes: bytes)]) }
+
+        // The server stores a streamed batch a group of about 1 MB at a time: a bad chunk
+        // after several megabytes of good ones still leaves the whole batch unstored.
+        var random = SeededRandom(seed: 8)
+        let many = (0 ..< 40).map { _ in Data(random.bytes(100_000)) }.map { ChunkUpload(digest: SHA256Digest(hashing: $0), bytes: $0) }
+        let long = ChunkFraming.encode(many + [ChunkUpload(digest: claimed, bytes: bytes)])
+        let late = try await RawHTTP.send(.POST, server.url, WireRoute.uploadBatch, token: token, body: long, contentType: "application/octet-stream")
+        #expect(late.error?.code == .chunkDigestMismatch)
+        #expect(try await alice.missingChunks(many.map(\.digest)).count == many.count, "nothing of a batch refused late is stored")
+        let accepted = try await RawHTTP.send(.POST, server.url, WireRoute.uploadBatch, token: token, body: ChunkFraming.encode(many),
+                                              contentType: "application/octet-stream")
+        #expect(accepted.status == 204)
+        #expect(try await alice.missingChunks(many.map(\.digest)).isEmpty)
+        #expect(try await alice.downloadChunk(many[39].digest) == many[39].bytes)
     }
 
     @Test func overLargeRequestsAreLimitExceeded() async throws {

@@ -68,6 +68,41 @@ import Testing
         #expect(try await backend.missingChunks([SHA256Digest(hashing: good)]) == [SHA256Digest(hashing: good)], "nothing of a refused batch is stored")
     }
 
+    @Test func aBatchWrittenGroupByGroupIsStoredOnlyWhenCommitted() async throws {
+        let backend = try LocalBackend(directory: directory.url)
+        let packs = directory.url.appendingPathComponent("packs")
+        var random = SeededRandom(seed: 4)
+        let uploads = (0..<30).map { _ in Data(random.bytes(3_000)) }.map { ChunkUpload(digest: SHA256Digest(hashing: $0), bytes: $0) }
+        let digests = uploads.map(\.digest)
+        let batch = backend.chunkBatch()
+        try batch.add(Array(uploads[0..<10]))
+        try batch.add(Array(uploads[5..<30]))  // overlapping: each chunk is written once
+        #expect(try await backend.missingChunks(digests).count == 30, "nothing is stored before the commit")
+        try batch.commit()
+        #expect(try await backend.missingChunks(digests).isEmpty)
+        let files = try FileManager.default.contentsOfDirectory(atPath: packs.path)
+        #expect(files.count == 1, "one pack for the batch")
+        let size = try FileManager.default.attributesOfItem(atPath: packs.appendingPathComponent(files[0]).path)[.size] as? Int
+        #expect(size == 30 * 3_000, "no chunk written twice")
+        for upload in uploads.suffix(3) { #expect(try await backend.downloadChunk(upload.digest) == upload.bytes) }
+    }
+
+    @Test func aBatchWithABadGroupLeavesNothingBehind() async throws {
+        let backend = try LocalBackend(directory: directory.url)
+        let packs = directory.url.appendingPathComponent("packs")
+        var random = SeededRandom(seed: 5)
+        let good = (0..<10).map { _ in Data(random.bytes(3_000)) }.map { ChunkUpload(digest: SHA256Digest(hashing: $0), bytes: $0) }
+        let batch = backend.chunkBatch()
+        try batch.add(good)
+        let lie = ChunkUpload(digest: SHA256Digest(hashing: Data("claimed".utf8)), bytes: Data("other".utf8))
+        let error = #expect(throws: SyncError.self) { try batch.add([lie]) }
+        #expect(error?.code == .chunkDigestMismatch)
+        batch.abort()
+        #expect(try await backend.missingChunks(good.map(\.digest)).count == 10, "the good groups of a failed batch are not stored")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: packs.path).isEmpty, "its pack is removed")
+        #expect(throws: SyncError.self) { try batch.add(good) }
+    }
+
     @Test func aPackLeftUnindexedByACrashIsHarmless() async throws {
         let backend = try LocalBackend(directory: directory.url)
         let bytes = Data(repeating: 7, count: 10_000)

@@ -1,0 +1,76 @@
+import DocSyncCore
+import DocSyncStorage
+import Foundation
+import NIOCore
+
+/// Reads `ChunkFraming` frames from a body that arrives in pieces: `append` each piece as it
+/// comes, take every whole frame with `next()`, and call `finish()` once the body has ended.
+/// Only the frame being completed is held, never the whole body.
+///
+/// Errors are those of `ChunkFraming.decode`: `limitExceeded` as soon as a header announces
+/// more than `maximumChunkSize` bytes or a frame past `maximumChunks` completes,
+/// `invalidArguments` from `finish()` when the body ended inside a frame.
+public struct ChunkFrameReader {
+    private var pending = ByteBuffer()
+    /// Bytes of the body consumed as whole frames (for error messages).
+    private var consumed = 0
+    public private(set) var framesRead = 0
+    let maximumChunkSize: Int
+    let maximumChunks: Int
+
+    public init(maximumChunkSize: Int = StorageLimits.maximumChunkSize, maximumChunks: Int = Int.max) {
+        self.maximumChunkSize = maximumChunkSize
+        self.maximumChunks = maximumChunks
+    }
+
+    /// Adds the next piece of the body.
+    public mutating func append(_ piece: ByteBuffer) {
+        if pending.readerIndex > 1 << 20 { pending.discardReadBytes() }
+        var piece = piece
+        pending.writeBuffer(&piece)
+    }
+
+    /// Adds the next piece of the body.
+    public mutating func append(_ piece: Data) {
+        append(ByteBuffer(bytes: piece))
+    }
+
+    /// The next whole frame, or `nil` until more of the body has arrived.
+    public mutating func next() throws(SyncError) -> ChunkUpload? {
+        guard pending.readableBytes >= ChunkFraming.frameHeaderSize,
+              let header = pending.getBytes(at: pending.readerIndex, length: ChunkFraming.frameHeaderSize),
+              let digest = SHA256Digest(bytes: header[0 ..< 32])
+        else { return nil }
+        let length = header[32 ..< 36].reduce(0) { $0 << 8 | Int($1) }
+        guard length <= maximumChunkSize else {
+            throw SyncError(.limitExceeded, "chunk \(digest.shortHex) announces \(length) bytes, more than the limit of \(maximumChunkSize)", digest: digest)
+        }
+        guard pending.readableBytes >= ChunkFraming.frameHeaderSize + length else { return nil }
+        guard framesRead < maximumChunks else {
+            throw SyncError(.limitExceeded, "a chunk batch holds more than \(maximumChunks) chunks; split it")
+        }
+        pending.moveReaderIndex(forwardBy: ChunkFraming.frameHeaderSize)
+        let bytes = pending.withUnsafeReadableBytes { Data($0.prefix(length)) }
+        pending.moveReaderIndex(forwardBy: length)
+        consumed += ChunkFraming.frameHeaderSize + length
+        framesRead += 1
+        return ChunkUpload(digest: digest, bytes: bytes)
+    }
+
+    /// Says whether the body ended between frames: throws `invalidArguments` when it ended
+    /// inside a header or a chunk. Call after `next()` has returned `nil` for the last piece.
+    public func finish() throws(SyncError) {
+        guard pending.readableBytes > 0 else { return }
+        guard pending.readableBytes >= ChunkFraming.frameHeaderSize,
+              let header = pending.getBytes(at: pending.readerIndex, length: ChunkFraming.frameHeaderSize),
+              let digest = SHA256Digest(bytes: header[0 ..< 32])
+        else {
+            throw SyncError(.invalidArguments,
+                            "a chunk batch ends inside a frame header at byte \(consumed); send whole frames of [32-byte digest][UInt32 big-endian length][bytes]")
+        }
+        let length = header[32 ..< 36].reduce(0) { $0 << 8 | Int($1) }
+        throw SyncError(.invalidArguments,
+                        "chunk \(digest.shortHex) announces \(length) bytes but the batch ends after \(pending.readableBytes - ChunkFraming.frameHeaderSize)",
+                        digest: digest)
+    }
+}

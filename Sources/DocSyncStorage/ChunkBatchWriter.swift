@@ -1,0 +1,109 @@
+import DocSyncCore
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One batch of chunks stored into a new pack of the embedded backend as they arrive — a
+/// streamed upload holds one group of chunks in memory at a time, never the whole batch.
+///
+/// It keeps the guarantees of a store: each group given to `add` is checked whole (sizes
+/// and digests) before any of it is written; nothing is indexed, so nothing is stored,
+/// until `commit`, which flushes the pack and then indexes every chunk in one transaction;
+/// a batch that fails, or is `abort`ed, leaves nothing behind. Chunks already stored, or
+/// already added to this batch, are skipped. Use it from one task at a time.
+public final class ChunkBatchWriter: Sendable {
+    private struct State {
+        var fd: Int32 = -1
+        var name = ""
+        var entries: [(digest: SHA256Digest, offset: Int64, length: Int)] = []
+        var added = Set<SHA256Digest>()
+        var offset: Int64 = 0
+        var finished = false
+    }
+
+    private let packs: PackStore
+    private let state = Mutex(State())
+
+    init(packs: PackStore) { self.packs = packs }
+
+    deinit { abort() }
+
+    /// Checks `chunks` and appends those not stored yet to the batch's pack. Throws
+    /// `limitExceeded` for a chunk over the size limit and `chunkDigestMismatch` for one
+    /// whose bytes do not hash to its digest (nothing of `chunks` is written then); the
+    /// batch must then be aborted.
+    public func add(_ chunks: [ChunkUpload]) throws(SyncError) {
+        guard !chunks.isEmpty else { return }
+        for chunk in chunks {
+            guard chunk.bytes.count <= StorageLimits.maximumChunkSize else {
+                throw SyncError(.limitExceeded, "chunk \(chunk.digest.shortHex) is \(chunk.bytes.count) bytes, more than the \(StorageLimits.maximumChunkSize) allowed", digest: chunk.digest)
+            }
+            guard SHA256Digest(hashing: chunk.bytes) == chunk.digest else {
+                throw SyncError(.chunkDigestMismatch, "chunk bytes do not hash to \(chunk.digest.shortHex); nothing was stored", digest: chunk.digest)
+            }
+        }
+        let absent = try packs.missing(chunks.map(\.digest))
+        try state.withLock { (state: inout State) throws(SyncError) in
+            guard !state.finished else { throw SyncError(.internalError, "chunks added to a batch that was already committed or aborted") }
+            for chunk in chunks where absent.contains(chunk.digest) && state.added.insert(chunk.digest).inserted {
+                if state.fd < 0 {
+                    state.name = "\(Int64(Date().timeIntervalSince1970 * 1000))-\(RecordID.newName().prefix(12)).pack"
+                    let path = packs.root.path + "/" + state.name
+                    state.fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+                    guard state.fd >= 0 else { throw SyncError.posix("create \(path)", errno) }
+                }
+                let code = FileIO.writeAll(state.fd, chunk.bytes)
+                guard code == 0 else { throw SyncError.posix("write \(packs.root.path)/\(state.name)", code) }
+                state.entries.append((chunk.digest, state.offset, chunk.bytes.count))
+                state.offset += Int64(chunk.bytes.count)
+            }
+        }
+    }
+
+    /// Makes the batch's new chunks durable, then stored: flushes the pack and its directory
+    /// and indexes every chunk in one transaction. On failure nothing is stored.
+    public func commit() throws(SyncError) {
+        let (fd, name, entries) = state.withLock { state in
+            state.finished = true
+            defer { state.fd = -1 }
+            return (state.fd, state.name, state.entries)
+        }
+        guard fd >= 0 else { return }  // nothing new
+        let path = packs.root.path + "/" + name
+        var failure: SyncError?
+        if fsync(fd) != 0 { failure = SyncError.posix("flush \(path)", errno) }
+        close(fd)
+        if failure == nil { failure = packs.syncDirectory() }
+        if let failure {
+            unlink(path)
+            throw failure
+        }
+        do {
+            try packs.pool.write { db in
+                let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO chunk (digest, pack, offset, length) VALUES (?, ?, ?, ?)")
+                for entry in entries {
+                    try statement.execute(arguments: [Data(entry.digest.bytes), name, entry.offset, entry.length])
+                }
+            }
+        } catch {
+            unlink(path)
+            throw LocalBackend.map(error, "index \(entries.count) chunks")
+        }
+    }
+
+    /// Gives the batch up: its pack is removed and nothing of it is stored. Does nothing
+    /// after `commit`.
+    public func abort() {
+        let (fd, name) = state.withLock { state in
+            state.finished = true
+            defer { state.fd = -1 }
+            return (state.fd, state.name)
+        }
+        guard fd >= 0 else { return }
+        close(fd)
+        unlink(packs.root.path + "/" + name)
+    }
+}
