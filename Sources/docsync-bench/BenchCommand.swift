@@ -57,16 +57,21 @@ struct BenchCommand: AsyncParsableCommand {
     }
 
     mutating func run() async throws {
+        // Every part's files stay until the whole run is over: removing tens of thousands of
+        // files just before a part would slow that part's file creation (ext4 without a
+        // journal skips inodes freed in the last 30 seconds, looking at each), for docsync,
+        // rsync and cp alike but not evenly.
+        let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("docsync-bench-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
         if only == "all" || only == "chunker" { try await runChunker() }
-        if only == "all" || only == "sync" { try await runSync() }
-        if only == "all" || only == "query" { try await runQuery() }
-        if only == "all" || only == "server" { try await runServer() }
+        if only == "all" || only == "sync" { try await runSync(in: scratch.appendingPathComponent("sync")) }
+        if only == "all" || only == "query" { try await runQuery(in: scratch.appendingPathComponent("query")) }
+        if only == "all" || only == "server" { try await runServer(in: scratch.appendingPathComponent("server")) }
     }
 
-    func runServer() async throws {
-        let base = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("docsync-bench-server-\(UUID().uuidString.prefix(8))")
+    func runServer(in base: URL) async throws {
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: base) }
         print("\n== Two daemons and docsync-server on loopback ==")
         let report = try await ServerBench.run(base: base, samples: samples, initialFiles: initialFiles, idleFiles: idleFiles)
         try write(report, to: serverJSON)
@@ -81,10 +86,8 @@ struct BenchCommand: AsyncParsableCommand {
         print("\nfigures written to \(path)")
     }
 
-    func runQuery() async throws {
-        let base = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("docsync-bench-query-\(UUID().uuidString.prefix(8))")
+    func runQuery(in base: URL) async throws {
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: base) }
         print("\n== docs-status query over a daemon indexing \(queryFiles) files ==")
         let report = try await QueryBench.run(base: base, files: queryFiles)
         print(String(format: "%d items indexed and uploaded in %.1f s; docs-status process start (--help): %.1f ms",
@@ -96,10 +99,8 @@ struct BenchCommand: AsyncParsableCommand {
         try write(report, to: queryJSON)
     }
 
-    func runSync() async throws {
-        let base = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("docsync-bench-\(UUID().uuidString.prefix(8))")
+    func runSync(in base: URL) async throws {
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: base) }
         print("\n== Propagation between two daemons through the file:// backend ==")
         let propagation = try await SyncBench.propagation(samples: samples, base: base.appendingPathComponent("propagation"))
         print(propagation.line)
