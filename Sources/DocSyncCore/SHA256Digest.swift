@@ -34,6 +34,17 @@ public struct SHA256Digest: Hashable, Comparable, Sendable, CustomStringConverti
     /// Reads 32 raw bytes; `nil` when `bytes` is not exactly 32 bytes long.
     public init?<C: Collection>(bytes: C) where C.Element == UInt8 {
         guard bytes.count == 32 else { return nil }
+        // Contiguous bytes (arrays, Data, slices of them) are read as four words at once.
+        if let words = bytes.withContiguousStorageIfAvailable({ buffer in
+            let raw = UnsafeRawBufferPointer(buffer)
+            return (UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                    UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+                    UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self)),
+                    UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
+        }) {
+            (w0, w1, w2, w3) = words
+            return
+        }
         var w0: UInt64 = 0, w1: UInt64 = 0, w2: UInt64 = 0, w3: UInt64 = 0
         var index = 0
         for byte in bytes {
@@ -68,12 +79,7 @@ public struct SHA256Digest: Hashable, Comparable, Sendable, CustomStringConverti
 
     /// The 32 raw bytes, most significant first.
     public var bytes: [UInt8] {
-        var out = [UInt8]()
-        out.reserveCapacity(32)
-        for word in [w0, w1, w2, w3] {
-            for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
-        }
-        return out
+        withUnsafeBytes(of: (w0.bigEndian, w1.bigEndian, w2.bigEndian, w3.bigEndian)) { Array($0) }
     }
 
     /// Lowercase hex, 64 characters.
