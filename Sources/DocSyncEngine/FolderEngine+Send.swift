@@ -67,7 +67,9 @@ extension FolderEngine {
             do throws(SyncError) {
                 let unsent = try await uploadChunks(for: page.saves.filter { $0.kind == .document && !$0.chunksUploaded }, justRead: page.justRead,
                                                     knownStored: page.knownStored)
-                return .success(UploadedPage(page: page, unsent: unsent, took: ContinuousClock.now - started))
+                var uploaded = page
+                uploaded.justRead = [:]  // the bytes are on the backend: not kept while the records wait
+                return .success(UploadedPage(page: uploaded, unsent: unsent, took: ContinuousClock.now - started))
             } catch {
                 return .failure(error)
             }
