@@ -1,5 +1,6 @@
 import DocSyncControl
 import DocSyncCore
+import DocSyncStorage
 import Foundation
 
 /// A `docsyncd` (the release build beside this benchmark) on one folder, for the sync
@@ -8,6 +9,7 @@ final class BenchDaemon {
     let folder: URL
     let socket: String
     private let process = Process()
+    private let exit: ProcessExit
 
     let name: String
 
@@ -27,6 +29,7 @@ final class BenchDaemon {
         let log = base.appendingPathComponent("\(name).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: log)
+        exit = ProcessExit(of: process)
     }
 
     func start() throws { try process.run() }
@@ -37,7 +40,7 @@ final class BenchDaemon {
     func stop() {
         guard process.isRunning else { return }
         process.terminate()
-        process.waitUntilExit()
+        exit.wait()
         unlink(socket)
     }
 

@@ -1,3 +1,4 @@
+import DocSyncStorage
 import Foundation
 
 /// A `docsync-server` (the release build beside this benchmark) on a free loopback port with
@@ -8,6 +9,7 @@ final class BenchServer {
     let tokenFile: URL
     private(set) var port: UInt16 = 0
     private let process = Process()
+    private let exit: ProcessExit
     private let executable: URL
 
     init(base: URL) throws {
@@ -15,6 +17,7 @@ final class BenchServer {
         tokenFile = base.appendingPathComponent("token")
         executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("docsync-server")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        exit = ProcessExit(of: process)
     }
 
     /// Adds the user, starts the server and waits for the line naming its port.
@@ -47,7 +50,7 @@ final class BenchServer {
     func stop() {
         guard process.isRunning else { return }
         process.terminate()
-        process.waitUntilExit()
+        exit.wait()
     }
 
     deinit { stop() }
@@ -58,9 +61,10 @@ final class BenchServer {
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
+        let exit = ProcessExit(of: process)
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        exit.wait()
         guard process.terminationStatus == 0 else {
             throw BenchError("docsync-server \(arguments.joined(separator: " ")) failed with \(process.terminationStatus)")
         }

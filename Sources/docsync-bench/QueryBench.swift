@@ -1,5 +1,6 @@
 import DocSyncCore
 import DocSyncEngine
+import DocSyncStorage
 import Foundation
 
 /// The query benchmark of issue 4: `docs-status query` over a daemon whose index holds
@@ -89,9 +90,10 @@ enum QueryBench {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
+        let exit = ProcessExit(of: process)
         try process.run()
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        exit.wait()
         guard process.terminationStatus == 0 else { throw BenchError("\(executable.lastPathComponent) \(arguments) exited with \(process.terminationStatus)") }
         return output.count
     }

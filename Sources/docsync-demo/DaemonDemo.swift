@@ -1,3 +1,4 @@
+import DocSyncStorage
 import Foundation
 
 /// Part two of `make demo`: a `docsync-server` on loopback and two real `docsyncd` processes
@@ -15,6 +16,7 @@ struct DaemonDemo {
         let arguments: [String]
         let socket: String
         private var process: Process?
+        private var exit: ProcessExit?
 
         init(_ name: String, base: URL, backend: URL, tokenFile: URL) throws {
             self.name = name
@@ -30,15 +32,17 @@ struct DaemonDemo {
             let process = Process()
             process.executableURL = DaemonDemo.sibling("docsyncd")
             process.arguments = arguments
+            let exit = ProcessExit(of: process)
             try process.run()
             self.process = process
+            self.exit = exit
         }
 
         /// SIGTERM; returns the exit status.
         func stop() -> Int32 {
             guard let process, process.isRunning else { return process?.terminationStatus ?? 0 }
             process.terminate()
-            process.waitUntilExit()
+            exit?.wait()
             return process.terminationStatus
         }
 
@@ -51,9 +55,10 @@ struct DaemonDemo {
             process.arguments = arguments + ["--socket", socket]
             let pipe = Pipe()
             process.standardOutput = pipe
+            let exit = ProcessExit(of: process)
             try process.run()
             let output = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            exit.wait()
             return String(decoding: output, as: UTF8.self)
         }
     }

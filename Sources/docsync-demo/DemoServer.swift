@@ -1,3 +1,4 @@
+import DocSyncStorage
 import Foundation
 
 /// The `docsync-server` of the demo: a data directory of its own, one user whose token both
@@ -7,6 +8,7 @@ final class DemoServer {
     let tokenFile: URL
     private(set) var url: URL?
     private var process: Process?
+    private var exit: ProcessExit?
 
     init(base: URL) throws {
         data = base.appendingPathComponent("server-data")
@@ -21,9 +23,10 @@ final class DemoServer {
         add.arguments = ["user", "add", "demo", "--data", data.path]
         let tokenPipe = Pipe()
         add.standardOutput = tokenPipe
+        let added = ProcessExit(of: add)
         try add.run()
         let token = tokenPipe.fileHandleForReading.readDataToEndOfFile()
-        add.waitUntilExit()
+        added.wait()
         guard add.terminationStatus == 0 else { throw DemoError("docsync-server user add failed with \(add.terminationStatus)") }
         guard FileManager.default.createFile(atPath: tokenFile.path, contents: token, attributes: [.posixPermissions: 0o600]) else {
             throw DemoError("cannot write the token to \(tokenFile.path)")
@@ -35,8 +38,10 @@ final class DemoServer {
         let output = Pipe()
         serve.standardOutput = output
         serve.standardError = FileHandle.nullDevice
+        let exit = ProcessExit(of: serve)
         try serve.run()
         process = serve
+        self.exit = exit
         var seen = ""
         while true {
             let piece = output.fileHandleForReading.availableData
@@ -55,7 +60,7 @@ final class DemoServer {
     func stop() -> Int32 {
         guard let process, process.isRunning else { return process?.terminationStatus ?? 0 }
         process.terminate()
-        process.waitUntilExit()
+        exit?.wait()
         return process.terminationStatus
     }
 }

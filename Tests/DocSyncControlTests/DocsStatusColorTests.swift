@@ -3,6 +3,7 @@ import Glibc
 #endif
 import DocSyncControl
 import DocSyncCore
+import DocSyncStorage
 import DocSyncTestSupport
 import Foundation
 import Testing
@@ -41,6 +42,7 @@ import Testing
         if environment["NO_COLOR"] == nil { process.environment?["NO_COLOR"] = nil }  // even if the test runner has it
         process.standardOutput = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
         process.standardError = FileHandle.nullDevice
+        let exit = ProcessExit(of: process)
         try process.run()
         close(slave)  // the child has its own copy; reading the master ends when it exits
         let output = await onOwnThread { [master] in
@@ -53,7 +55,7 @@ import Testing
             }
             return data
         }
-        await onOwnThread { process.waitUntilExit() }
+        await exit.ended()
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 }

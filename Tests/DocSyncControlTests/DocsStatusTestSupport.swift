@@ -78,6 +78,8 @@ final class RunningDocsStatus: Sendable {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        // Not `waitUntilExit()`, which keeps a core busy for as long as the process runs.
+        process.terminationHandler = { [exited] process in exited.update { $0 = process.terminationStatus } }
         try process.run()
         for (pipe, buffer) in [(out, output), (err, errors)] {
             Thread {
@@ -88,10 +90,6 @@ final class RunningDocsStatus: Sendable {
                 }
             }.start()
         }
-        Thread { [process, exited] in
-            process.waitUntilExit()
-            exited.update { $0 = process.terminationStatus }
-        }.start()
     }
 
     var text: String { String(decoding: output.value, as: UTF8.self) }
@@ -118,13 +116,6 @@ final class RunningDocsStatus: Sendable {
 
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
-}
-
-/// Runs blocking `body` on a new thread (not the cooperative pool) and returns its result.
-func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
     }
 }
 

@@ -1,5 +1,6 @@
 import DocSyncControl
 import DocSyncCore
+import DocSyncStorage
 import DocSyncTestSupport
 import Foundation
 
@@ -14,6 +15,7 @@ final class DaemonProcess: @unchecked Sendable {
     let backend: URL
     let extraArguments: [String]
     private var process: Process?
+    private var exit: ProcessExit?
 
     /// Sets up (without starting) device `name` under `base`, syncing through `backend`.
     init(name: String, base: URL, backend: URL, extraArguments: [String] = []) throws {
@@ -48,8 +50,10 @@ final class DaemonProcess: @unchecked Sendable {
         handle.seekToEndOfFile()
         process.standardError = handle
         process.standardOutput = handle
+        let exit = ProcessExit(of: process)
         try process.run()
         self.process = process
+        self.exit = exit
     }
 
     /// SIGTERM, then waits for the exit; returns the exit status.
@@ -59,7 +63,7 @@ final class DaemonProcess: @unchecked Sendable {
         kill(process.processIdentifier, SIGTERM)
         _ = await eventually(timeout: .seconds(20)) { !process.isRunning }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        await exit?.ended()
         return process.terminationStatus
     }
 
@@ -67,7 +71,7 @@ final class DaemonProcess: @unchecked Sendable {
     func crash() async {
         guard let process, process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        await exit?.ended()
     }
 
     var isRunning: Bool { process?.isRunning ?? false }

@@ -1,3 +1,4 @@
+import DocSyncStorage
 import Foundation
 
 /// The path of an executable product built next to the test bundle (`.build/debug/NAME`).
@@ -36,17 +37,11 @@ public func runToEnd(_ process: Process) async throws -> (status: Int32, output:
     let output = Pipe(), errors = Pipe()
     process.standardOutput = output
     process.standardError = errors
+    let exit = ProcessExit(of: process)
     try process.run()
     async let out = onOwnThread { output.fileHandleForReading.readDataToEndOfFile() }
     async let err = onOwnThread { errors.fileHandleForReading.readDataToEndOfFile() }
     let (outData, errData) = await (out, err)
-    await onOwnThread { process.waitUntilExit() }
+    await exit.ended()
     return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
-}
-
-/// Runs blocking `body` on a new thread and returns its result.
-private func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
 }
