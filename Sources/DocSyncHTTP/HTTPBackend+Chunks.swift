@@ -39,11 +39,9 @@ extension HTTPBackend {
         }
         let batches = ChunkFraming.batches(unique, maximumBodySize: options.chunkBatchSize, maximumChunks: WireLimits.chunksPerBatch)
         try await forEachConcurrently(batches) { (batch) throws(SyncError) in
-            // The frames stream out one chunk at a time: no copy of the whole batch is made.
-            let length = batch.reduce(0) { $0 + ChunkFraming.frameSize(chunkLength: $1.bytes.count) }
-            try await self.sendStreaming(.POST, WireRoute.uploadBatch, body: .stream(ChunkFrameStream(batch), length: .known(Int64(length))),
-                                         bodyLength: length, contentType: WireRoute.octetStream, accept: WireRoute.json,
-                                         context: "upload \(batch.count) chunks") { _ in }
+            let body = ChunkFraming.encode(batch)
+            _ = try await self.send(.POST, WireRoute.uploadBatch, body: ByteBuffer(bytes: body), contentType: WireRoute.octetStream,
+                                    context: "upload \(batch.count) chunks")
         }
     }
 
@@ -76,31 +74,24 @@ extension HTTPBackend {
         return found.chunks
     }
 
-    /// One download request: the first chunks of `digests`, in order, each verified as its
-    /// frame arrives (the answer is read as it streams in, never held whole).
+    /// One download request: the first chunks of `digests`, in order, each verified.
     private func downloadBatch(_ digests: [SHA256Digest]) async throws(SyncError) -> [ChunkUpload] {
         let context = "download \(digests.count) chunks"
         let body = try Self.encode(WireBody.Digests(digests: digests), context: context)
-        var reader = ChunkFrameReader()
-        var chunks: [ChunkUpload] = []
-        try await sendStreaming(.POST, WireRoute.downloadBatch, body: .bytes(body), bodyLength: body.readableBytes, contentType: WireRoute.json,
-                                accept: WireRoute.octetStream, context: context) { (piece) throws(SyncError) in
-            reader.append(piece)
-            while let chunk = try reader.next() {
-                guard chunks.count < digests.count, chunk.digest == digests[chunks.count] else {
-                    throw SyncError(.internalError, "\(context): the server sent chunk \(chunk.digest.shortHex) where "
-                        + (chunks.count < digests.count ? "\(digests[chunks.count].shortHex) was asked" : "no more were asked"))
-                }
-                guard SHA256Digest(hashing: chunk.bytes) == chunk.digest else {
-                    throw SyncError(.chunkCorrupt, "chunk \(chunk.digest.shortHex) arrived with bytes that do not match its digest; fetch it again",
-                                    digest: chunk.digest)
-                }
-                chunks.append(chunk)
-            }
+        let answer = try await send(.POST, WireRoute.downloadBatch, body: body, contentType: WireRoute.json, accept: WireRoute.octetStream,
+                                    responseLimit: WireLimits.downloadBatchBudget + StorageLimits.maximumChunkSize + 1 << 20, context: context)
+        let chunks = try ChunkFraming.decode(answer.data)
+        guard !chunks.isEmpty, chunks.count <= digests.count else {
+            throw SyncError(.internalError, "\(context): the server answered with \(chunks.count) chunks; is it a compatible docsync-server?")
         }
-        try reader.finish()
-        guard !chunks.isEmpty else {
-            throw SyncError(.internalError, "\(context): the server answered with no chunk; is it a compatible docsync-server?")
+        for (index, chunk) in chunks.enumerated() {
+            guard chunk.digest == digests[index] else {
+                throw SyncError(.internalError, "\(context): the server sent chunk \(chunk.digest.shortHex) where \(digests[index].shortHex) was asked")
+            }
+            guard SHA256Digest(hashing: chunk.bytes) == chunk.digest else {
+                throw SyncError(.chunkCorrupt, "chunk \(chunk.digest.shortHex) arrived with bytes that do not match its digest; fetch it again",
+                                digest: chunk.digest)
+            }
         }
         return chunks
     }
@@ -153,29 +144,4 @@ private final class ChunkCollector: Sendable {
     }
 
     var chunks: [SHA256Digest: Data] { received.withLock { $0 } }
-}
-
-/// The frames of an upload batch as a stream of buffers, one chunk's frame at a time, for a
-/// request body that is never assembled whole.
-struct ChunkFrameStream: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
-    let chunks: [ChunkUpload]
-
-    init(_ chunks: [ChunkUpload]) { self.chunks = chunks }
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        var remaining: ArraySlice<ChunkUpload>
-
-        mutating func next() async -> ByteBuffer? {
-            guard let chunk = remaining.popFirst() else { return nil }
-            var buffer = ByteBuffer()
-            buffer.reserveCapacity(ChunkFraming.frameSize(chunkLength: chunk.bytes.count))
-            buffer.writeBytes(chunk.digest.bytes)
-            buffer.writeInteger(UInt32(truncatingIfNeeded: chunk.bytes.count), endianness: .big)
-            buffer.writeBytes(chunk.bytes)
-            return buffer
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(remaining: chunks[...]) }
 }

@@ -24,7 +24,13 @@ extension HTTPBackend {
         body: ByteBuffer? = nil, contentType: String? = nil, accept: String = WireRoute.json,
         responseLimit: Int = 1 << 30, context: String
     ) async throws(SyncError) -> HTTPAnswer {
-        var request = try makeRequest(method, path, query: query, accept: accept, context: context)
+        guard !state.withLock({ $0.isShutDown }) else {
+            throw SyncError(.internalError, "\(context): this HTTP backend was shut down; open a new one")
+        }
+        var request = HTTPClientRequest(url: url(path, query: query))
+        request.method = method
+        request.headers.add(name: "Authorization", value: authorization)
+        request.headers.add(name: "Accept", value: accept)
         if let body {
             request.headers.add(name: "Content-Type", value: contentType ?? WireRoute.octetStream)
             request.body = .bytes(body)
@@ -42,50 +48,6 @@ extension HTTPBackend {
         } catch {
             throw HTTPTransportError.map(error, context, server: serverName)
         }
-    }
-
-    /// Sends one request whose body (if any) is `body`, of `bodyLength` bytes, and hands a
-    /// successful answer's body to `consume` piece by piece as it arrives — nothing of it is
-    /// collected here. Throws what `send` throws; an error `consume` throws ends the request.
-    func sendStreaming(
-        _ method: HTTPMethod, _ path: String, body: HTTPClientRequest.Body?, bodyLength: Int, contentType: String,
-        accept: String, context: String, consume: (ByteBuffer) throws(SyncError) -> Void
-    ) async throws(SyncError) {
-        var request = try makeRequest(method, path, accept: accept, context: context)
-        if let body {
-            request.headers.add(name: "Content-Type", value: contentType)
-            request.body = body
-            countSent(bodyLength)
-        }
-        do {
-            let response = try await client.execute(request, timeout: Self.timeAmount(options.requestTimeout))
-            let status = Int(response.status.code)
-            guard (200 ..< 300).contains(status) else {
-                let bytes = try await response.body.collect(upTo: 1 << 20)
-                countReceived(bytes.readableBytes)
-                throw Self.error(status: status, headers: response.headers, body: bytes, context: context)
-            }
-            for try await piece in response.body {
-                countReceived(piece.readableBytes)
-                try consume(piece)
-            }
-        } catch {
-            throw HTTPTransportError.map(error, context, server: serverName)
-        }
-    }
-
-    /// A request to `path` with the headers every request carries.
-    private func makeRequest(
-        _ method: HTTPMethod, _ path: String, query: [(String, String)] = [], accept: String, context: String
-    ) throws(SyncError) -> HTTPClientRequest {
-        guard !state.withLock({ $0.isShutDown }) else {
-            throw SyncError(.internalError, "\(context): this HTTP backend was shut down; open a new one")
-        }
-        var request = HTTPClientRequest(url: url(path, query: query))
-        request.method = method
-        request.headers.add(name: "Authorization", value: authorization)
-        request.headers.add(name: "Accept", value: accept)
-        return request
     }
 
     /// Sends `value` as JSON and decodes the answer's JSON as `Answer`.
