@@ -37,11 +37,7 @@ public struct ChunkFrameReader {
 
     /// The next whole frame, or `nil` until more of the body has arrived.
     public mutating func next() throws(SyncError) -> ChunkUpload? {
-        guard pending.readableBytes >= ChunkFraming.frameHeaderSize,
-              let header = pending.getBytes(at: pending.readerIndex, length: ChunkFraming.frameHeaderSize),
-              let digest = SHA256Digest(bytes: header[0 ..< 32])
-        else { return nil }
-        let length = header[32 ..< 36].reduce(0) { $0 << 8 | Int($1) }
+        guard let (digest, length) = header() else { return nil }
         guard length <= maximumChunkSize else {
             throw SyncError(.limitExceeded, "chunk \(digest.shortHex) announces \(length) bytes, more than the limit of \(maximumChunkSize)", digest: digest)
         }
@@ -57,18 +53,24 @@ public struct ChunkFrameReader {
         return ChunkUpload(digest: digest, bytes: bytes)
     }
 
+    /// The digest and announced length of the frame that starts at the read position;
+    /// `nil` while its header has not arrived whole.
+    private func header() -> (digest: SHA256Digest, length: Int)? {
+        guard pending.readableBytes >= ChunkFraming.frameHeaderSize,
+              let digest = pending.withUnsafeReadableBytes({ SHA256Digest(bytes: $0.prefix(32)) }),
+              let length = pending.getInteger(at: pending.readerIndex + 32, endianness: .big, as: UInt32.self)
+        else { return nil }
+        return (digest, Int(length))
+    }
+
     /// Says whether the body ended between frames: throws `invalidArguments` when it ended
     /// inside a header or a chunk. Call after `next()` has returned `nil` for the last piece.
     public func finish() throws(SyncError) {
         guard pending.readableBytes > 0 else { return }
-        guard pending.readableBytes >= ChunkFraming.frameHeaderSize,
-              let header = pending.getBytes(at: pending.readerIndex, length: ChunkFraming.frameHeaderSize),
-              let digest = SHA256Digest(bytes: header[0 ..< 32])
-        else {
+        guard let (digest, length) = header() else {
             throw SyncError(.invalidArguments,
                             "a chunk batch ends inside a frame header at byte \(consumed); send whole frames of [32-byte digest][UInt32 big-endian length][bytes]")
         }
-        let length = header[32 ..< 36].reduce(0) { $0 << 8 | Int($1) }
         throw SyncError(.invalidArguments,
                         "chunk \(digest.shortHex) announces \(length) bytes but the batch ends after \(pending.readableBytes - ChunkFraming.frameHeaderSize)",
                         digest: digest)
