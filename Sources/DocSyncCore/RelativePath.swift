@@ -37,14 +37,32 @@ public struct RelativePath: Hashable, Comparable, Codable, Sendable, CustomStrin
     /// The path's components, in order.
     public var components: [Substring] { string.split(separator: "/", omittingEmptySubsequences: false) }
 
+    /// How many components the path has (1 for an item at the folder's root).
+    public var depth: Int {
+        var slashes = 0
+        for byte in string.utf8 where byte == RelativePath.slash { slashes += 1 }
+        return slashes + 1
+    }
+
     /// The last component.
-    public var name: String { String(components.last!) }
+    public var name: String {
+        guard let slash = string.utf8.lastIndex(of: RelativePath.slash) else { return string }
+        return String(string[string.utf8.index(after: slash)...])
+    }
 
     /// The path of the parent directory, or `nil` for an item at the folder's root.
     public var parent: RelativePath? {
-        guard let slash = string.lastIndex(of: "/") else { return nil }
-        return RelativePath(String(string[..<slash]))
+        guard let slash = string.utf8.lastIndex(of: RelativePath.slash) else { return nil }
+        // A valid path's leading components form a valid path: no need to check again.
+        return RelativePath(checked: String(string[..<slash]))
     }
+
+    /// For strings already known to be valid paths (derived from one).
+    private init(checked string: String) {
+        self.string = string
+    }
+
+    private static let slash = UInt8(ascii: "/")
 
     /// This path with one more component appended; throws when the result is invalid.
     public func appending(_ component: String) throws(SyncError) -> RelativePath {
@@ -60,12 +78,27 @@ public struct RelativePath: Hashable, Comparable, Codable, Sendable, CustomStrin
         if string.isEmpty { return "is empty" }
         if string.utf8.count > 4096 { return "is longer than 4096 bytes" }
         if string.utf8.contains(0) { return "contains a NUL byte" }
-        if string.hasPrefix("/") { return "is absolute" }
-        for component in string.split(separator: "/", omittingEmptySubsequences: false) {
-            if component.isEmpty { return "has an empty component" }
-            if component == "." || component == ".." { return "has a '\(component)' component" }
-            if component.utf8.count > 255 { return "has a component longer than 255 bytes" }
+        if string.utf8.first == slash { return "is absolute" }
+        // One pass over the bytes, component by component (every path the engine meets
+        // is checked here, so no arrays of substrings).
+        var length = 0
+        var onlyDots = true
+        func componentProblem() -> String? {
+            if length == 0 { return "has an empty component" }
+            if onlyDots && length <= 2 { return "has a '\(length == 1 ? "." : "..")' component" }
+            if length > 255 { return "has a component longer than 255 bytes" }
+            return nil
         }
-        return nil
+        for byte in string.utf8 {
+            if byte == slash {
+                if let problem = componentProblem() { return problem }
+                length = 0
+                onlyDots = true
+            } else {
+                length += 1
+                if byte != UInt8(ascii: ".") { onlyDots = false }
+            }
+        }
+        return componentProblem()
     }
 }

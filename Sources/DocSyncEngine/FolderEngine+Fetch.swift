@@ -39,10 +39,13 @@ extension FolderEngine {
         }
         let (known, echoes) = try lookUp(page.changed)
         // Folders first, shallow before deep, so parents exist before their children.
-        let ordered = page.changed.filter { !echoes.contains($0.id.recordName) }.sorted { a, b in
-            if (a.type == .folder) != (b.type == .folder) { return a.type == .folder }
-            return (a.path.components.count, a.path.string) < (b.path.components.count, b.path.string)
-        }
+        let ordered = page.changed.filter { !echoes.contains($0.id.recordName) }
+            .map { (record: $0, isFile: $0.type != .folder, depth: $0.path.depth) }
+            .sorted { a, b in
+                if a.isFile != b.isFile { return !a.isFile }
+                return (a.depth, a.record.path.string) < (b.depth, b.record.path.string)
+            }
+            .map(\.record)
         try markOutdated(ordered.filter { known.contains($0.id.recordName) })
         await prepareNewDocuments(ordered, known: known)
         defer { discardPreparedFiles() }
@@ -62,7 +65,7 @@ extension FolderEngine {
         live.withLock { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 }
         let names = page.deleted.map(\.recordName)
         let deletions = try readIndex { db in try names.compactMap { name in try db.item(named: name) } }
-            .sorted { $0.path.components.count > $1.path.components.count }
+            .map { (row: $0, depth: $0.path.depth) }.sorted { $0.depth > $1.depth }.map(\.row)
         for row in deletions { try applyRemoteDeletion(row.recordName) }
         return false
     }

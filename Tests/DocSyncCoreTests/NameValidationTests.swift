@@ -3,7 +3,8 @@ import Foundation
 import Testing
 
 @Suite struct NameValidationTests {
-    @Test(arguments: ["a", "a/b", "dir/file.txt", "with space/ünïcödé", "x/.hidden", "a/b/c/d/e", "...", "a..b"])
+    @Test(arguments: ["a", "a/b", "dir/file.txt", "with space/ünïcödé", "x/.hidden", "a/b/c/d/e", "...", "a..b",
+                            "a/.../b", "..a/b.", "x/.y/..z", String(repeating: "x", count: 255) + "/y"])
     func acceptsValidRelativePaths(path: String) throws {
         #expect(try RelativePath(validating: path).string == path)
     }
@@ -12,6 +13,8 @@ import Testing
         ("", "is empty"), ("/abs", "is absolute"), ("..", "'..'"), ("a/../b", "'..'"), ("./a", "'.'"), ("a//b", "empty component"),
         ("a/", "empty component"), ("a\u{0}b", "NUL"), (String(repeating: "x", count: 256), "longer than 255"),
         (Array(repeating: "abcdefgh", count: 600).joined(separator: "/"), "longer than 4096"),
+        ("x/..", "'..'"), ("x/.", "'.'"), (".", "'.'"), ("/", "is absolute"), ("a/b//", "empty component"),
+        ("ok/" + String(repeating: "é", count: 128), "longer than 255"),
     ])
     func rejectsPathsThatCouldEscapeOrBreak(path: String, reason: String) {
         #expect(RelativePath.problem(with: path)?.contains(reason) == true, "\(path.prefix(20)): \(RelativePath.problem(with: path) ?? "accepted")")
@@ -22,6 +25,10 @@ import Testing
         #expect(path.name == "report.pdf")
         #expect(path.parent == RelativePath("docs/2026"))
         #expect(RelativePath("top").parent == nil)
+        #expect(RelativePath("top").name == "top")
+        #expect(RelativePath("top").depth == 1 && path.depth == 3)
+        #expect(RelativePath("ä/ünï cödé.txt").name == "ünï cödé.txt")
+        #expect(RelativePath("ä/b/c").parent?.parent == RelativePath("ä"))
         #expect(try path.appending("x") == RelativePath("docs/2026/report.pdf/x"))
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(RelativePath.self, from: Data("\"../x\"".utf8)) }
     }
