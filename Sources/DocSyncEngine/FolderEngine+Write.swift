@@ -36,8 +36,11 @@ extension FolderEngine {
             guard let stat = try? FileStat.of(target) else { return .targetChanged }
             return .written(stat, chunks: nil)
         case .symlink:
-            let temporary = (target as NSString).deletingLastPathComponent + "/" + Materializer.temporaryPrefix + RecordID.newName().prefix(12)
-            guard symlink(record.symlinkTarget ?? "", temporary) == 0 else { throw Materializer.failure("create the link", path.string) }
+            var temporary = Materializer.directory(of: target) + "/" + Materializer.temporaryName()
+            while symlink(record.symlinkTarget ?? "", temporary) != 0 {
+                guard errno == EEXIST else { throw Materializer.failure("create the link", path.string) }
+                temporary = Materializer.directory(of: target) + "/" + Materializer.temporaryName()
+            }
             Materializer.setModified(temporary, record.modified)
             guard let written = try? FileStat.of(temporary) else { throw Materializer.failure("examine the link", path.string) }
             return try replace(target, with: temporary, written: written, path: path, expected: expected, reason: reason)

@@ -1,6 +1,7 @@
 import DocSyncCore
 import DocSyncStorage
 import Foundation
+import Synchronization
 
 /// Low-level writes into the folder: temporary files, parent directories that never pass
 /// through a symlink, atomic replacement.
@@ -39,11 +40,28 @@ enum Materializer {
         return created
     }
 
+    /// This process's part of temporary names (random), and a counter for the rest.
+    private static let processTag = RecordID.newName().prefix(8)
+    private static let counter = Atomic<Int>(0)
+
+    /// A name for a new temporary file: the prefix, this process's random tag and a counter.
+    /// Unique within the process without a system call; callers create it exclusively
+    /// (`O_EXCL`, `symlink`) and take another name if it exists.
+    static func temporaryName() -> String {
+        temporaryPrefix + processTag + String(counter.add(1, ordering: .relaxed).newValue, radix: 36)
+    }
+
+    /// The directory part of an absolute path (`/a/b` for `/a/b/c`).
+    static func directory(of target: String) -> Substring {
+        guard let slash = target.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        return target[..<slash]
+    }
+
     /// A new temporary file beside `target` (same directory, so a rename replaces atomically).
     static func createTemporary(beside target: String) throws(SyncError) -> (fd: Int32, path: String) {
-        let directory = (target as NSString).deletingLastPathComponent
+        let directory = String(Materializer.directory(of: target))
         for _ in 0..<8 {
-            let path = directory + "/" + temporaryPrefix + RecordID.newName().prefix(12)
+            let path = directory + "/" + temporaryName()
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if fd >= 0 { return (fd, path) }
             if errno != EEXIST { throw failure("create a temporary file in", directory) }
