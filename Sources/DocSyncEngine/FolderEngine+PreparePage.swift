@@ -146,7 +146,7 @@ extension FolderEngine {
                     }
                     try row.update(db)
                     if let content = justRead[row.recordName] { try db.setChunkLocations(of: row.recordName, chunks: content.chunks) }
-                    fingerprints[row.recordName] = try IndexItem.Fingerprint.fetch(db, row.recordName)
+                    fingerprints[row.recordName] = IndexItem.Fingerprint(row)
                 }
                 for name in dropped {
                     guard try IndexItem.Fingerprint.fetch(db, name) == fetched[name] else {
@@ -205,6 +205,20 @@ extension IndexItem {
             digest = row[6]
             needsRead = row[7]
             acked = row[8]
+        }
+
+        /// The fingerprint `item`'s row has once written (`insert` or `update`): the same
+        /// values `columnValues` stores, without reading the row back.
+        init(_ item: IndexItem) {
+            path = item.path.string
+            pending = Int64(item.pending.rawValue)
+            revision = item.revision
+            size = item.size
+            mtime = item.modified.nanosecondsSince1970
+            inode = Int64(bitPattern: item.inode)
+            digest = item.digest?.hex
+            needsRead = item.needsRead
+            acked = item.acked.map { CompactCoding.encode($0) }
         }
 
         /// The fingerprint of the row named `recordName`; `nil` when there is none.

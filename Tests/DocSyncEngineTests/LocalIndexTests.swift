@@ -2,6 +2,7 @@ import DocSyncCore
 @testable import DocSyncEngine
 import DocSyncTestSupport
 import Foundation
+import GRDB
 import Testing
 
 @Suite("Local index")
@@ -27,6 +28,63 @@ struct LocalIndexTests {
         let back = try reopened.read { db in try db.item(named: "abc123") }
         #expect(back == item)
         #expect(try reopened.read { db in try db.item(at: RelativePath("dir/report.pdf")) }?.recordName == "abc123")
+    }
+
+    /// Items are decoded by column position: the table's columns must be `IndexItem.columns`,
+    /// and every field must come back from `SELECT *`, with or without leading columns.
+    @Test func everyFieldComesBackByPosition() throws {
+        let index = try LocalIndex(url: directory.url.appendingPathComponent("index.sqlite"))
+        let names = try index.read { db in try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('item') ORDER BY cid") }
+        #expect(names == IndexItem.columns)
+        var item = sampleItem()
+        let digest = try #require(item.digest)
+        item.asset = AssetReference(depth: 0, entries: [ChunkRef(digest: digest, length: 12)], chunkCount: 1, size: 12, contentDigest: digest)
+        item.symlinkTarget = "../elsewhere"
+        item.pending = .delete
+        item.needsRead = false
+        item.chunksUploaded = true
+        item.revision = 9
+        item.status = ItemTransferStatus()
+        item.status.downloadingStatus = "downloaded"
+        item.status.isDownloading = true
+        item.status.percentDownloaded = 12.5
+        item.status.isUploading = true
+        item.status.isUploaded = true
+        item.status.percentUploaded = 37.5
+        item.status.downloadingError = "no space"
+        item.status.uploadingError = "too big"
+        item.status.hasUnresolvedConflicts = true
+        try index.write { db in try item.insert(db) }
+        let plain = try index.read { db in try IndexItem.fetchOne(db, sql: "SELECT * FROM item") }
+        let prefixed = try index.read { db in
+            try Row.fetchOne(db, sql: "SELECT \(IndexItem.Fingerprint.columns), * FROM item").map { try IndexItem(row: $0) }
+        }
+        #expect(plain == item)
+        #expect(prefixed == item)
+    }
+
+    /// The engine builds the fingerprint of a row it has just written from the item instead of
+    /// reading it back: both must agree, for every kind of row.
+    @Test func aWrittenItemsFingerprintMatchesTheStoredRow() throws {
+        let index = try LocalIndex(url: directory.url.appendingPathComponent("index.sqlite"))
+        let folderStat = FileStat(kind: .directory, size: 4096, modified: Timestamp(nanosecondsSince1970: -5), inode: UInt64.max - 1, device: 1, mode: 0o755)
+        var folder = IndexItem(recordName: "folder1", path: RelativePath("ä/b"), kind: .folder, stat: folderStat)
+        folder.pending = .none
+        var deleted = sampleItem()
+        deleted.recordName = "gone"
+        deleted.digest = nil
+        deleted.pending = .delete
+        deleted.revision = 41
+        var updated = sampleItem()
+        for item in [sampleItem(), folder, deleted] { try index.write { db in try item.insert(db) } }
+        updated.path = RelativePath("elsewhere/report.pdf")
+        updated.needsRead = false
+        updated.acked = nil
+        try index.write { db in try updated.update(db) }
+        for item in [updated, folder, deleted] {
+            let stored = try index.read { db in try IndexItem.Fingerprint.fetch(db, item.recordName) }
+            #expect(stored == IndexItem.Fingerprint(item), "\(item.recordName)")
+        }
     }
 
     @Test func itemsUnderAPathIncludeOnlyThatSubtree() throws {
