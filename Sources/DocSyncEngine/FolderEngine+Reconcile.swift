@@ -98,10 +98,12 @@ extension FolderEngine {
         var fresh: [(RelativePath, FileStat)] = []
         for (path, stat) in observed.sorted(by: { $0.key < $1.key }) {
             guard let type = RecordType(stat.kind) else { continue }
-            if let facts = try db.itemFacts(at: path), facts.kind == type, IndexItem.facts(facts.stat, kind: facts.kind, match: stat) {
+            let facts = try db.itemFacts(at: path)
+            if let facts, facts.kind == type, IndexItem.facts(facts.stat, kind: facts.kind, match: stat) {
                 continue  // unchanged; (a renamed-away row at this path would not match its inode)
             }
-            if var row = try db.item(at: path), row.kind == type, vanished[row.recordName] == nil {
+            // No facts: no live row at this path (both read `path = ? AND pending != 2`).
+            if facts != nil, var row = try db.item(at: path), row.kind == type, vanished[row.recordName] == nil {
                 if row.matches(stat) { continue }
                 let contentChanged = row.kind != .folder && !(row.size == stat.size && row.modified == stat.modified && row.inode == stat.inode)
                 if row.isPlaceholder { replacedPlaceholder(&row, scanner: scanner) }
