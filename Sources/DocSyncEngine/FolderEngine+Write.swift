@@ -142,7 +142,7 @@ extension FolderEngine {
     /// The prepared file for `record`, if one was written for this content beside `target`.
     func takePrepared(_ record: DocSyncCore.Record, at target: String) -> PreparedFile? {
         guard let file = preparedFiles.withLock({ $0.removeValue(forKey: record.id.recordName) }) else { return nil }
-        let sameDirectory = (file.temporary as NSString).deletingLastPathComponent == (target as NSString).deletingLastPathComponent
+        let sameDirectory = Materializer.directory(of: file.temporary) == Materializer.directory(of: target)
         guard sameDirectory, file.contentDigest == record.contentDigest else {
             unlink(file.temporary)
             return nil
