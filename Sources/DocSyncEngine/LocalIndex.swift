@@ -33,7 +33,15 @@ public final class LocalIndex: Sendable {
         // missing but the database is consistent, and the start-up scan finds those changes.
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            if !db.configuration.readonly { try db.execute(sql: WriteAheadLog.bulkFriendlyCheckpoints) }
+            if !db.configuration.readonly {
+                try db.execute(sql: WriteAheadLog.bulkFriendlyCheckpoints)
+                // The writer keeps up to 32 MB of pages instead of SQLite's 2 MB. A sync inserts
+                // rows with random keys (record names, digests) into B-trees larger than 2 MB, so
+                // each transaction would read most of their pages back from the log: 7.5 page
+                // reads and 4.4 page writes per received file, measured with `strace` on 10,000
+                // files (2.6 and 2.3 with this). Pages are taken as touched; `releaseMemory` frees them.
+                try db.execute(sql: "PRAGMA cache_size = -32768")
+            }
             db.addPredicateFunctions()
         }
         pool = try DatabasePool(path: url.path, configuration: configuration)
@@ -50,6 +58,13 @@ public final class LocalIndex: Sendable {
     /// Runs `body` on a read-only snapshot.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try pool.read(body)
+    }
+
+    /// Frees the pages SQLite keeps in memory (the writer's cache, the reader connections,
+    /// which reopen when next needed). Waits for current accesses to finish: call it when
+    /// the engine is about to idle.
+    public func releaseMemory() {
+        pool.releaseMemory()
     }
 }
 

@@ -6,11 +6,5 @@ public enum WriteAheadLog {
     /// index); copying them back less often writes each page back once instead of many
     /// times, which measured about a third faster on 10,000 item updates. After a copy the
     /// log file is cut back to 64 MB at most.
-    ///
-    /// The writer also keeps up to 32 MB of pages in memory instead of SQLite's 2 MB. A sync
-    /// inserts rows with random keys (record names, digests) into B-trees larger than 2 MB,
-    /// so each transaction would read most of their pages back from the log again: 7.5 reads
-    /// and 4.4 writes of a page per received file, measured with `strace` on 10,000 files.
-    /// The memory is taken only as pages are touched.
-    public static let bulkFriendlyCheckpoints = "PRAGMA wal_autocheckpoint = 16384; PRAGMA journal_size_limit = 67108864; PRAGMA cache_size = -32768"
+    public static let bulkFriendlyCheckpoints = "PRAGMA wal_autocheckpoint = 16384; PRAGMA journal_size_limit = 67108864"
 }
