@@ -36,10 +36,11 @@ extension FolderEngine {
             guard let stat = try? FileStat.of(target) else { return .targetChanged }
             return .written(stat, chunks: nil)
         case .symlink:
-            var temporary = Materializer.directory(of: target) + "/" + Materializer.temporaryName()
+            let directory = Materializer.directory(of: target)
+            var temporary = directory + "/" + Materializer.temporaryName()
             while symlink(record.symlinkTarget ?? "", temporary) != 0 {
                 guard errno == EEXIST else { throw Materializer.failure("create the link", path.string) }
-                temporary = Materializer.directory(of: target) + "/" + Materializer.temporaryName()
+                temporary = directory + "/" + Materializer.temporaryName()
             }
             Materializer.setModified(temporary, record.modified)
             guard let written = try? FileStat.of(temporary) else { throw Materializer.failure("examine the link", path.string) }

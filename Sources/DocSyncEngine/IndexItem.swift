@@ -132,7 +132,7 @@ extension IndexItem: FetchableRecord, PersistableRecord {
 
     /// Decodes a row whose last columns are the whole item row in schema order: every
     /// query reading items selects `*` (after any columns of its own), and `columns` is
-    /// the table's column list (`IndexSchemaTests` checks the two agree). Reading by position
+    /// the table's column list (`LocalIndexTests` checks the two agree). Reading by position
     /// spares a by-name lookup per column, which the engine would pay for thousands of rows.
     public init(row: Row) throws {
         let base = row.count - IndexItem.columns.count
