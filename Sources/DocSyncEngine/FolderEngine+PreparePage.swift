@@ -133,16 +133,13 @@ extension FolderEngine {
         if !written.isEmpty || !dropped.isEmpty {
             let final = page.filter { written.contains($0.recordName) }
             try writeIndex { db in
-                let previous = try db.cachedStatement(sql: "SELECT digest FROM chunkLocation WHERE recordName = ?")
                 for row in final {
                     guard try IndexItem.Fingerprint.fetch(db, row.recordName) == fetched[row.recordName] else {
                         changedMeanwhile.insert(row.recordName)
                         continue
                     }
                     if wasAcknowledged.contains(row.recordName) {
-                        for data in try Data.fetchAll(previous, arguments: [row.recordName]) {
-                            if let digest = SHA256Digest(bytes: data) { knownStored.insert(digest) }
-                        }
+                        knownStored.formUnion(try db.recordedChunks(of: row.recordName).map(\.digest))
                     }
                     try row.update(db)
                     if let content = justRead[row.recordName] { try db.setChunkLocations(of: row.recordName, chunks: content.chunks) }
