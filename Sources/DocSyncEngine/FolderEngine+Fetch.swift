@@ -136,14 +136,14 @@ extension FolderEngine {
             defer { set.removeAll() }
             return set
         }
-        let unclaimed = created.filter { path in ((try? index.read { db in try db.item(at: path) }) ?? nil) == nil }
+        let unclaimed = created.filter { path in ((try? index.readLatest { db in try db.item(at: path) }) ?? nil) == nil }
         if !unclaimed.isEmpty {
             inbox.withLock { inbox in for path in unclaimed { inbox.scopes.insert(.init(path: path, subtree: false)) } }
         }
     }
 
     func loadToken() -> ChangeToken? {
-        guard let data = (try? index.read({ db in try db.engineValue(EngineKeys.changeToken) })) ?? nil else { return nil }
+        guard let data = (try? index.readLatest({ db in try db.engineValue(EngineKeys.changeToken) })) ?? nil else { return nil }
         return try? WireCoding.decoder.decode(ChangeToken.self, from: data)
     }
 
@@ -167,7 +167,7 @@ extension FolderEngine {
     // MARK: index access with SyncError
 
     func readIndex<T>(_ body: (Database) throws -> T) throws(SyncError) -> T {
-        do { return try index.read(body) } catch let error as SyncError { throw error } catch {
+        do { return try index.readLatest(body) } catch let error as SyncError { throw error } catch {
             throw SyncError(.internalError, "could not read the index at \(index.url.path): \(error)")
         }
     }

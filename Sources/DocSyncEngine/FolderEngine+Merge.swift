@@ -13,7 +13,7 @@ extension FolderEngine {
         let outcome = ThreeWayMerge.merge(
             ancestor: row.acked, local: local, server: server, policy: configuration.conflictPolicy,
             localDevice: configuration.device, conflictCopyName: RecordID.newName(), conflictTime: row.modified,
-            pathIsTaken: { [self] path in FileManager.default.fileExists(atPath: absolute(path)) || ((try? index.read { db in try db.item(at: path) }) ?? nil) != nil })
+            pathIsTaken: { [self] path in FileManager.default.fileExists(atPath: absolute(path)) || ((try? index.readLatest { db in try db.item(at: path) }) ?? nil) != nil })
         let merged = outcome.merged
         var expected: IndexItem? = row
         var needWrite = contentKey(of: row) != contentKey(of: merged) || row.kind != merged.type
@@ -113,7 +113,7 @@ extension FolderEngine {
     func renameAside(_ original: IndexItem) throws(SyncError) {
         var row = original
         let copy = ConflictName.copyPath(for: row.path, device: configuration.device, time: row.modified, isTaken: { [self] path in
-            FileManager.default.fileExists(atPath: absolute(path)) || ((try? index.read { db in try db.item(at: path) }) ?? nil) != nil
+            FileManager.default.fileExists(atPath: absolute(path)) || ((try? index.readLatest { db in try db.item(at: path) }) ?? nil) != nil
         })
         guard try move(&row, to: copy) else { throw localChangeMidway(copy) }
         markChanged(&row)

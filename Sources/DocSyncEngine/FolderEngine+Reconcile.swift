@@ -33,7 +33,7 @@ extension FolderEngine {
                 problems.append(ItemProblem(path: path.string, message: "cannot be examined: \(error)"))
                 continue
             }
-            let known = (try? index.read { db in try db.itemFacts(at: path) }) ?? nil
+            let known = (try? index.readLatest { db in try db.itemFacts(at: path) }) ?? nil
             if let stat, stat.kind != .directory, let known, IndexItem.facts(known.stat, kind: known.kind, match: stat) {
                 continue  // unchanged (often the daemon's own write coming back): nothing to do
             }

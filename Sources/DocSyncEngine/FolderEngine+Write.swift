@@ -89,7 +89,7 @@ extension FolderEngine {
     /// recorded chunks: a new version of a large file then downloads only the nodes the
     /// edit changed. Empty when the item is unknown here or small enough to need no tree.
     func heldManifestNodes(of recordName: String) -> [SHA256Digest: Data] {
-        let held = try? index.read { db -> AssetManifest? in
+        let held = try? index.readLatest { db -> AssetManifest? in
             guard let digest = try db.item(named: recordName)?.digest else { return nil }
             let chunks = try db.recordedChunks(of: recordName)
             return chunks.count > ManifestTree.maximumRootEntries ? AssetManifest(chunks: chunks, contentDigest: digest) : nil
@@ -201,7 +201,7 @@ extension FolderEngine {
         var lengths: [SHA256Digest: Int] = [:]
         for chunk in chunks { lengths[chunk.digest] = chunk.length }
         let digests = Array(lengths.keys)
-        let places = (try? index.read { db in try db.chunkLocations(of: digests) }) ?? [:]
+        let places = (try? index.readLatest { db in try db.chunkLocations(of: digests) }) ?? [:]
         var found: [SHA256Digest: Data] = [:]
         for (digest, candidates) in places {
             for place in candidates where place.length == lengths[digest] {

@@ -106,9 +106,10 @@ public final class FolderEngine: Sendable {
                 }
                 if let since = busySince, ContinuousClock.now - since > .seconds(1) {
                     // A long round (a first sync, a large folder) leaves freed memory in the
-                    // allocator's arenas and pages in SQLite's cache: give both back before
+                    // allocator's arenas and pages in SQLite's caches (the index's, an embedded backend's): give both back before
                     // idling, so the daemon stays small.
                     index.releaseMemory()
+                    backend.releaseMemory()
                     _ = malloc_trim(0)
                 }
                 busySince = nil

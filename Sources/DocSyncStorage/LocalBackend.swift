@@ -56,7 +56,10 @@ public final class LocalBackend: StorageBackend {
             configuration.busyMode = .timeout(options.busyTimeout)
             configuration.label = "docsync.local-backend"
             configuration.prepareDatabase { db in
-                if !db.configuration.readonly { try db.execute(sql: WriteAheadLog.bulkFriendlyCheckpoints) }
+                if !db.configuration.readonly {
+                    try db.execute(sql: WriteAheadLog.bulkFriendlyCheckpoints)
+                    try db.execute(sql: WriteAheadLog.writerCacheSize)
+                }
             }
             pool = try LocalBackend.openAndMigrate(self.directory.appendingPathComponent("records.sqlite").path, configuration)
         } catch {
@@ -201,6 +204,14 @@ public final class LocalBackend: StorageBackend {
     public func downloadChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> [SHA256Digest: Data] {
         let chunks = self.chunks
         return try await offload { () throws(SyncError) in try chunks.load(digests) }
+    }
+
+    /// Frees the database connections' page caches (the writer's holds up to 32 MB after a
+    /// sync) once the accesses under way are over; readers reopen when next needed. Never
+    /// waits: async accesses hold readers across suspensions, and blocking a cooperative
+    /// thread until they end could starve them (two engines sharing this backend did).
+    public func releaseMemory() {
+        pool.releaseMemoryEventually()
     }
 
     public func usage() async throws(SyncError) -> StorageUsage {

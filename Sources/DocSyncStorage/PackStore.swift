@@ -30,10 +30,15 @@ struct PackStore: Sendable {
     }
 
     /// Which of `digests` are not stored.
+    ///
+    /// Probed on the writer's connection, whose pages stay cached from one commit to the
+    /// next: a reader's cache is emptied by every commit, so during a sync each probe read
+    /// its B-tree pages back from the log (37,000 page reads for 10,000 files, 3,400 this
+    /// way). The probes are short; they wait while a write runs.
     func missing(_ digests: [SHA256Digest]) throws(SyncError) -> Set<SHA256Digest> {
         guard !digests.isEmpty else { return [] }
         do {
-            return try pool.read { db in
+            return try pool.writeWithoutTransaction { db in
                 // One cached statement probed per digest: cheaper than preparing an `IN (…)`
                 // list of hundreds of parameters for every call.
                 let present = try db.cachedStatement(sql: "SELECT 1 FROM chunk WHERE digest = ?")

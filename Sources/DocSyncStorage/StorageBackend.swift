@@ -89,6 +89,11 @@ public protocol StorageBackend: Sendable {
 
     /// How much the user stores.
     func usage() async throws(SyncError) -> StorageUsage
+
+    /// Gives back memory the backend keeps only for speed (page caches), because the caller
+    /// is about to idle. Nothing it stores or will answer changes. Must not block: it is
+    /// called from the engine's task.
+    func releaseMemory()
 }
 
 extension StorageBackend {
@@ -101,6 +106,9 @@ extension StorageBackend {
         for digest in digests where found[digest] == nil { found[digest] = try await downloadChunk(digest) }
         return found
     }
+
+    /// Keeps nothing worth giving back.
+    public func releaseMemory() {}
 }
 
 /// One chunk to store: its bytes and the digest they must hash to.

@@ -128,4 +128,6 @@ public final class FaultInjectingBackend: StorageBackend {
     public func usage() async throws(SyncError) -> StorageUsage {
         try await intercept(.usage) { () throws(SyncError) in try await inner.usage() }
     }
+
+    public func releaseMemory() { inner.releaseMemory() }
 }
