@@ -45,6 +45,8 @@ let package = Package(
             dependencies: [
                 "DocSyncCore",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for the per-chunk statements (DirectStatement).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -173,7 +175,8 @@ let package = Package(
         .testTarget(name: "DocSyncCoreTests", dependencies: ["DocSyncCore", "DocSyncTestSupport"]),
         .testTarget(
             name: "DocSyncStorageTests",
-            dependencies: ["DocSyncCore", "DocSyncStorage", "DocSyncTestSupport", "docsync-test-writer"]
+            dependencies: ["DocSyncCore", "DocSyncStorage", "DocSyncTestSupport", "docsync-test-writer",
+                           .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // The HTTP backend against real docsync-server processes on loopback ports, and the
         // wire format's pure logic.

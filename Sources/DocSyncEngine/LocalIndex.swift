@@ -121,10 +121,14 @@ extension Database {
 
     /// Records where each chunk of a new item's content lies (it has none recorded yet).
     func addChunkLocations(of recordName: String, chunks: [ChunkRef]) throws {
-        let statement = try cachedStatement(sql: "INSERT INTO chunkLocation (digest, recordName, offset, length) VALUES (?, ?, ?, ?)")
+        let statement = try directStatement(sql: "INSERT INTO chunkLocation (digest, recordName, offset, length) VALUES (?, ?, ?, ?)")
         var offset: Int64 = 0
         for chunk in chunks {
-            try statement.execute(arguments: [Data(chunk.digest.bytes), recordName, offset, chunk.length])
+            statement.bind(1, chunk.digest)
+            statement.bind(2, recordName)
+            statement.bind(3, offset)
+            statement.bind(4, Int64(chunk.length))
+            try statement.execute()
             offset += Int64(chunk.length)
         }
     }
@@ -140,14 +144,15 @@ extension Database {
     /// Places on this machine where each of `digests` may be read (to be verified before use).
     func chunkLocations(of digests: [SHA256Digest]) throws -> [SHA256Digest: [(path: RelativePath, offset: Int64, length: Int)]] {
         var places: [SHA256Digest: [(path: RelativePath, offset: Int64, length: Int)]] = [:]
-        let statement = try cachedStatement(sql: """
+        let statement = try directStatement(sql: """
             SELECT item.path, chunkLocation.offset, chunkLocation.length FROM chunkLocation
             JOIN item ON item.recordName = chunkLocation.recordName
             WHERE chunkLocation.digest = ? AND item.pending != 2 LIMIT 4
             """)
         for digest in Set(digests) {
-            for row in try Row.fetchAll(statement, arguments: [Data(digest.bytes)]) {
-                places[digest, default: []].append((RelativePath(row[0] as String), row[1], row[2]))
+            statement.bind(1, digest)
+            try statement.forEachRow { row in
+                places[digest, default: []].append((RelativePath(row.text(0)), row.integer(1), Int(row.integer(2))))
             }
         }
         return places

@@ -83,9 +83,13 @@ public final class ChunkBatchWriter: Sendable {
         }
         do {
             try packs.pool.write { db in
-                let statement = try db.cachedStatement(sql: "INSERT OR IGNORE INTO chunk (digest, pack, offset, length) VALUES (?, ?, ?, ?)")
+                let statement = try db.directStatement(sql: "INSERT OR IGNORE INTO chunk (digest, pack, offset, length) VALUES (?, ?, ?, ?)")
                 for entry in entries {
-                    try statement.execute(arguments: [Data(entry.digest.bytes), name, entry.offset, entry.length])
+                    statement.bind(1, entry.digest)
+                    statement.bind(2, name)
+                    statement.bind(3, entry.offset)
+                    statement.bind(4, Int64(entry.length))
+                    try statement.execute()
                 }
             }
         } catch {

@@ -41,10 +41,11 @@ struct PackStore: Sendable {
             return try pool.writeWithoutTransaction { db in
                 // One cached statement probed per digest: cheaper than preparing an `IN (…)`
                 // list of hundreds of parameters for every call.
-                let present = try db.cachedStatement(sql: "SELECT 1 FROM chunk WHERE digest = ?")
+                let present = try db.directStatement(sql: "SELECT 1 FROM chunk WHERE digest = ?")
                 var missing = Set<SHA256Digest>()
-                for digest in Set(digests) where try Bool.fetchOne(present, arguments: [Data(digest.bytes)]) == nil {
-                    missing.insert(digest)
+                for digest in Set(digests) {
+                    present.bind(1, digest)
+                    if try !present.yieldsRow() { missing.insert(digest) }
                 }
                 return missing
             }
@@ -84,9 +85,10 @@ struct PackStore: Sendable {
         var places: [SHA256Digest: (pack: String, offset: Int64, length: Int)] = [:]
         do {
             try pool.read { db in
-                let place = try db.cachedStatement(sql: "SELECT pack, offset, length FROM chunk WHERE digest = ?")
+                let place = try db.directStatement(sql: PackStore.placeQuery)
                 for digest in unique {
-                    if let row = try Row.fetchOne(place, arguments: [Data(digest.bytes)]) { places[digest] = (row[0], row[1], row[2]) }
+                    place.bind(1, digest)
+                    places[digest] = try place.firstRow { ($0.text(0), $0.integer(1), Int($0.integer(2))) }
                 }
             }
         } catch {
@@ -116,12 +118,16 @@ struct PackStore: Sendable {
         return data
     }
 
+    /// Where a chunk lies: its pack's name, the offset and the length (run as a `DirectStatement`).
+    private static let placeQuery = "SELECT pack, offset, length FROM chunk WHERE digest = ?"
+
     /// Where a stored chunk's bytes are: a pack file's path, the offset and the length.
     func location(of digest: SHA256Digest) throws(SyncError) -> (path: String, offset: Int64, length: Int)? {
         do {
             return try pool.read { db in
-                try Row.fetchOne(db.cachedStatement(sql: "SELECT pack, offset, length FROM chunk WHERE digest = ?"), arguments: [Data(digest.bytes)])
-                    .map { (root.path + "/" + ($0["pack"] as String), $0["offset"], $0["length"]) }
+                let place = try db.directStatement(sql: PackStore.placeQuery)
+                place.bind(1, digest)
+                return try place.firstRow { (root.path + "/" + $0.text(0), $0.integer(1), Int($0.integer(2))) }
             }
         } catch {
             throw LocalBackend.map(error, "look up chunk \(digest.shortHex)")

@@ -1,0 +1,90 @@
+import DocSyncCore
+import GRDB
+import GRDBSQLite
+
+/// A prepared statement run through SQLite's C API, its arguments bound in place.
+///
+/// For the statements a sync runs once per chunk — tens of thousands of times, inside one
+/// access — GRDB's arguments (an array of boxed values and a `Data` per digest) and its
+/// cursors cost as much as SQLite's own work. Each run binds every parameter, steps, and
+/// resets the statement. Make one with `Database.directStatement(sql:)` and use it only
+/// inside the access (`read`, `write`) that made it; run its SQL only through this type.
+public struct DirectStatement {
+    private let statement: Statement
+    private var handle: OpaquePointer { statement.sqliteStatement }
+
+    init(_ statement: Statement) { self.statement = statement }
+
+    /// Binds the 32 bytes of `digest` as a blob to parameter `index` (1-based).
+    public func bind(_ index: Int32, _ digest: SHA256Digest) {
+        withUnsafeBytes(of: (digest.w0.bigEndian, digest.w1.bigEndian, digest.w2.bigEndian, digest.w3.bigEndian)) { raw in
+            _ = sqlite3_bind_blob(handle, index, raw.baseAddress, 32, transient)
+        }
+    }
+
+    /// Binds `text` to parameter `index` (1-based).
+    public func bind(_ index: Int32, _ text: String) {
+        _ = text.withCString { sqlite3_bind_text(handle, index, $0, -1, transient) }
+    }
+
+    /// Binds `value` to parameter `index` (1-based).
+    public func bind(_ index: Int32, _ value: Int64) {
+        _ = sqlite3_bind_int64(handle, index, value)
+    }
+
+    /// Runs the statement with the bound arguments: true when it yields a row.
+    public func yieldsRow() throws -> Bool {
+        defer { sqlite3_reset(handle) }
+        return try step()
+    }
+
+    /// Runs the statement with the bound arguments to its end (an insert, an update).
+    public func execute() throws {
+        try forEachRow { _ in }
+    }
+
+    /// Runs the statement with the bound arguments, giving each row to `body` (columns
+    /// through `text` and `integer`).
+    public func forEachRow(_ body: (DirectStatement) throws -> Void) throws {
+        defer { sqlite3_reset(handle) }
+        while try step() { try body(self) }
+    }
+
+    /// Runs the statement with the bound arguments and reads its first row with `read`
+    /// (columns through `text` and `integer`); nil when it yields none.
+    public func firstRow<T>(_ read: (DirectStatement) -> T) throws -> T? {
+        defer { sqlite3_reset(handle) }
+        return try step() ? read(self) : nil
+    }
+
+    /// Column `index` (0-based) of the current row, as text ("" for NULL).
+    public func text(_ index: Int32) -> String {
+        guard let bytes = sqlite3_column_text(handle, index) else { return "" }
+        return String(cString: bytes)
+    }
+
+    /// Column `index` (0-based) of the current row, as an integer.
+    public func integer(_ index: Int32) -> Int64 {
+        sqlite3_column_int64(handle, index)
+    }
+
+    private func step() throws -> Bool {
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let code:
+            let message = sqlite3_db_handle(handle).flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+        }
+    }
+}
+
+/// SQLite copies what is bound with this destructor (`SQLITE_TRANSIENT`).
+private let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
+extension Database {
+    /// The cached statement for `sql`, to run through `DirectStatement`.
+    public func directStatement(sql: String) throws -> DirectStatement {
+        DirectStatement(try cachedStatement(sql: sql))
+    }
+}
