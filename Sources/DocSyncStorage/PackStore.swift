@@ -40,12 +40,17 @@ struct PackStore: Sendable {
         do {
             return try pool.writeWithoutTransaction { db in
                 // One cached statement probed per digest: cheaper than preparing an `IN (…)`
-                // list of hundreds of parameters for every call.
-                let present = try db.directStatement(sql: "SELECT 1 FROM chunk WHERE digest = ?")
+                // list of hundreds of parameters for every call. One read transaction for
+                // all of them: each statement on its own would take and drop the log's read
+                // lock (system calls) around every probe.
                 var missing = Set<SHA256Digest>()
-                for digest in Set(digests) {
-                    present.bind(1, digest)
-                    if try !present.yieldsRow() { missing.insert(digest) }
+                try db.inTransaction(.deferred) {
+                    let present = try db.directStatement(sql: "SELECT 1 FROM chunk WHERE digest = ?")
+                    for digest in Set(digests) {
+                        present.bind(1, digest)
+                        if try !present.yieldsRow() { missing.insert(digest) }
+                    }
+                    return .commit
                 }
                 return missing
             }
