@@ -106,8 +106,8 @@ public final class FolderEngine: Sendable {
                 }
                 if let since = busySince, ContinuousClock.now - since > .seconds(1) {
                     // A long round (a first sync, a large folder) leaves freed memory in the
-                    // allocator's arenas and pages in SQLite's caches (the index's, an embedded backend's): give both back before
-                    // idling, so the daemon stays small.
+                    // allocator's arenas and pages in SQLite's caches (the index's, an
+                    // embedded backend's): give both back before idling, so the daemon stays small.
                     index.releaseMemory()
                     backend.releaseMemory()
                     _ = malloc_trim(0)

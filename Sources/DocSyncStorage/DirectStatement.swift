@@ -18,18 +18,24 @@ public struct DirectStatement {
     /// Binds the 32 bytes of `digest` as a blob to parameter `index` (1-based).
     public func bind(_ index: Int32, _ digest: SHA256Digest) {
         withUnsafeBytes(of: (digest.w0.bigEndian, digest.w1.bigEndian, digest.w2.bigEndian, digest.w3.bigEndian)) { raw in
-            _ = sqlite3_bind_blob(handle, index, raw.baseAddress, 32, transient)
+            bound(sqlite3_bind_blob(handle, index, raw.baseAddress, 32, transient), index)
         }
     }
 
     /// Binds `text` to parameter `index` (1-based).
     public func bind(_ index: Int32, _ text: String) {
-        _ = text.withCString { sqlite3_bind_text(handle, index, $0, -1, transient) }
+        bound(text.withCString { sqlite3_bind_text(handle, index, $0, -1, transient) }, index)
     }
 
     /// Binds `value` to parameter `index` (1-based).
     public func bind(_ index: Int32, _ value: Int64) {
-        _ = sqlite3_bind_int64(handle, index, value)
+        bound(sqlite3_bind_int64(handle, index, value), index)
+    }
+
+    /// Binding touches no file: it fails only for a parameter the SQL does not have, which
+    /// is a programming error (GRDB treats it the same way).
+    private func bound(_ code: Int32, _ index: Int32) {
+        precondition(code == SQLITE_OK, "cannot bind parameter \(index) of \(statement.sql): SQLite code \(code)")
     }
 
     /// Runs the statement with the bound arguments: true when it yields a row.
