@@ -130,7 +130,7 @@ public final class FolderEngine: Sendable {
             await run(work.actions)
             do throws(SyncError) {
                 if work.fullScan {
-                    setState(.scanning)
+                    showWorking(.scanning)
                     let started = ContinuousClock.now
                     try reconcile([EngineInbox.Scope(path: nil, subtree: true)])
                     logger.debug("scanned the folder", metadata: ["took": "\(ContinuousClock.now - started)"])
@@ -146,7 +146,7 @@ public final class FolderEngine: Sendable {
                 // server answers serverRecordChanged); its error is handled after the send.
                 var fetchFailure: SyncError?
                 if retry.fetchOwed {
-                    setState(.syncing)
+                    showWorking(.syncing)
                     do {
                         try await fetchAndApply()
                         retry.fetchOwed = false
@@ -156,7 +156,7 @@ public final class FolderEngine: Sendable {
                 }
                 var sentEverything = true
                 if hasSendablePending() {
-                    setState(.syncing)
+                    showWorking(.syncing)
                     let started = ContinuousClock.now
                     sentEverything = try await sendPending()
                     logger.debug("sent pending changes", metadata: ["took": "\(ContinuousClock.now - started)"])
@@ -255,6 +255,16 @@ public final class FolderEngine: Sendable {
 
     func setState(_ state: FolderState, message: String? = nil) {
         live.withLock { $0.state = state; $0.message = message }
+    }
+
+    /// Shows `state` for work under way, except over a refused sign-in: that stays shown
+    /// until a call to the backend succeeds, so a retry never reads as "signed in".
+    private func showWorking(_ state: FolderState) {
+        live.withLock { live in
+            guard live.message != FolderStatus.notAuthenticated else { return }
+            live.state = state
+            live.message = nil
+        }
     }
 
     private func setBusy(_ busy: Bool) {

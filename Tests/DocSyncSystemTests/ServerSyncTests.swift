@@ -90,6 +90,15 @@ struct ServerSyncTests {
         #expect(refused, "status: \(String(describing: status))\n\(daemon.logText().suffix(2000))")
         #expect(status?.folders.first?.state == .error)
         #expect(status?.folders.first?.message == FolderStatus.notAuthenticated)
+        // The daemon retries (after 0.5 s, 1 s, 2 s, …) and is refused each time: status says so
+        // throughout, never "signed in" while a retry is under way.
+        var shown = Set<String>()
+        let watchedUntil = ContinuousClock.now + .milliseconds(2500)
+        while ContinuousClock.now < watchedUntil {
+            if let account = (try? await daemon.status())?.account { shown.insert(account) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(shown == ["not authenticated"])
         let human = try await runProcess(builtProduct("docs-status"), ["--socket", daemon.socket])
         #expect(human.output.contains("not authenticated"))
         #expect(TreeSnapshot(daemon.folder) == before, "nothing local is touched")
