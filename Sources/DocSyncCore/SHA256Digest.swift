@@ -79,7 +79,13 @@ public struct SHA256Digest: Hashable, Comparable, Sendable, CustomStringConverti
 
     /// The 32 raw bytes, most significant first.
     public var bytes: [UInt8] {
-        withUnsafeBytes(of: (w0.bigEndian, w1.bigEndian, w2.bigEndian, w3.bigEndian)) { Array($0) }
+        withUnsafeBytes { Array($0) }
+    }
+
+    /// Calls `body` with the 32 raw bytes, most significant first, without allocating.
+    /// The buffer is valid only during the call.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try Swift.withUnsafeBytes(of: (w0.bigEndian, w1.bigEndian, w2.bigEndian, w3.bigEndian), body)
     }
 
     /// Lowercase hex, 64 characters.

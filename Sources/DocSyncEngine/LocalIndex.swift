@@ -57,27 +57,13 @@ public final class LocalIndex: Sendable {
         try pool.read(body)
     }
 
-    /// Runs `body` on the writer's connection: for the engine, the index's one writer.
-    ///
-    /// It sees every commit, and inside `write` also what that transaction has written so
-    /// far. It reads pages the writer already holds, where `read` would read them again
-    /// from the log: SQLite empties a reader's page cache whenever another connection has
-    /// committed, which during a sync is before nearly every read (on 10,000 files, 111,000
-    /// page reads against 25,000 this way). The body runs in one transaction (or in the
-    /// caller's, inside `write`). It waits while a write runs: status readers on other tasks
-    /// use `read`.
+    /// Runs `body` on the writer's connection (`DatabasePool.readOnWriter`): for the engine,
+    /// the index's one writer, whose reads then find the pages its writes cached (on 10,000
+    /// files, 25,000 page reads against 111,000 through `read`). Inside `write` it sees what
+    /// that transaction has written so far. It waits while a write runs: status readers on
+    /// other tasks use `read`.
     public func readLatest<T>(_ body: (Database) throws -> T) throws -> T {
-        try pool.unsafeReentrantWrite { db in
-            guard !db.isInsideTransaction else { return try body(db) }
-            // One read transaction for the whole body: on their own, its statements would
-            // each take and drop the log's read lock.
-            var result: T?
-            try db.inTransaction(.deferred) {
-                result = try body(db)
-                return .commit
-            }
-            return result!
-        }
+        try pool.readOnWriter(body)
     }
 
     /// Frees the pages SQLite keeps in memory (the writer's cache, the reader connections,

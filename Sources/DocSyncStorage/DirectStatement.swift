@@ -17,7 +17,7 @@ public struct DirectStatement {
 
     /// Binds the 32 bytes of `digest` as a blob to parameter `index` (1-based).
     public func bind(_ index: Int32, _ digest: SHA256Digest) {
-        withUnsafeBytes(of: (digest.w0.bigEndian, digest.w1.bigEndian, digest.w2.bigEndian, digest.w3.bigEndian)) { raw in
+        digest.withUnsafeBytes { raw in
             bound(sqlite3_bind_blob(handle, index, raw.baseAddress, 32, transient), index)
         }
     }
