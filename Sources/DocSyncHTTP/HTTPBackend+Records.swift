@@ -20,8 +20,9 @@ extension HTTPBackend {
         guard batch.itemCount <= RecordBatch.maximumItems else {
             throw SyncError(.limitExceeded, "batch of \(batch.itemCount) items exceeds \(RecordBatch.maximumItems); split it and resend")
         }
-        return try await sendJSON(.POST, WireRoute.modify(batch.zone), batch, as: ModifyResult.self,
-                                  context: "modify \(batch.itemCount) records in \(batch.zone)")
+        let answer = try await sendJSON(.POST, WireRoute.modify(batch.zone), batch, as: WireBody.ModifyAnswer.self,
+                                        context: "modify \(batch.itemCount) records in \(batch.zone)")
+        return try answer.result(for: batch)
     }
 
     public func fetchChanges(in zone: ZoneID, since token: ChangeToken?, limit: Int) async throws(SyncError) -> ChangeSet {

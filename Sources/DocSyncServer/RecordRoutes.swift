@@ -29,7 +29,7 @@ struct RecordRoutes: Sendable {
             guard batch.itemCount <= RecordBatch.maximumItems else {
                 throw SyncError(.limitExceeded, "batch of \(batch.itemCount) items exceeds \(RecordBatch.maximumItems); split it and resend")
             }
-            return try Responses.json(try await self.backend(context).modifyRecords(batch))
+            return try Responses.json(WireBody.ModifyAnswer(try await self.backend(context).modifyRecords(batch)))
         }
         api.get("zones/{zone}/changes") { request, context in
             let zone = try RequestInput.zone(context)
