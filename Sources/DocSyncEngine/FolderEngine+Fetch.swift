@@ -143,8 +143,7 @@ extension FolderEngine {
     }
 
     func loadToken() -> ChangeToken? {
-        guard let data = (try? index.readLatest({ db in try db.engineValue(EngineKeys.changeToken) })) ?? nil else { return nil }
-        return try? WireCoding.decoder.decode(ChangeToken.self, from: data)
+        (try? index.readLatest { db in try db.changeToken() }) ?? nil
     }
 
     func storeToken(_ token: ChangeToken?) throws(SyncError) {

@@ -91,7 +91,8 @@ extension FolderEngine {
             let batch = RecordBatch(
                 zone: configuration.zone,
                 saves: slice.filter { !$0.delete }.map { $0.row.record(zone: configuration.zone, device: configuration.device) },
-                deletions: slice.filter(\.delete).map { RecordDeletion(id: RecordID(zone: configuration.zone, recordName: $0.row.recordName), baseTag: $0.row.acked?.changeTag) })
+                deletions: slice.filter(\.delete).map { RecordDeletion(id: RecordID(zone: configuration.zone, recordName: $0.row.recordName), baseTag: $0.row.acked?.changeTag) },
+                knownToken: loadToken())
             let result: ModifyResult
             do {
                 result = try await backend.modifyRecords(batch)
@@ -100,7 +101,7 @@ extension FolderEngine {
                 logger.notice("batch too large for the backend; splitting", metadata: ["items": "\(batchLimit)"])
                 continue
             }
-            try await record(result, sent: slice.map(\.row))
+            try await record(result, sent: slice.map(\.row), knownToken: batch.knownToken)
             items.removeFirst(slice.count)
         }
         logger.trace("sent a page", metadata: ["items": "\(page.itemCount)", "prepared": "\(page.preparation)",
@@ -146,10 +147,16 @@ extension FolderEngine {
             && a.contentDigest == b.contentDigest && a.symlinkTarget == b.symlinkTarget
     }
 
-    /// Records the backend's answer to one modify request, item by item.
-    private func record(_ result: ModifyResult, sent: [IndexItem]) async throws(SyncError) {
+    /// Records the backend's answer to one modify request, item by item. When the answer
+    /// carries a token past the batch's own changes and the stored token is still the one
+    /// the batch named (no fetch stored another meanwhile), that token is stored with the
+    /// items: the notification of this save then finds nothing to fetch back.
+    private func record(_ result: ModifyResult, sent: [IndexItem], knownToken: ChangeToken?) async throws(SyncError) {
         let sentRevision = Dictionary(sent.map { ($0.recordName, $0.revision) }, uniquingKeysWith: { a, _ in a })
         try writeIndex { db in
+            if let token = result.token, let knownToken, try db.changeToken() == knownToken {
+                try db.setEngineValue(EngineKeys.changeToken, try WireCoding.encoder.encode(token))
+            }
             let revision = try db.cachedStatement(sql: "SELECT revision FROM item WHERE recordName = ?")
             let rebase = try db.cachedStatement(sql: "UPDATE item SET acked = ? WHERE recordName = ?")
             for (id, saved) in result.saved {

@@ -161,6 +161,13 @@ extension Database {
         try Data.fetchOne(self, sql: "SELECT value FROM engineState WHERE key = ?", arguments: [key])
     }
 
+    /// The stored change token; `nil` when there is none or it cannot be decoded (the next
+    /// fetch then starts from the beginning).
+    func changeToken() throws -> ChangeToken? {
+        guard let data = try engineValue(EngineKeys.changeToken) else { return nil }
+        return try? WireCoding.decoder.decode(ChangeToken.self, from: data)
+    }
+
     func setEngineValue(_ key: String, _ value: Data?) throws {
         if let value {
             try execute(sql: "INSERT OR REPLACE INTO engineState (key, value) VALUES (?, ?)", arguments: [key, value])

@@ -13,6 +13,9 @@ extension WireBody {
         public var deleted: [String]
         /// Each item that failed, with its error.
         public var failed: [Failure]
+        /// `ModifyResult.token`: the zone's token after this batch, when the batch's known
+        /// token was the latest.
+        public var token: ChangeToken?
 
         /// One failed item: its id (a batch may name an id of another zone, which fails) and why.
         public struct Failure: Codable, Sendable, Hashable {
@@ -25,6 +28,7 @@ extension WireBody {
             saved = Dictionary(uniqueKeysWithValues: result.saved.map { ($0.key.recordName, $0.value.changeTag ?? ChangeTag("")) })
             deleted = result.deleted.map(\.recordName).sorted()
             failed = result.failed.sorted { $0.key < $1.key }.map { Failure(id: $0.key, error: $0.value) }
+            token = result.token
         }
 
         /// The result this answer gives for `batch`, the batch it answers: each saved record
@@ -35,7 +39,7 @@ extension WireBody {
             func foreign(_ what: String) -> SyncError {
                 SyncError(.internalError, "the server's answer to a batch for \(batch.zone) \(what); is the URL a docsync-server of a compatible version?")
             }
-            var result = ModifyResult()
+            var result = ModifyResult(token: token)
             var sent: [String: Record] = [:]
             for record in batch.saves where record.id.zone == batch.zone { sent[record.id.recordName] = record }
             for (name, tag) in saved {

@@ -96,6 +96,7 @@ extension LocalBackend {
         try requireZone(batch.zone, db)
         var result = ModifyResult(failed: failedBefore)
         let zone = batch.zone.name
+        let senderIsCurrent = try batch.knownToken.map { token in try latestToken(of: batch.zone, db) == (try? LocalChangeToken(token)) } ?? false
         var lastSeq: Int64?
         func current(_ id: RecordID) throws -> DocSyncCore.Record? {
             guard let body = try Data.fetchOne(db.cachedStatement(sql: "SELECT body FROM record WHERE zone = ? AND recordName = ?"), arguments: [zone, id.recordName]) else {
@@ -147,7 +148,14 @@ extension LocalBackend {
         if let lastSeq {
             try db.cachedStatement(sql: "UPDATE zone SET lastSeq = ? WHERE name = ?").execute(arguments: [lastSeq, zone])
         }
+        if senderIsCurrent { result.token = try latestToken(of: batch.zone, db).token }
         return (result, .commit)
+    }
+
+    /// The token of a client that has every change of `zone` (which exists).
+    static func latestToken(of zone: ZoneID, _ db: Database) throws -> LocalChangeToken {
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT incarnation, lastSeq FROM zone WHERE name = ?"), arguments: [zone.name])!
+        return LocalChangeToken(zone: zone.name, incarnation: row[0], seq: row[1])
     }
 
     /// One page of changes of `zone` after `since`.

@@ -12,12 +12,17 @@ public struct RecordBatch: Hashable, Codable, Sendable {
     public var deletions: [RecordDeletion]
     /// All-or-nothing: apply every item or none.
     public var atomic: Bool
+    /// The sender's change token for the zone, if it has one: when the sender had fetched
+    /// every change before this batch, the result's `token` moves past the batch's own
+    /// changes, so the sender need not fetch them back.
+    public var knownToken: ChangeToken?
 
-    public init(zone: ZoneID, saves: [Record] = [], deletions: [RecordDeletion] = [], atomic: Bool = false) {
+    public init(zone: ZoneID, saves: [Record] = [], deletions: [RecordDeletion] = [], atomic: Bool = false, knownToken: ChangeToken? = nil) {
         self.zone = zone
         self.saves = saves
         self.deletions = deletions
         self.atomic = atomic
+        self.knownToken = knownToken
     }
 
     public var itemCount: Int { saves.count + deletions.count }
@@ -60,11 +65,18 @@ public struct ModifyResult: Hashable, Codable, Sendable {
     public var saved: [RecordID: Record]
     public var deleted: Set<RecordID>
     public var failed: [RecordID: SyncError]
+    /// The zone's change token just after this batch, given only when the batch's
+    /// `knownToken` was the zone's latest: the changes between the two are exactly this
+    /// result's saves and deletions, so a sender that takes this token in place of
+    /// `knownToken` misses nothing. `nil` otherwise (someone else changed the zone meanwhile,
+    /// the batch named no token, or an atomic batch failed): fetch changes as usual.
+    public var token: ChangeToken?
 
-    public init(saved: [RecordID: Record] = [:], deleted: Set<RecordID> = [], failed: [RecordID: SyncError] = [:]) {
+    public init(saved: [RecordID: Record] = [:], deleted: Set<RecordID> = [], failed: [RecordID: SyncError] = [:], token: ChangeToken? = nil) {
         self.saved = saved
         self.deleted = deleted
         self.failed = failed
+        self.token = token
     }
 
     /// `partialFailure` carrying every item's error, or `nil` when every item succeeded.

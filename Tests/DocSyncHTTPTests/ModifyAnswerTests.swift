@@ -30,6 +30,7 @@ import Testing
         onServer.path = RelativePath("c-renamed")
         result.failed[stale.id] = .serverRecordChanged(onServer)
         result.failed[foreign.id] = SyncError(.invalidArguments, "\(foreign.id) is not in the batch's zone \(zone)")
+        result.token = ChangeToken(opaqueValue: Data("after the batch".utf8))
         return (batch, result)
     }
 

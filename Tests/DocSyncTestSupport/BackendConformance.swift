@@ -15,6 +15,7 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
     case atomicBatchIsAllOrNothing
     case moreThan400ItemsIsLimitExceeded
     case changesComeInPagesWithTombstones
+    case aCurrentSenderIsGivenTheTokenPastItsBatch
     case changeTokenSurvivesReopen
     case compactedTombstonesExpireOlderTokens
     case unknownZoneIsZoneNotFound
@@ -42,6 +43,7 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
         case .atomicBatchIsAllOrNothing: try await Conformance.atomicBatch(backend, zone)
         case .moreThan400ItemsIsLimitExceeded: try await Conformance.limitExceeded(backend, zone)
         case .changesComeInPagesWithTombstones: try await Conformance.pagedChanges(backend, zone)
+        case .aCurrentSenderIsGivenTheTokenPastItsBatch: try await Conformance.tokenPastOwnBatch(fixture, zone)
         case .changeTokenSurvivesReopen: try await Conformance.tokenSurvivesReopen(fixture, zone)
         case .compactedTombstonesExpireOlderTokens: try await Conformance.compaction(fixture, zone)
         case .unknownZoneIsZoneNotFound: try await Conformance.unknownZone(backend, zone)
@@ -208,6 +210,51 @@ enum Conformance {
         let since = try await backend.fetchAllChanges(in: zone, since: quiet.token)
         #expect(Array(since.changed.keys) == [edited.id] && since.changed[edited.id]?.path == RelativePath("renamed"))
         #expect(since.deleted == [records[11].id])
+    }
+
+    static func tokenPastOwnBatch(_ fixture: BackendFixture, _ zone: ZoneID) async throws {
+        let backend = fixture.backend
+        try await backend.createZone(zone)
+        let first = try await backend.save(TestRecords.folder(zone, "first"))
+        let current = try await backend.fetchAllChanges(in: zone, since: nil).token
+
+        // Holding the latest token: the answer's token skips exactly this batch's changes.
+        var renamed = first
+        renamed.path = RelativePath("first-renamed")
+        let added = TestRecords.folder(zone, "added")
+        let stale = TestRecords.folder(zone, "stale", name: first.id.recordName)  // untagged: fails
+        let result = try await backend.modifyRecords(RecordBatch(zone: zone, saves: [renamed, added], knownToken: current))
+        #expect(result.failed.isEmpty && result.saved.count == 2)
+        let skipped = try #require(result.token, "a sender holding the latest token is given the next one")
+        let afterSkip = try await backend.fetchChanges(in: zone, since: skipped, limit: 10)
+        #expect(afterSkip.changed.isEmpty && afterSkip.deleted.isEmpty && !afterSkip.moreComing)
+        let fetched = try await backend.fetchAllChanges(in: zone, since: current)
+        #expect(Set(fetched.changed.keys) == [first.id, added.id], "the skipped changes are the batch's own")
+
+        // A failed item changes nothing and still leaves the sender current; so does a deletion.
+        let mixed = try await backend.modifyRecords(RecordBatch(zone: zone, saves: [stale], deletions: [RecordDeletion(id: added.id)],
+                                                                knownToken: skipped))
+        #expect(mixed.failed.keys.contains(stale.id) && mixed.deleted == [added.id])
+        let afterMixed = try #require(mixed.token)
+        let quiet = try await backend.fetchChanges(in: zone, since: afterMixed, limit: 10)
+        #expect(quiet.changed.isEmpty && quiet.deleted.isEmpty)
+
+        // Another client changed the zone after the sender's token: no token, and a fetch
+        // from the old token finds both that change and the sender's own.
+        let other = try await fixture.openAnotherClient()
+        let theirs = try await other.save(TestRecords.folder(zone, "theirs"))
+        let mine = TestRecords.folder(zone, "mine")
+        let behind = try await backend.modifyRecords(RecordBatch(zone: zone, saves: [mine], knownToken: afterMixed))
+        #expect(behind.saved.count == 1 && behind.token == nil, "a sender that missed a change is given no token")
+        let caughtUp = try await backend.fetchAllChanges(in: zone, since: afterMixed)
+        #expect(Set(caughtUp.changed.keys) == [theirs.id, mine.id])
+
+        // No token named, or one that is not this zone's: no token given.
+        #expect(try await backend.modifyRecords(RecordBatch(zone: zone, saves: [TestRecords.folder(zone, "plain")])).token == nil)
+        let otherZone = ZoneID("Elsewhere")
+        try await backend.createZone(otherZone)
+        let elsewhere = try await backend.fetchAllChanges(in: otherZone, since: nil).token
+        #expect(try await backend.modifyRecords(RecordBatch(zone: zone, saves: [TestRecords.folder(zone, "x")], knownToken: elsewhere)).token == nil)
     }
 
     static func tokenSurvivesReopen(_ fixture: BackendFixture, _ zone: ZoneID) async throws {
