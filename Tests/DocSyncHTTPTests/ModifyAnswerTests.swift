@@ -46,8 +46,11 @@ import Testing
 
     @Test func theAnswerCarriesTagsNotRecords() throws {
         let (batch, result) = batchAndResult()
-        let json = String(decoding: try WireCoding.encoder.encode(WireBody.ModifyAnswer(result)), as: UTF8.self)
-        #expect(json.contains("\"saved\":{\"\(batch.saves[0].id.recordName)\":\"1k\""))
+        let data = try WireCoding.encoder.encode(WireBody.ModifyAnswer(result))
+        let json = String(decoding: data, as: UTF8.self)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let saved = try #require(object["saved"] as? [String: String], "saved is an object of record name to tag")
+        #expect(saved == [batch.saves[0].id.recordName: "1k", batch.saves[1].id.recordName: "1l"])
         // The saved folder and link appear by name only; their paths travel in no field.
         #expect(!json.contains("a/link"))
         #expect(!json.contains("\"../b\""))
