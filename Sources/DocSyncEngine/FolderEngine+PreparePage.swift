@@ -44,14 +44,18 @@ extension FolderEngine {
         // The fingerprint's columns first, then the whole row (read by name: the repeated
         // columns hold the same values).
         let rows = try readIndex { db in
-            try Row.fetchAll(db, sql: """
+            // Decoded from the cursor's rows as they are stepped, without copying each row.
+            let found = try Row.fetchCursor(db, sql: """
                 SELECT \(IndexItem.Fingerprint.columns), * FROM item WHERE pending != 0 AND uploadingError IS NULL AND (path > ? OR (path = ? AND recordName > ?))
                 ORDER BY path, recordName LIMIT 1000
-                """, arguments: [cursor.path, cursor.path, cursor.recordName]).map { row in
+                """, arguments: [cursor.path, cursor.path, cursor.recordName])
+            var items: [IndexItem] = []
+            while let row = try found.next() {
                 let item = try IndexItem(row: row)
                 fetched[item.recordName] = IndexItem.Fingerprint(row: row)
-                return item
+                items.append(item)
             }
+            return items
         }
         guard let last = rows.last else { return nil }
         let started = ContinuousClock.now

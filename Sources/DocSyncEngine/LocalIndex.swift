@@ -133,9 +133,12 @@ extension Database {
     /// The chunks recorded for `recordName`'s content, in file order (empty when none are).
     func recordedChunks(of recordName: String) throws -> [ChunkRef] {
         let statement = try cachedStatement(sql: "SELECT digest, length FROM chunkLocation WHERE recordName = ? ORDER BY offset")
-        return try Row.fetchAll(statement, arguments: [recordName]).compactMap { row in
-            SHA256Digest(bytes: row[0] as Data).map { ChunkRef(digest: $0, length: row[1]) }
+        var chunks: [ChunkRef] = []
+        let rows = try Row.fetchCursor(statement, arguments: [recordName])
+        while let row = try rows.next() {
+            if let digest = SHA256Digest(bytes: row[0] as Data) { chunks.append(ChunkRef(digest: digest, length: row[1])) }
         }
+        return chunks
     }
 
     /// Places on this machine where each of `digests` may be read (to be verified before use).
