@@ -7,13 +7,14 @@ import Synchronization
 import Testing
 
 /// A backend wrapper that counts what crosses it: digests asked about, chunk bytes sent and
-/// received, and saved records the backend refused.
+/// received, saved records the backend refused, and changed records fetched.
 final class TransferCountingBackend: StorageBackend {
     let inner: any StorageBackend
     let digestsAsked = Atomic<Int>(0)
     let bytesUploaded = Atomic<Int>(0)
     let bytesDownloaded = Atomic<Int>(0)
     let recordsRefused = Atomic<Int>(0)
+    let recordsFetched = Atomic<Int>(0)
 
     init(_ inner: any StorageBackend) { self.inner = inner }
 
@@ -22,6 +23,7 @@ final class TransferCountingBackend: StorageBackend {
         bytesUploaded.store(0, ordering: .relaxed)
         bytesDownloaded.store(0, ordering: .relaxed)
         recordsRefused.store(0, ordering: .relaxed)
+        recordsFetched.store(0, ordering: .relaxed)
     }
 
     func missingChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> Set<SHA256Digest> {
@@ -56,7 +58,9 @@ final class TransferCountingBackend: StorageBackend {
         return result
     }
     func fetchChanges(in zone: ZoneID, since token: ChangeToken?, limit: Int) async throws(SyncError) -> ChangeSet {
-        try await inner.fetchChanges(in: zone, since: token, limit: limit)
+        let page = try await inner.fetchChanges(in: zone, since: token, limit: limit)
+        recordsFetched.add(page.changed.count, ordering: .relaxed)
+        return page
     }
     func fetchRecords(_ ids: [RecordID]) async throws(SyncError) -> [RecordID: Record] { try await inner.fetchRecords(ids) }
     func changeNotifications() -> AsyncStream<ChangeNotification> { inner.changeNotifications() }
@@ -102,5 +106,29 @@ struct SmallEditTransferTests {
         // The receiver rebuilds the old version's manifest nodes from its own copy: it needs
         // only what the sender had to upload (the new chunks and nodes), not the whole tree.
         #expect(downloaded <= uploaded, "the receiver downloaded \(downloaded) bytes, the sender uploaded \(uploaded)")
+    }
+
+    /// Each save's answer carries the token past the sender's own changes: the sender does
+    /// not fetch what it saved back (it fetched every record it sent once, before).
+    @Test func aSenderDoesNotFetchItsOwnSavesBack() async throws {
+        let base = try TemporaryDirectory("docsync-own-saves")
+        let backend = try LocalBackend(directory: base.url.appendingPathComponent("backend"))
+        let sender = TransferCountingBackend(backend), receiver = TransferCountingBackend(backend)
+        let a = try EngineDevice(name: "alpha", base: base.url, backend: sender)
+        let b = try EngineDevice(name: "beta", base: base.url, backend: receiver)
+        for i in 0..<4 { try FileManager.default.createDirectory(at: a.file("dir\(i)"), withIntermediateDirectories: true) }
+        for i in 0..<40 { try a.write("dir\(i % 4)/file\(i).txt", "content \(i)") }
+        #expect(await eventually(timeout: .seconds(60)) { (0..<40).allSatisfy { b.read("dir\($0 % 4)/file\($0).txt") == "content \($0)" } })
+        #expect(await eventually(timeout: .seconds(30)) { a.engine.isSettled && b.engine.isSettled })
+        #expect(sender.recordsFetched.load(ordering: .relaxed) == 0, "the sender fetched its own saves back")
+        #expect(receiver.recordsFetched.load(ordering: .relaxed) >= 44, "the receiver fetched the 40 files and 4 folders")
+
+        // The other way round: the sender of before now only receives the one new record.
+        let receivedBefore = receiver.recordsFetched.load(ordering: .relaxed)
+        try b.write("from-beta.txt", "hello")
+        #expect(await eventually(timeout: .seconds(30)) { a.read("from-beta.txt") == "hello" })
+        #expect(await eventually(timeout: .seconds(30)) { a.engine.isSettled && b.engine.isSettled })
+        #expect(sender.recordsFetched.load(ordering: .relaxed) == 1)
+        #expect(receiver.recordsFetched.load(ordering: .relaxed) == receivedBefore)
     }
 }
