@@ -67,16 +67,33 @@ final class TransferCountingBackend: StorageBackend {
     func usage() async throws(SyncError) -> StorageUsage { try await inner.usage() }
 }
 
+/// Two engines on one embedded backend in a temporary directory, each through its own
+/// counting wrapper: `a` (alpha) through `sender`, `b` (beta) through `receiver`.
+struct CountedPair {
+    let base: TemporaryDirectory
+    let sender: TransferCountingBackend
+    let receiver: TransferCountingBackend
+    let a: EngineDevice
+    let b: EngineDevice
+
+    init(_ name: String) throws {
+        base = try TemporaryDirectory(name)
+        let backend = try LocalBackend(directory: base.url.appendingPathComponent("backend"))
+        sender = TransferCountingBackend(backend)
+        receiver = TransferCountingBackend(backend)
+        a = try EngineDevice(name: "alpha", base: base.url, backend: sender)
+        b = try EngineDevice(name: "beta", base: base.url, backend: receiver)
+    }
+}
+
 /// A small edit of a large file costs about one chunk each way: the sender asks only about
 /// chunks its acknowledged version did not have, the receiver takes the rest from its copy.
 @Suite("A small edit of a large file")
 struct SmallEditTransferTests {
     @Test func oneByteInsertedInAn8MiBFileMovesAFewChunks() async throws {
-        let base = try TemporaryDirectory("docsync-small-edit")
-        let backend = try LocalBackend(directory: base.url.appendingPathComponent("backend"))
-        let sender = TransferCountingBackend(backend), receiver = TransferCountingBackend(backend)
-        let a = try EngineDevice(name: "alpha", base: base.url, backend: sender)
-        let b = try EngineDevice(name: "beta", base: base.url, backend: receiver)
+        let pair = try CountedPair("docsync-small-edit")
+        defer { withExtendedLifetime(pair) {} }  // its temporary directory outlives the test
+        let (sender, receiver, a, b) = (pair.sender, pair.receiver, pair.a, pair.b)
         var generator = SplitMix64(seed: 20)
         var content = Data(count: 8 << 20)
         content.withUnsafeMutableBytes { raw in for i in raw.indices { raw[i] = UInt8(truncatingIfNeeded: generator.next()) } }
@@ -111,11 +128,9 @@ struct SmallEditTransferTests {
     /// Each save's answer carries the token past the sender's own changes: the sender does
     /// not fetch what it saved back (it fetched every record it sent once, before).
     @Test func aSenderDoesNotFetchItsOwnSavesBack() async throws {
-        let base = try TemporaryDirectory("docsync-own-saves")
-        let backend = try LocalBackend(directory: base.url.appendingPathComponent("backend"))
-        let sender = TransferCountingBackend(backend), receiver = TransferCountingBackend(backend)
-        let a = try EngineDevice(name: "alpha", base: base.url, backend: sender)
-        let b = try EngineDevice(name: "beta", base: base.url, backend: receiver)
+        let pair = try CountedPair("docsync-own-saves")
+        defer { withExtendedLifetime(pair) {} }  // its temporary directory outlives the test
+        let (sender, receiver, a, b) = (pair.sender, pair.receiver, pair.a, pair.b)
         for i in 0..<4 { try FileManager.default.createDirectory(at: a.file("dir\(i)"), withIntermediateDirectories: true) }
         for i in 0..<40 { try a.write("dir\(i % 4)/file\(i).txt", "content \(i)") }
         #expect(await eventually(timeout: .seconds(60)) { (0..<40).allSatisfy { b.read("dir\($0 % 4)/file\($0).txt") == "content \($0)" } })
