@@ -13,7 +13,7 @@ extension FolderEngine {
         let outcome = ThreeWayMerge.merge(
             ancestor: row.acked, local: local, server: server, policy: configuration.conflictPolicy,
             localDevice: configuration.device, conflictCopyName: RecordID.newName(), conflictTime: row.modified,
-            pathIsTaken: { [self] path in FileManager.default.fileExists(atPath: absolute(path)) || ((try? index.readLatest { db in try db.item(at: path) }) ?? nil) != nil })
+            pathIsTaken: { [self] path in isTaken(path) })
         let merged = outcome.merged
         var expected: IndexItem? = row
         var needWrite = contentKey(of: row) != contentKey(of: merged) || row.kind != merged.type
@@ -109,12 +109,16 @@ extension FolderEngine {
         try await place(server, replacing: nil, then: { _ in })
     }
 
+    /// Whether `path` is in use, on disk or by an item of the index: a conflict copy is named
+    /// so as to take neither.
+    func isTaken(_ path: RelativePath) -> Bool {
+        FileManager.default.fileExists(atPath: absolute(path)) || ((try? index.readLatest { db in try db.item(at: path) }) ?? nil) != nil
+    }
+
     /// Moves a local item out of the way, to a conflict-copy name beside it (synced as a change of path).
     func renameAside(_ original: IndexItem) throws(SyncError) {
         var row = original
-        let copy = ConflictName.copyPath(for: row.path, device: configuration.device, time: row.modified, isTaken: { [self] path in
-            FileManager.default.fileExists(atPath: absolute(path)) || ((try? index.readLatest { db in try db.item(at: path) }) ?? nil) != nil
-        })
+        let copy = ConflictName.copyPath(for: row.path, device: configuration.device, time: row.modified, isTaken: { [self] path in isTaken(path) })
         guard try move(&row, to: copy) else { throw localChangeMidway(copy) }
         markChanged(&row)
         logger.notice("conflict: two items for one path; kept this device's beside the other", metadata: ["path": "\(original.path)", "copy": "\(copy)"])

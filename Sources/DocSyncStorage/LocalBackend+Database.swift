@@ -96,7 +96,7 @@ extension LocalBackend {
         try requireZone(batch.zone, db)
         var result = ModifyResult(failed: failedBefore)
         let zone = batch.zone.name
-        let senderIsCurrent = try batch.knownToken.map { token in try latestToken(of: batch.zone, db) == (try? LocalChangeToken(token)) } ?? false
+        let senderIsCurrent = try batch.knownToken.map { token in try zoneState(of: batch.zone, db).latest == (try? LocalChangeToken(token)) } ?? false
         var lastSeq: Int64?
         func current(_ id: RecordID) throws -> DocSyncCore.Record? {
             guard let body = try Data.fetchOne(db.cachedStatement(sql: "SELECT body FROM record WHERE zone = ? AND recordName = ?"), arguments: [zone, id.recordName]) else {
@@ -148,24 +148,25 @@ extension LocalBackend {
         if let lastSeq {
             try db.cachedStatement(sql: "UPDATE zone SET lastSeq = ? WHERE name = ?").execute(arguments: [lastSeq, zone])
         }
-        if senderIsCurrent { result.token = try latestToken(of: batch.zone, db).token }
+        if senderIsCurrent { result.token = try zoneState(of: batch.zone, db).latest.token }
         return (result, .commit)
     }
 
-    /// The token of a client that has every change of `zone` (which exists).
-    static func latestToken(of zone: ZoneID, _ db: Database) throws -> LocalChangeToken {
-        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT incarnation, lastSeq FROM zone WHERE name = ?"), arguments: [zone.name])!
-        return LocalChangeToken(zone: zone.name, incarnation: row[0], seq: row[1])
+    /// The token of a client that has every change of `zone`, and the last change sequence
+    /// whose deletions were compacted away (older tokens have expired). Throws
+    /// `zoneNotFound` when the zone does not exist.
+    static func zoneState(of zone: ZoneID, _ db: Database) throws -> (latest: LocalChangeToken, compactedThrough: Int64) {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT incarnation, lastSeq, compactedThroughSeq FROM zone WHERE name = ?"),
+                                         arguments: [zone.name]) else {
+            throw SyncError.zoneNotFound(zone)
+        }
+        return (LocalChangeToken(zone: zone.name, incarnation: row[0], seq: row[1]), row[2])
     }
 
     /// One page of changes of `zone` after `since`.
     static func changes(in zone: ZoneID, since: LocalChangeToken?, pageSize: Int, _ db: Database) throws -> ChangeSet {
-        guard let row = try Row.fetchOne(db, sql: "SELECT incarnation, lastSeq, compactedThroughSeq FROM zone WHERE name = ?", arguments: [zone.name]) else {
-            throw SyncError.zoneNotFound(zone)
-        }
-        let incarnation: String = row["incarnation"]
-        let lastSeq: Int64 = row["lastSeq"]
-        let compactedThrough: Int64 = row["compactedThroughSeq"]
+        let (latest, compactedThrough) = try zoneState(of: zone, db)
+        let incarnation = latest.incarnation, lastSeq = latest.seq
         var after: Int64 = 0
         if let since {
             guard since.zone == zone.name, since.incarnation == incarnation else {
