@@ -41,7 +41,7 @@ enum Materializer {
     }
 
     /// This process's part of temporary names (random), and a counter for the rest.
-    private static let processTag = RecordID.newName().prefix(8)
+    private static let processTag = RecordID.newName().suffix(8)  // from the random half
     private static let counter = Atomic<Int>(0)
 
     /// A name for a new temporary file: the prefix, this process's random tag and a counter.

@@ -50,7 +50,7 @@ public final class ChunkBatchWriter: Sendable {
             guard !state.finished else { throw SyncError(.internalError, "chunks added to a batch that was already committed or aborted") }
             for chunk in chunks where absent.contains(chunk.digest) && state.added.insert(chunk.digest).inserted {
                 if state.fd < 0 {
-                    state.name = "\(Int64(Date().timeIntervalSince1970 * 1000))-\(RecordID.newName().prefix(12)).pack"
+                    state.name = "\(Int64(Date().timeIntervalSince1970 * 1000))-\(RecordID.newName().suffix(12)).pack"  // the random half
                     let path = packs.root.path + "/" + state.name
                     state.fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
                     guard state.fd >= 0 else { throw SyncError.posix("create \(path)", errno) }

@@ -45,15 +45,24 @@ import Testing
         #expect((RecordID.problem(with: name) == nil) == valid)
     }
 
-    @Test func newRecordNamesAre128RandomBitsInLowercaseHex() {
+    @Test func newRecordNamesAreTimeOrderedThenRandomInLowercaseHex() {
+        let before = UInt64(Date().timeIntervalSince1970 * 1000)
         let names = (0..<10_000).map { _ in RecordID.newName() }
+        let after = UInt64(Date().timeIntervalSince1970 * 1000)
         #expect(Set(names).count == names.count)
-        for name in names.prefix(100) {
+        for name in names {
             #expect(name.utf8.count == 32)
             #expect(name.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
         }
-        // Every hex digit shows up in every position across many names (no stuck nibble).
-        for position in 0..<32 {
+        // Made later, sorts later: a table keyed by record name grows at its end.
+        #expect(zip(names, names.dropFirst()).allSatisfy { $0 < $1 })
+        // The first 12 digits are the milliseconds of making (the counter may carry past
+        // the clock when thousands are made in one millisecond, by seconds at most).
+        let first = UInt64(names[0].prefix(12), radix: 16) ?? 0, last = UInt64(names[names.count - 1].prefix(12), radix: 16) ?? 0
+        #expect(first >= before && first <= after + 1000)
+        #expect(last >= first && last <= after + 1000)
+        // Every hex digit shows up in every random position across many names (no stuck nibble).
+        for position in 16..<32 {
             let digits = Set(names.map { Array($0.utf8)[position] })
             #expect(digits.count == 16, "position \(position)")
         }
