@@ -135,9 +135,11 @@ extension FolderEngine {
         if (try? FileStat.of(to)) ?? nil != nil { return false }
         let made = try Materializer.makeParents(of: path, root: configuration.root.path)
         if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
-        guard rename(from, to) == 0 else {
-            if errno == ENOENT { return false }
-            throw Materializer.failure("move \(row.path) to", path.string)
+        // Whatever appeared at `to` since the look above stays: the move is then given up.
+        let code = Materializer.moveIfFree(from, to)
+        guard code == 0 else {
+            if code == ENOENT || code == EEXIST { return false }
+            throw Materializer.failure("move \(row.path) to", path.string, code: code)
         }
         let old = row.path
         row.path = path

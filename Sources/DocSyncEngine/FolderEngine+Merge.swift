@@ -132,7 +132,14 @@ extension FolderEngine {
     /// Keep-both: the local file moves to `path` as a new item (same content, new record).
     func keepAsConflictCopy(_ row: IndexItem, at path: RelativePath, recordName: String) throws(SyncError) {
         _ = try Materializer.makeParents(of: path, root: configuration.root.path)
-        guard rename(absolute(row.path), absolute(path)) == 0 else { throw Materializer.failure("keep a conflict copy at", path.string) }
+        // A file created at the copy's name since it was chosen is never replaced: the merge
+        // is tried again, and picks a name that is free then.
+        let code = Materializer.moveIfFree(absolute(row.path), absolute(path))
+        guard code == 0 else {
+            if code == EEXIST { throw localChangeMidway(path) }
+            if code == ENOENT { throw localChangeMidway(row.path) }
+            throw Materializer.failure("keep a conflict copy at", path.string, code: code)
+        }
         var copy = row
         copy.recordName = recordName
         copy.path = path

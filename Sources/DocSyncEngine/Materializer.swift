@@ -99,6 +99,18 @@ enum Materializer {
         docsync_renameat2(AT_FDCWD, source, AT_FDCWD, target, 1 /* RENAME_NOREPLACE */) == 0 ? 0 : errno
     }
 
+    /// Moves `source` to `target` only if nothing is at `target`: returns 0, or the `errno`
+    /// (`EEXIST` when something is there, `ENOENT` when `source` is gone). Where the file
+    /// system lacks `RENAME_NOREPLACE` it looks first and then renames, so only there can
+    /// something created at `target` in between be replaced.
+    static func moveIfFree(_ source: String, _ target: String) -> Int32 {
+        let code = renameWithoutReplacing(source, target)
+        guard code == EINVAL else { return code }
+        var st = stat()
+        if lstat(target, &st) == 0 { return EEXIST }
+        return rename(source, target) == 0 ? 0 : errno
+    }
+
     /// Sets a path's modification time without following a final symlink.
     static func setModified(_ path: String, _ modified: Timestamp) {
         let (seconds, nanoseconds) = modified.secondsAndNanoseconds
