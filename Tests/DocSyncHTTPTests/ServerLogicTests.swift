@@ -145,7 +145,8 @@ import Testing
     }
 
     @Test func badOrDuplicateNamesAreRefused() throws {
-        let store = try UserStore(dataDirectory: try TemporaryDirectory().url)
+        let directory = try TemporaryDirectory()
+        let store = try UserStore(dataDirectory: directory.url)
         _ = try store.addUser("alice")
         for name in ["alice", "", "../x", "Alice", ".hidden", "a/b", "a\u{0}b", String(repeating: "a", count: 65)] {
             #expect(throws: SyncError.self, "\(name.debugDescription)") { try store.addUser(name) }

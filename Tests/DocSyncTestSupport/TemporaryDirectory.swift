@@ -2,6 +2,10 @@ import Foundation
 
 /// A fresh directory under the system's temporary directory, removed with everything in it
 /// when the last reference goes away.
+///
+/// An engine whose task was just cancelled may still be finishing a write inside it then
+/// (a file put in place, a database's log reopened): removal is tried again, for a second
+/// at most, until nothing is left.
 public final class TemporaryDirectory: Sendable {
     public let url: URL
 
@@ -13,5 +17,12 @@ public final class TemporaryDirectory: Sendable {
 
     public var path: String { url.path }
 
-    deinit { try? FileManager.default.removeItem(at: url) }
+    deinit {
+        let deadline = ContinuousClock.now + .seconds(1)
+        while true {
+            try? FileManager.default.removeItem(at: url)
+            guard FileManager.default.fileExists(atPath: url.path), ContinuousClock.now < deadline else { return }
+            usleep(10_000)
+        }
+    }
 }
