@@ -20,8 +20,7 @@ import Foundation
 ///   replaced whose `IN_IGNORED` is still to come) is renamed out of the way (`claim`)
 ///   before its path is reused, and `needsRebuild` says when such entries have piled up.
 /// - It exposes no accessor for its inotify descriptor; `discoverDescriptor` finds it in
-///   `/proc/self/fd` (the inotify descriptor that is new since `initialize` and whose
-///   `fdinfo` lists the root's watch).
+///   `/proc/self/fd` (the inotify descriptor whose `fdinfo` lists the root's watch).
 final class InotifyLibrary {
     /// The events watched on every directory: content, metadata, names, and the directory
     /// itself; never through a symlink, only directories, not for unlinked-but-open files.
@@ -72,9 +71,14 @@ final class InotifyLibrary {
     func discoverDescriptor(wd: Int32, inode: UInt64) -> Bool {
         if descriptor >= 0 { return true }
         let line = "inotify wd:\(String(wd, radix: 16)) ino:\(String(inode, radix: 16)) "
-        let matches = Self.inotifyDescriptors().subtracting(descriptorsBefore).filter { fd in
+        // Other inotify instances come and go meanwhile (each embedded backend has one), and
+        // one closed since `initialize` may have left the library its number: the watch
+        // itself identifies the library's descriptor; only when another instance watches
+        // the same directory under the same number are those open before `initialize` ruled out.
+        let watching = Self.inotifyDescriptors().filter { fd in
             Self.fdinfo(fd).split(separator: "\n").contains { $0.hasPrefix(line) }
         }
+        let matches = watching.count > 1 ? watching.subtracting(descriptorsBefore) : watching
         guard matches.count == 1, let fd = matches.first, docsync_set_nonblocking(fd) == 0 else { return false }
         descriptor = fd
         return true
