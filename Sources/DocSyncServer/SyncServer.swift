@@ -57,6 +57,7 @@ public struct SyncServer: Sendable {
             router: router(),
             server: server,
             configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "docsync-server"),
+            services: [IdleStorageService(backends: backends, interval: .seconds(60))],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? listen.port
                 let url = "\(scheme)://\(listen.urlHost):\(port)"
