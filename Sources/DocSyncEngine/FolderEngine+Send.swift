@@ -255,10 +255,14 @@ extension FolderEngine {
         let missingNodes = nodes.filter { missing.contains($0.key) }.map { ChunkUpload(digest: $0.key, bytes: $0.value) }
         if !missingNodes.isEmpty { try await backend.uploadChunks(missingNodes) }
         // Chunks travel in batches (one flush or one request each), a few batches at once.
+        // A batch is cut at 8 MB, which at about 6.8 KiB a chunk is some 1,200 chunks (and at
+        // 4,096 chunks of tiny files): each batch costs a pack, its flush and a transaction
+        // over the backend's digest index (or one request), so fewer, fuller batches cost
+        // less than many small ones.
         var batches: [[(SHA256Digest, Piece)]] = [[]]
         var batchBytes = 0
         for (digest, piece) in pieces.sorted(by: { ($0.value.path, $0.value.offset) < ($1.value.path, $1.value.offset) }) where missing.contains(digest) {
-            if batches[batches.count - 1].count >= 512 || batchBytes >= 8 << 20 {
+            if batches[batches.count - 1].count >= 4096 || batchBytes >= 8 << 20 {
                 batches.append([])
                 batchBytes = 0
             }
