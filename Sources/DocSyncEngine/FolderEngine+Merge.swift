@@ -109,10 +109,10 @@ extension FolderEngine {
         try await place(server, replacing: nil, then: { _ in })
     }
 
-    /// Whether `path` is in use, on disk or by an item of the index: a conflict copy is named
-    /// so as to take neither.
+    /// Whether `path` is in use, on disk (anything there, a dangling symlink too: the move
+    /// would refuse it) or by an item of the index: a conflict copy is named so as to take neither.
     func isTaken(_ path: RelativePath) -> Bool {
-        FileManager.default.fileExists(atPath: absolute(path)) || ((try? index.readLatest { db in try db.item(at: path) }) ?? nil) != nil
+        ((try? FileStat.of(absolute(path))) ?? nil) != nil || ((try? index.readLatest { db in try db.item(at: path) }) ?? nil) != nil
     }
 
     /// Moves a local item out of the way, to a conflict-copy name beside it (synced as a change of path).
