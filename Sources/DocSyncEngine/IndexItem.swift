@@ -1,5 +1,6 @@
 import DocSyncCore
 import Foundation
+import DocSyncStorage
 import GRDB
 
 /// One row of the local index: an item as it is on this device, the record the server
@@ -127,7 +128,7 @@ extension RecordType {
     }
 }
 
-extension IndexItem: FetchableRecord, PersistableRecord {
+extension IndexItem: FetchableRecord, TableRecord {
     public static let databaseTableName = "item"
 
     /// Decodes a row whose last columns are the whole item row in schema order: every
@@ -165,24 +166,35 @@ extension IndexItem: FetchableRecord, PersistableRecord {
         status.hasUnresolvedConflicts = row[base + 24]
     }
 
-    public func encode(to container: inout PersistenceContainer) throws {
-        for (column, value) in try columnValues() { container[column] = value }
-    }
-
-    /// Every column and its value, in schema order.
-    func columnValues() throws -> [(String, (any DatabaseValueConvertible)?)] {
-        [
-            ("recordName", recordName), ("path", path.string), ("name", path.name), ("kind", kind.rawValue),
-            ("size", size), ("mtime", modified.nanosecondsSince1970), ("inode", Int64(bitPattern: inode)),
-            ("mode", Int64(mode)), ("digest", digest?.hex), ("asset", asset.map { CompactCoding.encode($0) }),
-            ("symlinkTarget", symlinkTarget), ("acked", acked.map { CompactCoding.encode($0) }),
-            ("pending", pending.rawValue), ("needsRead", needsRead), ("chunksUploaded", chunksUploaded),
-            ("revision", revision), ("downloadingStatus", status.downloadingStatus), ("isDownloading", status.isDownloading),
-            ("percentDownloaded", status.percentDownloaded), ("isUploading", status.isUploading),
-            ("isUploaded", status.isUploaded), ("percentUploaded", status.percentUploaded),
-            ("downloadingError", status.downloadingError), ("uploadingError", status.uploadingError),
-            ("hasUnresolvedConflicts", status.hasUnresolvedConflicts),
-        ]
+    /// Binds every column but `recordName`, in schema order, to parameters `first`,
+    /// `first + 1`, … of `statement` (24 of them).
+    private func bindColumnsAfterName(_ statement: DirectStatement, from first: Int32) {
+        var index = first
+        func next() -> Int32 { defer { index += 1 }; return index }
+        statement.bind(next(), path.string)
+        statement.bind(next(), path.name)
+        statement.bind(next(), kind.rawValue)
+        statement.bind(next(), size)
+        statement.bind(next(), modified.nanosecondsSince1970)
+        statement.bind(next(), Int64(bitPattern: inode))
+        statement.bind(next(), Int64(mode))
+        statement.bind(next(), digest?.hex)
+        statement.bind(next(), asset.map { CompactCoding.encode($0) })
+        statement.bind(next(), symlinkTarget)
+        statement.bind(next(), acked.map { CompactCoding.encode($0) })
+        statement.bind(next(), Int64(pending.rawValue))
+        statement.bind(next(), needsRead)
+        statement.bind(next(), chunksUploaded)
+        statement.bind(next(), revision)
+        statement.bind(next(), status.downloadingStatus)
+        statement.bind(next(), status.isDownloading)
+        statement.bind(next(), status.percentDownloaded)
+        statement.bind(next(), status.isUploading)
+        statement.bind(next(), status.isUploaded)
+        statement.bind(next(), status.percentUploaded)
+        statement.bind(next(), status.downloadingError)
+        statement.bind(next(), status.uploadingError)
+        statement.bind(next(), status.hasUnresolvedConflicts)
     }
 
     /// The columns of table `item`, in schema order.
@@ -190,17 +202,23 @@ extension IndexItem: FetchableRecord, PersistableRecord {
                           "symlinkTarget", "acked", "pending", "needsRead", "chunksUploaded", "revision",
                           "downloadingStatus", "isDownloading", "percentDownloaded", "isUploading", "isUploaded",
                           "percentUploaded", "downloadingError", "uploadingError", "hasUnresolvedConflicts"]
-    private static let insertSQL = "INSERT INTO item (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+    /// Both name the columns after `recordName` first, in schema order, then `recordName`.
+    private static let insertSQL = "INSERT INTO item (\(columns.dropFirst().joined(separator: ", ")), recordName) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
     private static let updateSQL = "UPDATE item SET \(columns.dropFirst().map { "\($0) = ?" }.joined(separator: ", ")) WHERE recordName = ?"
 
-    /// Inserts the row through a cached statement (the index writes thousands of rows per sync).
+    /// Inserts the row, its values bound in place (the index writes thousands of rows per sync).
     public func insert(_ db: Database) throws {
-        try db.cachedStatement(sql: IndexItem.insertSQL).execute(arguments: StatementArguments(try columnValues().map(\.1)))
+        let statement = try db.directStatement(sql: IndexItem.insertSQL)
+        bindColumnsAfterName(statement, from: 1)
+        statement.bind(Int32(IndexItem.columns.count), recordName)
+        try statement.execute()
     }
 
-    /// Updates every column of the row with this record name, through a cached statement.
+    /// Updates every column of the row with this record name, its values bound in place.
     public func update(_ db: Database) throws {
-        let values = try columnValues().dropFirst().map(\.1) + [recordName]
-        try db.cachedStatement(sql: IndexItem.updateSQL).execute(arguments: StatementArguments(values))
+        let statement = try db.directStatement(sql: IndexItem.updateSQL)
+        bindColumnsAfterName(statement, from: 1)
+        statement.bind(Int32(IndexItem.columns.count), recordName)
+        try statement.execute()
     }
 }

@@ -1,4 +1,5 @@
 import DocSyncCore
+import Foundation
 import GRDB
 import GRDBSQLite
 
@@ -30,6 +31,34 @@ public struct DirectStatement {
     /// Binds `value` to parameter `index` (1-based).
     public func bind(_ index: Int32, _ value: Int64) {
         bound(sqlite3_bind_int64(handle, index, value), index)
+    }
+
+    /// Binds `value` to parameter `index` (1-based).
+    public func bind(_ index: Int32, _ value: Double) {
+        bound(sqlite3_bind_double(handle, index, value), index)
+    }
+
+    /// Binds `value` as 1 or 0 (how GRDB stores a `Bool`) to parameter `index` (1-based).
+    public func bind(_ index: Int32, _ value: Bool) {
+        bind(index, Int64(value ? 1 : 0))
+    }
+
+    /// Binds `blob` to parameter `index` (1-based); an empty one stays a blob, not NULL.
+    public func bind(_ index: Int32, _ blob: Data) {
+        let code = blob.withUnsafeBytes { raw in
+            raw.baseAddress.map { sqlite3_bind_blob(handle, index, $0, Int32(raw.count), transient) } ?? sqlite3_bind_zeroblob(handle, index, 0)
+        }
+        bound(code, index)
+    }
+
+    /// Binds `text`, or NULL when it is `nil`, to parameter `index` (1-based).
+    public func bind(_ index: Int32, _ text: String?) {
+        if let text { bind(index, text) } else { bound(sqlite3_bind_null(handle, index), index) }
+    }
+
+    /// Binds `blob`, or NULL when it is `nil`, to parameter `index` (1-based).
+    public func bind(_ index: Int32, _ blob: Data?) {
+        if let blob { bind(index, blob) } else { bound(sqlite3_bind_null(handle, index), index) }
     }
 
     /// Binding touches no file: it fails only for a parameter the SQL does not have, which

@@ -61,6 +61,29 @@ struct LocalIndexTests {
         }
         #expect(plain == item)
         #expect(prefixed == item)
+        // An update writes every column: values become NULL, NULLs become values.
+        var changed = item
+        changed.path = RelativePath("moved/élan.txt")
+        changed.kind = .symlink
+        changed.size = -1
+        changed.modified = Timestamp(nanosecondsSince1970: -7)
+        changed.inode = UInt64.max
+        changed.mode = 0o777
+        changed.digest = nil
+        changed.asset = nil
+        changed.symlinkTarget = nil
+        changed.acked = nil
+        changed.pending = .save
+        changed.needsRead = true
+        changed.chunksUploaded = false
+        changed.revision = 10
+        changed.status = ItemTransferStatus()
+        changed.status.downloadingError = nil
+        changed.status.uploadingError = "still too big"
+        try index.write { db in try changed.update(db) }
+        #expect(try index.read { db in try db.item(named: item.recordName) } == changed)
+        try index.write { db in try item.update(db) }
+        #expect(try index.read { db in try db.item(named: item.recordName) } == item)
     }
 
     /// The engine builds the fingerprint of a row it has just written from the item instead of
