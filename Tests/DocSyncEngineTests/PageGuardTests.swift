@@ -11,25 +11,12 @@ import Testing
 /// `changedSincePrepared` must name exactly those rows, so they are left for the next pass
 /// instead of being sent as they stood when read.
 @Suite struct PageGuardTests {
-    let base: TemporaryDirectory
-    let engine: FolderEngine
-    let folder: URL
+    let setup: UnstartedEngine
+    var engine: FolderEngine { setup.engine }
+    var folder: URL { setup.folder }
 
-    init() throws {
-        base = try TemporaryDirectory("docsync-page-guard")
-        folder = base.url.appendingPathComponent("folder")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var logger = Logger(label: "test.page-guard")
-        logger.logLevel = .warning
-        let configuration = EngineConfiguration(
-            zone: ZoneID("Docs"), root: folder, stateDirectory: base.url.appendingPathComponent("state"), device: "alpha",
-            conflictPolicy: .keepBoth, onDemand: false, maxFileSize: 50_000_000,
-            retryPolicy: RetryPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(300), multiplier: 2),
-            safetyNetInterval: .seconds(30), transferConcurrency: 2)
-        let backend = try LocalBackend(directory: base.url.appendingPathComponent("backend"))
-        // Never run: the test drives the page steps itself.
-        engine = try FolderEngine(configuration: configuration, backend: backend, logger: logger)
-    }
+    /// The engine is never run: the test drives the page steps itself.
+    init() throws { setup = try UnstartedEngine("page-guard") }
 
     /// Writes `names` into the folder and records them as the scan would: new, pending, unread.
     private func recordNewFiles(_ names: [String]) throws {
