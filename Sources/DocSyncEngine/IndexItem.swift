@@ -1,6 +1,6 @@
 import DocSyncCore
-import Foundation
 import DocSyncStorage
+import Foundation
 import GRDB
 
 /// One row of the local index: an item as it is on this device, the record the server
@@ -166,11 +166,27 @@ extension IndexItem: FetchableRecord, TableRecord {
         status.hasUnresolvedConflicts = row[base + 24]
     }
 
-    /// Binds every column but `recordName`, in schema order, to parameters `first`,
-    /// `first + 1`, … of `statement` (24 of them).
-    private func bindColumnsAfterName(_ statement: DirectStatement, from first: Int32) {
-        var index = first
-        func next() -> Int32 { defer { index += 1 }; return index }
+    /// The columns of table `item`, in schema order.
+    static let columns = ["recordName", "path", "name", "kind", "size", "mtime", "inode", "mode", "digest", "asset",
+                          "symlinkTarget", "acked", "pending", "needsRead", "chunksUploaded", "revision",
+                          "downloadingStatus", "isDownloading", "percentDownloaded", "isUploading", "isUploaded",
+                          "percentUploaded", "downloadingError", "uploadingError", "hasUnresolvedConflicts"]
+    /// Both name the columns after `recordName` first, in schema order, then `recordName`.
+    private static let insertSQL = "INSERT INTO item (\(columns.dropFirst().joined(separator: ", ")), recordName) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+    private static let updateSQL = "UPDATE item SET \(columns.dropFirst().map { "\($0) = ?" }.joined(separator: ", ")) WHERE recordName = ?"
+
+    /// Inserts the row, its values bound in place (the index writes thousands of rows per sync).
+    public func insert(_ db: Database) throws { try run(IndexItem.insertSQL, in: db) }
+
+    /// Updates every column of the row with this record name, its values bound in place.
+    public func update(_ db: Database) throws { try run(IndexItem.updateSQL, in: db) }
+
+    /// Runs `insertSQL` or `updateSQL` with this item's values: every column after
+    /// `recordName` in schema order, then `recordName`.
+    private func run(_ sql: String, in db: Database) throws {
+        let statement = try db.directStatement(sql: sql)
+        var index: Int32 = 0
+        func next() -> Int32 { index += 1; return index }
         statement.bind(next(), path.string)
         statement.bind(next(), path.name)
         statement.bind(next(), kind.rawValue)
@@ -195,30 +211,7 @@ extension IndexItem: FetchableRecord, TableRecord {
         statement.bind(next(), status.downloadingError)
         statement.bind(next(), status.uploadingError)
         statement.bind(next(), status.hasUnresolvedConflicts)
-    }
-
-    /// The columns of table `item`, in schema order.
-    static let columns = ["recordName", "path", "name", "kind", "size", "mtime", "inode", "mode", "digest", "asset",
-                          "symlinkTarget", "acked", "pending", "needsRead", "chunksUploaded", "revision",
-                          "downloadingStatus", "isDownloading", "percentDownloaded", "isUploading", "isUploaded",
-                          "percentUploaded", "downloadingError", "uploadingError", "hasUnresolvedConflicts"]
-    /// Both name the columns after `recordName` first, in schema order, then `recordName`.
-    private static let insertSQL = "INSERT INTO item (\(columns.dropFirst().joined(separator: ", ")), recordName) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
-    private static let updateSQL = "UPDATE item SET \(columns.dropFirst().map { "\($0) = ?" }.joined(separator: ", ")) WHERE recordName = ?"
-
-    /// Inserts the row, its values bound in place (the index writes thousands of rows per sync).
-    public func insert(_ db: Database) throws {
-        let statement = try db.directStatement(sql: IndexItem.insertSQL)
-        bindColumnsAfterName(statement, from: 1)
-        statement.bind(Int32(IndexItem.columns.count), recordName)
-        try statement.execute()
-    }
-
-    /// Updates every column of the row with this record name, its values bound in place.
-    public func update(_ db: Database) throws {
-        let statement = try db.directStatement(sql: IndexItem.updateSQL)
-        bindColumnsAfterName(statement, from: 1)
-        statement.bind(Int32(IndexItem.columns.count), recordName)
+        statement.bind(next(), recordName)
         try statement.execute()
     }
 }
