@@ -115,11 +115,15 @@ extension FolderEngine {
                 // A group of chunks at a time: one lookup of local copies, one download of the rest.
                 let group = Array(manifest.chunks[position..<min(position + 256, total)])
                 let found = group.allSatisfy({ given[$0.digest] != nil }) ? given : try await chunkBytes(group)
+                // The group goes to the file in one write, not one system call per chunk.
+                var run = Data()
+                if group.count > 1 { run.reserveCapacity(group.reduce(0) { $0 + $1.length }) }
                 for chunk in group {
                     guard let bytes = found[chunk.digest] else { throw SyncError.chunkNotFound(chunk.digest) }
                     hasher.update(bytes)
-                    try Materializer.writeAll(fd, bytes, path: path.string)
+                    if group.count == 1 { run = bytes } else { run.append(bytes) }
                 }
+                try Materializer.writeAll(fd, run, path: path.string)
                 position += group.count
                 if position < total { setDownloadProgress(record.id.recordName, Double(position) / Double(total)) }
             }

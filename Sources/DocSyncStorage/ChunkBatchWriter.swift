@@ -48,18 +48,25 @@ public final class ChunkBatchWriter: Sendable {
         let absent = try packs.missing(chunks.map(\.digest))
         try state.withLock { (state: inout State) throws(SyncError) in
             guard !state.finished else { throw SyncError(.internalError, "chunks added to a batch that was already committed or aborted") }
+            // The new chunks go to the pack in one write, not one system call per chunk.
+            var run = Data()
+            run.reserveCapacity(chunks.reduce(0) { $0 + $1.bytes.count })
+            var entries: [(digest: SHA256Digest, offset: Int64, length: Int)] = []
             for chunk in chunks where absent.contains(chunk.digest) && state.added.insert(chunk.digest).inserted {
-                if state.fd < 0 {
-                    state.name = "\(Int64(Date().timeIntervalSince1970 * 1000))-\(RecordID.newName().suffix(12)).pack"  // the random half
-                    let path = packs.root.path + "/" + state.name
-                    state.fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-                    guard state.fd >= 0 else { throw SyncError.posix("create \(path)", errno) }
-                }
-                let code = FileIO.writeAll(state.fd, chunk.bytes)
-                guard code == 0 else { throw SyncError.posix("write \(packs.root.path)/\(state.name)", code) }
-                state.entries.append((chunk.digest, state.offset, chunk.bytes.count))
-                state.offset += Int64(chunk.bytes.count)
+                entries.append((chunk.digest, state.offset + Int64(run.count), chunk.bytes.count))
+                run.append(chunk.bytes)
             }
+            guard !entries.isEmpty else { return }
+            if state.fd < 0 {
+                state.name = "\(Int64(Date().timeIntervalSince1970 * 1000))-\(RecordID.newName().suffix(12)).pack"  // the random half
+                let path = packs.root.path + "/" + state.name
+                state.fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+                guard state.fd >= 0 else { throw SyncError.posix("create \(path)", errno) }
+            }
+            let code = run.isEmpty ? 0 : FileIO.writeAll(state.fd, run)
+            guard code == 0 else { throw SyncError.posix("write \(packs.root.path)/\(state.name)", code) }
+            state.entries.append(contentsOf: entries)
+            state.offset += Int64(run.count)
         }
     }
 
