@@ -51,7 +51,7 @@ extension FolderEngine {
                 if let chunks { try db.addChunkLocations(of: row.recordName, chunks: chunks) }
             }
             try refreshConflictFlags(db, around: rows.map(\.row.path))
-            if storeToken { try db.setEngineValue(EngineKeys.changeToken, try token.map { try WireCoding.encoder.encode($0) }) }
+            if storeToken { try db.setChangeToken(token) }
         }
         for (row, _) in rows { clearProblem(at: row.path.string) }
         let bytes = rows.reduce(Int64(0)) { $0 + $1.row.size }

@@ -147,8 +147,7 @@ extension FolderEngine {
     }
 
     func storeToken(_ token: ChangeToken?) throws(SyncError) {
-        let data = try? token.map { try WireCoding.encoder.encode($0) }
-        try writeIndex { db in try db.setEngineValue(EngineKeys.changeToken, data) }
+        try writeIndex { db in try db.setChangeToken(token) }
     }
 
     /// Creates the zone (after `zoneNotFound`); when the index had synced items, the zone
@@ -157,7 +156,7 @@ extension FolderEngine {
         try await backend.createZone(configuration.zone)
         let hadToken = loadToken() != nil
         try writeIndex { db in
-            try db.setEngineValue(EngineKeys.changeToken, nil)
+            try db.setChangeToken(nil)
             try forgetAcknowledgements(db)
         }
         if hadToken { logger.warning("the folder's zone was deleted on the server; uploading the folder again") }

@@ -155,7 +155,7 @@ extension FolderEngine {
         let sentRevision = Dictionary(sent.map { ($0.recordName, $0.revision) }, uniquingKeysWith: { a, _ in a })
         try writeIndex { db in
             if let token = result.token, let knownToken, try db.changeToken() == knownToken {
-                try db.setEngineValue(EngineKeys.changeToken, try WireCoding.encoder.encode(token))
+                try db.setChangeToken(token)
             }
             let revision = try db.cachedStatement(sql: "SELECT revision FROM item WHERE recordName = ?")
             let rebase = try db.cachedStatement(sql: "UPDATE item SET acked = ? WHERE recordName = ?")

@@ -210,7 +210,7 @@ public final class FolderEngine: Sendable {
             retry.fetchOwed = true
             if retry.attempt > 1 { retry.wait(backoff) }
         case .refetchFromScratch:
-            _ = try? index.write { db in try db.setEngineValue(EngineKeys.changeToken, nil) }
+            _ = try? index.write { db in try db.setChangeToken(nil) }
             retry.fetchOwed = true
             logger.notice("change token expired; fetching everything again")
         case .pauseUploads:

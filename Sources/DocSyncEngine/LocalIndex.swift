@@ -171,6 +171,11 @@ extension Database {
         return try? WireCoding.decoder.decode(ChangeToken.self, from: data)
     }
 
+    /// Stores `token` as the change token (`nil`: none, the next fetch starts from the beginning).
+    func setChangeToken(_ token: ChangeToken?) throws {
+        try setEngineValue(EngineKeys.changeToken, try token.map { try WireCoding.encoder.encode($0) })
+    }
+
     func setEngineValue(_ key: String, _ value: Data?) throws {
         if let value {
             try execute(sql: "INSERT OR REPLACE INTO engineState (key, value) VALUES (?, ?)", arguments: [key, value])
