@@ -35,8 +35,9 @@ final class FolderService: Service, Sendable {
             device: daemon.device, conflictPolicy: folder.conflictPolicy, direction: direction,
             onDemand: folder.mode == .onDemand, maxFileSize: folder.maxFileSize, keepVersionsDays: folder.keepVersionsDays)
         self.engine = try FolderEngine(configuration: configuration, backend: backend, logger: logger)
-        // The engine's own temporary files are never news to it.
-        self.watcher = InotifyWatcher(root: folder.path, logger: logger, ignoredFilePrefix: IgnoreRules.temporaryFilePrefix)
+        // The engine's own temporary files are never news to it, nor is one it moved into place.
+        self.watcher = InotifyWatcher(root: folder.path, logger: logger, ignoredFilePrefix: IgnoreRules.temporaryFilePrefix,
+                                      ownRenamePrefix: FolderEngine.ownTemporaryPrefix)
         self.backend = backend
         self.zone = zone
         self.logger = logger

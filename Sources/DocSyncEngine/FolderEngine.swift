@@ -29,6 +29,11 @@ public final class FolderEngine: Sendable {
     /// Remote documents written ahead for the page being applied, by record name.
     let preparedFiles = Mutex([String: PreparedFile]())
 
+    /// How the names of this process's temporary files start: a file renamed from such a
+    /// name is an engine's own write moved into place, recorded in its index by the engine
+    /// itself, so a watcher need not report it (`InotifyWatcher`'s `ownRenamePrefix`).
+    public static var ownTemporaryPrefix: String { Materializer.ownTemporaryPrefix }
+
     /// What the loop is doing, for status.
     struct LiveStatus: Sendable {
         var state: FolderState = .scanning

@@ -40,15 +40,16 @@ enum Materializer {
         return created
     }
 
-    /// This process's part of temporary names (random), and a counter for the rest.
-    private static let processTag = RecordID.newName().suffix(8)  // from the random half
+    /// How this process's temporary names start: the prefix and a random tag of the process
+    /// (from the random half of a record name). No other program's files start so.
+    static let ownTemporaryPrefix = temporaryPrefix + RecordID.newName().suffix(8)
     private static let counter = Atomic<Int>(0)
 
-    /// A name for a new temporary file: the prefix, this process's random tag and a counter.
-    /// Unique within the process without a system call; callers create it exclusively
-    /// (`O_EXCL`, `symlink`) and take another name if it exists.
+    /// A name for a new temporary file: `ownTemporaryPrefix` and a counter. Unique within the
+    /// process without a system call; callers create it exclusively (`O_EXCL`, `symlink`) and
+    /// take another name if it exists.
     static func temporaryName() -> String {
-        temporaryPrefix + processTag + String(counter.add(1, ordering: .relaxed).newValue, radix: 36)
+        ownTemporaryPrefix + String(counter.add(1, ordering: .relaxed).newValue, radix: 36)
     }
 
     /// The directory part of an absolute path (`/a/b` for `/a/b/c`).

@@ -16,6 +16,8 @@ final class HubLoop {
     private let hub: InotifyHub
     private let library = InotifyLibrary()
     private var subscriptions: [Subscription] = []
+    /// The first half of an own rename (see `isOwnRename`), until the next event.
+    private var ownRenameFirstHalf: (cookie: UInt32, wd: Int32)?
     /// Directory renames seen by their first half, by cookie.
     private var directoryMoves: [UInt32: DirectoryMove] = [:]
     private var buffer = [UInt8](repeating: 0, count: 256 * 1024)
@@ -30,6 +32,10 @@ final class HubLoop {
         var coalescer: EventCoalescer
         /// Files named with this prefix are dropped before coalescing.
         let ignoredFilePrefix: String?
+        /// Files named with this prefix are dropped too; one renamed from such a name to
+        /// another in the same directory is the daemon's own write moved into place: neither
+        /// half of that rename is reported.
+        let ownRenamePrefix: [UInt8]?
         let events: EventBuffer
         let logger: Logger
         let status: WatcherStatus
@@ -44,6 +50,7 @@ final class HubLoop {
             prefix = request.root + "/"
             coalescer = EventCoalescer(quietPeriod: request.quietPeriod)
             ignoredFilePrefix = request.ignoredFilePrefix
+            ownRenamePrefix = request.ownRenamePrefix.map { Array($0.utf8) }
             events = request.events
             logger = request.logger
             status = request.status
@@ -82,6 +89,7 @@ final class HubLoop {
             for command in hub.takeCommands() { perform(command) }
             if subscriptions.isEmpty {
                 directoryMoves = [:]
+                ownRenameFirstHalf = nil
                 hub.setDescriptor(-1)
                 library.shutdown()
                 if hub.finishIfIdle() { return }
@@ -159,6 +167,7 @@ final class HubLoop {
             let subscription = subscriptions.remove(at: index)
             if subscriptions.isEmpty {
                 directoryMoves = [:]
+                ownRenameFirstHalf = nil
                 hub.setDescriptor(-1)
                 library.shutdown()
             } else {
@@ -331,6 +340,7 @@ final class HubLoop {
                 overflowed = true
                 continue
             }
+            if isOwnRename(event) { continue }
             process(event, next: index + 1 < events.count ? events[index + 1] : nil, at: now)
         }
         if overflowed {
@@ -340,6 +350,24 @@ final class HubLoop {
             rebuild(reason: nil, at: now)
             for subscription in subscriptions { subscription.coalescer.ingest(.overflow, at: now) }
         }
+    }
+
+    /// True for either half of a file's rename, in one directory, from a name with its
+    /// folder's `ownRenamePrefix` (the daemon's own write moved into place): the first half
+    /// is held in `ownRenameFirstHalf` and the second must be the very next event, in this
+    /// read or the next (the kernel queues the two halves one after the other).
+    private func isOwnRename(_ event: KernelEvent) -> Bool {
+        if let first = ownRenameFirstHalf {
+            ownRenameFirstHalf = nil
+            if event.has(IN_MOVED_TO), !event.has(IN_ISDIR), event.cookie == first.cookie, event.wd == first.wd { return true }
+        }
+        guard event.has(IN_MOVED_FROM), !event.has(IN_ISDIR), event.cookie != 0,
+              let directory = library.path(ofWatch: event.wd),
+              let own = subscriptions.first(where: { directory.hasPrefix($0.prefix) })?.ownRenamePrefix,
+              event.name.starts(with: own)
+        else { return false }
+        ownRenameFirstHalf = (event.cookie, event.wd)
+        return true
     }
 
     private func process(_ event: KernelEvent, next: KernelEvent?, at now: ContinuousClock.Instant) {
@@ -368,6 +396,7 @@ final class HubLoop {
             return
         }
         if !event.has(IN_ISDIR), let ignored = subscription.ignoredFilePrefix, name.hasPrefix(ignored) { return }
+        if !event.has(IN_ISDIR), let own = subscription.ownRenamePrefix, event.name.starts(with: own) { return }
         let path = relativeDirectory.isEmpty ? name : relativeDirectory + "/" + name
         let absolute = directory + name
         if event.has(IN_ISDIR) {
@@ -439,6 +468,7 @@ final class HubLoop {
     /// lost: a `reason` asks each folder for a full rescan (an overflow asks for it itself).
     private func rebuild(reason: String?, at now: ContinuousClock.Instant) {
         directoryMoves = [:]
+        ownRenameFirstHalf = nil
         hub.setDescriptor(-1)
         library.shutdown()
         do throws(POSIXError) {

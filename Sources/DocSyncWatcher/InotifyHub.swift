@@ -30,6 +30,7 @@ final class InotifyHub: Sendable {
         let root: String
         let quietPeriod: Duration
         let ignoredFilePrefix: String?
+        let ownRenamePrefix: String?
         let events: EventBuffer
         let logger: Logger
         let status: WatcherStatus

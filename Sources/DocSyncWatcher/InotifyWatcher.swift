@@ -31,6 +31,9 @@ public final class InotifyWatcher: Sendable {
     public let quietPeriod: Duration
     /// Files whose name starts with this are never reported (a daemon's own temporary files).
     public let ignoredFilePrefix: String?
+    /// Files named with this are never reported, nor is their rename to another name in the
+    /// same directory (see `init`).
+    public let ownRenamePrefix: String?
 
     private let logger: Logger
     private let status = WatcherStatus()
@@ -43,11 +46,20 @@ public final class InotifyWatcher: Sendable {
     /// Watches `root`; files (not directories) whose name starts with `ignoredFilePrefix` are
     /// left out of every event: a rename of such a file to another name is reported as that
     /// name `.changed`.
-    public init(root: URL, logger: Logger, quietPeriod: Duration = .seconds(1), ignoredFilePrefix: String? = nil) {
+    ///
+    /// Files whose name starts with `ownRenamePrefix` are left out the same way, and so is
+    /// a rename of such a file to another name in the same directory, neither half: that is
+    /// a daemon moving its own temporary file into place, which it records itself. Only a
+    /// rename whose two halves the kernel queued one right after the other is left out
+    /// (nearly all); otherwise the new name is reported as usual, which costs the daemon one
+    /// look. The prefix must be one no other program's files have: the daemon's carries a
+    /// random tag of its process.
+    public init(root: URL, logger: Logger, quietPeriod: Duration = .seconds(1), ignoredFilePrefix: String? = nil, ownRenamePrefix: String? = nil) {
         self.root = root
         self.logger = logger
         self.quietPeriod = quietPeriod
         self.ignoredFilePrefix = ignoredFilePrefix.flatMap { $0.isEmpty ? nil : $0 }
+        self.ownRenamePrefix = ownRenamePrefix.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     deinit { stop() }
@@ -68,7 +80,8 @@ public final class InotifyWatcher: Sendable {
         logger[metadataKey: "folder"] = "\(path)"
         let events = EventBuffer(onCancel: { hub.unsubscribe(id) })
         do throws(WatcherError) {
-            try hub.subscribe(.init(id: id, root: path, quietPeriod: quietPeriod, ignoredFilePrefix: ignoredFilePrefix, events: events,
+            try hub.subscribe(.init(id: id, root: path, quietPeriod: quietPeriod, ignoredFilePrefix: ignoredFilePrefix,
+                                    ownRenamePrefix: ownRenamePrefix, events: events,
                                     logger: logger, status: status, reply: Reply()))
         } catch {
             state.withLock { $0 = .stopped }

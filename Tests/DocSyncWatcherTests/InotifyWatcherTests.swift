@@ -43,11 +43,12 @@ final class Watched {
     let watcher: InotifyWatcher
     let log: EventLog
 
-    init(quietPeriod: Duration = .seconds(1), ignoredFilePrefix: String? = nil, prepare: (URL) throws -> Void = { _ in }) throws {
+    init(quietPeriod: Duration = .seconds(1), ignoredFilePrefix: String? = nil, ownRenamePrefix: String? = nil,
+         prepare: (URL) throws -> Void = { _ in }) throws {
         folder = try TemporaryDirectory("docsync-watch")
         try prepare(folder.url)
         watcher = InotifyWatcher(root: folder.url, logger: Logger(label: "test.watcher"), quietPeriod: quietPeriod,
-                                 ignoredFilePrefix: ignoredFilePrefix)
+                                 ignoredFilePrefix: ignoredFilePrefix, ownRenamePrefix: ownRenamePrefix)
         log = EventLog(try watcher.start())
     }
 
@@ -129,6 +130,29 @@ func shell(_ command: String) async throws {
         #expect(await watched.log.waitFor(.changed(".tmp-dir/inside.txt")))
         #expect(await watched.settle())
         #expect(watched.log.events == [.changed("arrived.txt"), .changed(".tmp-dir/inside.txt")])
+    }
+
+    @Test func ownFilesMovedIntoPlaceAreNotReportedButOtherRenamesAre() async throws {
+        let watched = try Watched(ignoredFilePrefix: ".tmp-", ownRenamePrefix: ".tmp-own-") {
+            try FileManager.default.createDirectory(at: $0.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        }
+        // Many, so that some pair of halves is likely to straddle two reads of the queue.
+        for index in 0..<200 {
+            try writeFile(watched.path(".tmp-own-\(index)"))
+            #expect(rename(watched.path(".tmp-own-\(index)"), watched.path("placed-\(index).txt")) == 0)
+        }
+        try writeFile(watched.path(".tmp-own-replacing"))
+        #expect(rename(watched.path(".tmp-own-replacing"), watched.path("placed-0.txt")) == 0)  // over a file
+        try writeFile(watched.path(".tmp-someone-else"))  // the ignored prefix, but not this process's own
+        #expect(rename(watched.path(".tmp-someone-else"), watched.path("theirs.txt")) == 0)
+        try writeFile(watched.path(".tmp-own-elsewhere"))  // own, but moved to another directory
+        #expect(rename(watched.path(".tmp-own-elsewhere"), watched.path("sub/moved.txt")) == 0)
+        try writeFile(watched.path("placed-1.txt"), "edited\n")  // a change to a placed file is a change
+        try writeFile(watched.path("last.txt"))
+        #expect(await watched.log.waitFor(.changed("last.txt")))
+        #expect(await watched.settle())
+        #expect(Set(watched.log.events) == [.changed("theirs.txt"), .changed("sub/moved.txt"), .changed("placed-1.txt"), .changed("last.txt")])
+        #expect(watched.log.events.count == 4)
     }
 
     @Test func aDeletionIsARemoval() async throws {
