@@ -11,11 +11,47 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
     public let pattern: String
     /// Whether letters match regardless of case.
     public let caseInsensitive: Bool
-    private let tokens: [Token]
-    /// The literal text every match starts with and ends with (empty when the pattern
-    /// starts or ends with a wildcard, or ignores case): a quick rejection before matching.
-    private let requiredPrefix: String
-    private let requiredSuffix: String
+    /// What matching needs, made once and shared by copies (copying a pattern, as a loop
+    /// over rules does, then costs one reference).
+    private let compiled: Compiled
+
+    private final class Compiled: Sendable {
+        let tokens: [Token]
+        /// The literal text every match starts with and ends with (empty when the pattern
+        /// starts or ends with a wildcard, or ignores case): a quick rejection before matching.
+        let requiredPrefix: String
+        let requiredSuffix: String
+        /// The tokens as bytes when every one is ASCII and letters keep their case (nil
+        /// otherwise): a name of plain ASCII is then matched byte by byte (see `matchPlain`).
+        let byteTokens: [ByteToken]?
+
+        init(tokens: [Token], requiredPrefix: String, requiredSuffix: String, byteTokens: [ByteToken]?) {
+            self.tokens = tokens
+            self.requiredPrefix = requiredPrefix
+            self.requiredSuffix = requiredSuffix
+            self.byteTokens = byteTokens
+        }
+    }
+
+    private var tokens: [Token] { compiled.tokens }
+
+    /// A token of a pattern that is all ASCII.
+    enum ByteToken: Sendable, Hashable {
+        case byte(UInt8)
+        case anyByte
+        case anyRun
+        case byteClass(negated: Bool, members: [ClosedRange<UInt8>])
+    }
+
+    /// Patterns are equal when written alike with the same case rule (they then match alike).
+    public static func == (lhs: GlobPattern, rhs: GlobPattern) -> Bool {
+        lhs.pattern == rhs.pattern && lhs.caseInsensitive == rhs.caseInsensitive
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(pattern)
+        hasher.combine(caseInsensitive)
+    }
 
     enum Token: Sendable, Hashable {
         /// One literal character (case-folded when the pattern is case-insensitive).
@@ -134,7 +170,6 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
                 index += 1
             }
         }
-        self.tokens = tokens
         var prefix = "", suffix = ""
         if !caseInsensitive {
             for token in tokens {
@@ -146,16 +181,61 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
                 suffix = text + suffix
             }
         }
-        requiredPrefix = prefix
-        requiredSuffix = suffix
+        compiled = Compiled(tokens: tokens, requiredPrefix: prefix, requiredSuffix: suffix,
+                            byteTokens: caseInsensitive ? nil : Self.byteTokens(of: tokens))
+    }
+
+    /// `tokens` as bytes, or nil when some literal or class member is not ASCII.
+    private static func byteTokens(of tokens: [Token]) -> [ByteToken]? {
+        func ascii(_ character: Character) -> UInt8? {
+            guard let value = character.asciiValue, character.unicodeScalars.count == 1 else { return nil }
+            return value
+        }
+        var bytes: [ByteToken] = []
+        for token in tokens {
+            switch token {
+            case .literal(let text):
+                guard let character = text.first, text.count == 1, let byte = ascii(character) else { return nil }
+                bytes.append(.byte(byte))
+            case .anyCharacter: bytes.append(.anyByte)
+            case .anyRun: bytes.append(.anyRun)
+            case .characterClass(let characterClass):
+                var members: [ClosedRange<UInt8>] = []
+                for member in characterClass.members {
+                    switch member {
+                    case .character(let character):
+                        guard let byte = ascii(character) else { return nil }
+                        members.append(byte...byte)
+                    case .range(let low, let high):
+                        guard let low = ascii(low), let high = ascii(high) else { return nil }
+                        members.append(low...high)
+                    }
+                }
+                bytes.append(.byteClass(negated: characterClass.negated, members: members))
+            }
+        }
+        return bytes
     }
 
     /// True when the whole of `string` matches the pattern.
     public func matches(_ string: String) -> Bool {
+        if let byteTokens = compiled.byteTokens {
+            var string = string
+            if let answer = string.withUTF8({ Self.matchPlain(byteTokens, $0) }) { return answer }
+        }
         // Most names fail on a literal end ("*.swp"): say so without splitting them into characters.
-        if !requiredPrefix.isEmpty && !string.hasPrefix(requiredPrefix) { return false }
-        if !requiredSuffix.isEmpty && !string.hasSuffix(requiredSuffix) { return false }
+        if !compiled.requiredPrefix.isEmpty && !string.hasPrefix(compiled.requiredPrefix) { return false }
+        if !compiled.requiredSuffix.isEmpty && !string.hasSuffix(compiled.requiredSuffix) { return false }
         return matches(Array(string))
+    }
+
+    /// True when the whole of `string` matches the pattern (a path component, say).
+    public func matches(_ string: Substring) -> Bool {
+        if let byteTokens = compiled.byteTokens {
+            var string = string
+            if let answer = string.withUTF8({ Self.matchPlain(byteTokens, $0) }) { return answer }
+        }
+        return matches(String(string))
     }
 
     /// True when the whole of `characters` matches the pattern.
@@ -183,6 +263,47 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
         }
         while t < tokens.count, tokens[t] == .anyRun { t += 1 }
         return t == tokens.count
+    }
+
+    /// The byte match of `bytes` when they are plain ASCII: no byte over 127 and no carriage
+    /// return (a CR LF pair is one character). Each byte is then one character, so matching
+    /// bytes answers as matching characters does. Nil otherwise.
+    private static func matchPlain(_ tokens: [ByteToken], _ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        for byte in bytes where byte >= 0x80 || byte == 0x0D { return nil }
+        return matches(tokens, bytes)
+    }
+
+    /// The two-pointer match of `matches(_ characters:)`, over bytes.
+    private static func matches(_ tokens: [ByteToken], _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var t = 0, s = 0
+        var starToken = -1, starString = 0
+        while s < bytes.count {
+            if t < tokens.count, tokens[t] == .anyRun {
+                starToken = t
+                starString = s
+                t += 1
+            } else if t < tokens.count, matchesOne(tokens[t], bytes[s]) {
+                t += 1
+                s += 1
+            } else if starToken >= 0 {
+                t = starToken + 1
+                starString += 1
+                s = starString
+            } else {
+                return false
+            }
+        }
+        while t < tokens.count, tokens[t] == .anyRun { t += 1 }
+        return t == tokens.count
+    }
+
+    private static func matchesOne(_ token: ByteToken, _ byte: UInt8) -> Bool {
+        switch token {
+        case .byte(let literal): literal == byte
+        case .anyByte: true
+        case .anyRun: false
+        case .byteClass(let negated, let members): members.contains { $0.contains(byte) } != negated
+        }
     }
 
     private func matchesOne(_ token: Token, _ character: Character) -> Bool {

@@ -57,7 +57,7 @@ struct IgnoreRule: Sendable {
 
     /// True when the item at `components` (the full path from the root) matches this rule itself
     /// (its ancestors are the caller's business).
-    func matches(_ components: ArraySlice<String>, isDirectory: Bool) -> Bool {
+    func matches(_ components: ArraySlice<Substring>, isDirectory: Bool) -> Bool {
         if directoryOnly && !isDirectory { return false }
         switch matcher {
         case .name(let glob): return components.last.map(glob.matches) ?? false
@@ -67,27 +67,27 @@ struct IgnoreRule: Sendable {
 
     /// Segments against components, `**` taking any number of components. Memoised over
     /// (segment, component) positions, so quadratic at worst.
-    private static func match(_ segments: ArraySlice<Segment>, _ components: ArraySlice<String>) -> Bool {
+    private static func match(_ segments: ArraySlice<Segment>, _ components: ArraySlice<Substring>) -> Bool {
         // reachable[j]: the segments so far can consume exactly the first j components.
         var reachable = [Bool](repeating: false, count: components.count + 1)
         reachable[0] = true
-        let names = Array(components)
+        let first = components.startIndex
         for segment in segments {
-            var next = [Bool](repeating: false, count: names.count + 1)
+            var next = [Bool](repeating: false, count: components.count + 1)
             switch segment {
             case .anyDepth:
                 var any = false
-                for j in 0...names.count {
+                for j in 0...components.count {
                     any = any || reachable[j]
                     next[j] = any
                 }
             case .glob(let glob):
-                for j in 0..<names.count where reachable[j] && glob.matches(names[j]) {
+                for j in 0..<components.count where reachable[j] && glob.matches(components[first + j]) {
                     next[j + 1] = true
                 }
             }
             reachable = next
         }
-        return reachable[names.count]
+        return reachable[components.count]
     }
 }

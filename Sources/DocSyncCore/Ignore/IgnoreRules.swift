@@ -80,23 +80,23 @@ public struct IgnoreRules: Sendable {
 
     /// True when the item at `path` is ignored, by its own name/path or because an ancestor directory is ignored.
     public func isIgnored(_ path: RelativePath, isDirectory: Bool) -> Bool {
-        isIgnored(components: path.components.map(String.init), isDirectory: isDirectory)
+        isIgnored(components: path.components, isDirectory: isDirectory)
     }
 
     /// Same for a single name (used while walking, before a RelativePath exists): the item
     /// called `name` in the directory `parent` (nil: the folder's root). Gives the same answer
     /// as `isIgnored(_:isDirectory:)` for the path `parent/name`.
     public func isIgnored(name: String, parent: RelativePath?, isDirectory: Bool) -> Bool {
-        var components = parent?.components.map(String.init) ?? []
-        components.append(name)
+        var components = parent?.components ?? []
+        components.append(Substring(name))
         return isIgnored(components: components, isDirectory: isDirectory)
     }
 
-    private func isIgnored(components: [String], isDirectory: Bool) -> Bool {
+    private func isIgnored(components: [Substring], isDirectory: Bool) -> Bool {
         for end in components.indices {
             let prefix = components[...end]
             let prefixIsDirectory = end < components.count - 1 || isDirectory
-            if rules.contains(where: { $0.matches(prefix, isDirectory: prefixIsDirectory) }) { return true }
+            for rule in rules where rule.matches(prefix, isDirectory: prefixIsDirectory) { return true }
         }
         return false
     }
