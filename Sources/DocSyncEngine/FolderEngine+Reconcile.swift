@@ -70,16 +70,11 @@ extension FolderEngine {
         _ observed: [RelativePath: FileStat], examined: [(path: RelativePath?, walked: Bool)], protected: [String],
         created: Set<RelativePath>, scanner: FolderScanner, db: Database
     ) throws {
-        // Rows the examined scopes cover: those not observed are gone (or renamed).
-        var expected: [String: IndexItem] = [:]
+        // Rows the examined scopes cover: those not observed are gone (or renamed). Only
+        // what tells that is read for each; the whole row only for those that vanished.
+        var expected: [String: IndexItem.Presence] = [:]
         for (path, walked) in examined {
-            let rows: [IndexItem]
-            if walked {
-                rows = try db.items(under: path)
-            } else {
-                rows = try path.flatMap { try db.item(at: $0) }.map { [$0] } ?? []
-            }
-            for row in rows where row.pending != .delete { expected[row.recordName] = row }
+            for row in try IndexItem.Presence.live(db, at: path, beneath: walked) { expected[row.recordName] = row }
         }
         var vanished: [String: IndexItem] = [:]
         for row in expected.values {
@@ -90,7 +85,7 @@ extension FolderEngine {
             if row.isPlaceholder, let placeholder = Placeholder.path(for: row.path), Placeholder.exists(at: scanner.absolute(placeholder)) {
                 continue
             }
-            vanished[row.recordName] = row
+            if let full = try db.item(named: row.recordName) { vanished[row.recordName] = full }
         }
         var byInode: [UInt64: [String]] = [:]
         for row in vanished.values { byInode[row.inode, default: []].append(row.recordName) }
@@ -210,6 +205,40 @@ extension FolderEngine {
             if row.status.hasUnresolvedConflicts != hasCopy {
                 row.status.hasUnresolvedConflicts = hasCopy
                 try row.update(db)
+            }
+        }
+    }
+}
+
+extension IndexItem {
+    /// What reconciling needs to know of a live row to tell whether its item is still on
+    /// disk: read without decoding the row's records.
+    struct Presence {
+        var recordName: String
+        var path: RelativePath
+        var kind: RecordType
+        var isPlaceholder: Bool
+
+        /// The live rows (not pending deletion) at `path` and, when `beneath`, everything
+        /// under it (`nil`: the root, so every live row when `beneath`, none otherwise).
+        static func live(_ db: Database, at path: RelativePath?, beneath: Bool) throws -> [Presence] {
+            let columns = "SELECT recordName, path, kind, downloadingStatus FROM item"
+            let rows: [Row]
+            switch (path, beneath) {
+            case (nil, false):
+                return []
+            case (nil, true):
+                rows = try Row.fetchAll(db.cachedStatement(sql: "\(columns) WHERE pending != 2"))
+            case (let path?, false):
+                rows = try Row.fetchAll(db.cachedStatement(sql: "\(columns) WHERE path = ? AND pending != 2"), arguments: [path.string])
+            case (let path?, true):
+                rows = try Row.fetchAll(db.cachedStatement(sql: "\(columns) WHERE (path = ? OR (path >= ? AND path < ?)) AND pending != 2"),
+                                        arguments: [path.string, path.string + "/", path.string + "0"])  // "0" follows "/" in byte order
+            }
+            return rows.compactMap { row in
+                guard let kind = RecordType(rawValue: row[2]) else { return nil }
+                return Presence(recordName: row[0], path: RelativePath(row[1] as String), kind: kind,
+                                isPlaceholder: (row[3] as String) == Placeholder.notDownloaded)
             }
         }
     }
