@@ -10,7 +10,8 @@ import Logging
 /// millisecond timeout from the nearest coalescer or move deadline; read every queued
 /// event at once; keep the watch table true (new directories watched before they are
 /// reported, renamed directories renamed in the table); feed the coalescers; drain them
-/// and yield. Directory watches are added before the directory's `.directoryAppeared` or
+/// and yield; after a pass that read events, pause a millisecond so the next ones come
+/// together. Directory watches are added before the directory's `.directoryAppeared` or
 /// `.moved` is yielded, so a scan that follows misses nothing.
 final class HubLoop {
     private let hub: InotifyHub
@@ -111,13 +112,19 @@ final class HubLoop {
                 var count: UInt64 = 0
                 _ = read(hub.wakeDescriptor, &count, MemoryLayout<UInt64>.size)
             }
+            var readSome = false
             if fds[0].revents != 0 {
                 hub.setBusy()
-                readAndProcess()
+                readSome = readAndProcess() > 0
             }
             let now = ContinuousClock.now
             expireDirectoryMoves(at: now)
             drainAll(at: now)
+            // Events come in runs (a saved file is several, a tree being written thousands):
+            // after a pass that read some, the next ones gather for `gatherPause`, so a pass
+            // takes many at once rather than a wake-up, a poll and reads for every few. What
+            // was read is already yielded; an event that follows waits at most that much more.
+            if readSome { usleep(Self.gatherPause) }
         }
     }
 
@@ -328,7 +335,12 @@ final class HubLoop {
 
     // MARK: - Events
 
-    private func readAndProcess() {
+    /// How long events gather after a pass that read some, in microseconds (see `run`).
+    static let gatherPause: useconds_t = 1_000
+
+    /// Reads and processes every queued event; returns how many there were.
+    @discardableResult
+    private func readAndProcess() -> Int {
         let (events, code) = KernelEvent.readAll(from: library.descriptor, into: &buffer)
         if code != EAGAIN && code != 0 {
             logEveryone(.error, "reading inotify events failed: \(String(cString: strerror(code)))")
@@ -350,6 +362,7 @@ final class HubLoop {
             rebuild(reason: nil, at: now)
             for subscription in subscriptions { subscription.coalescer.ingest(.overflow, at: now) }
         }
+        return events.count
     }
 
     /// True for either half of a file's rename, in one directory, from a name with its
