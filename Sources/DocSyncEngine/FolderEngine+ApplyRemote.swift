@@ -1,4 +1,5 @@
 import DocSyncCore
+import DocSyncStorage
 import Foundation
 import GRDB
 
@@ -167,7 +168,7 @@ extension FolderEngine {
     }
 
     /// The row now matches `record`, which the server has.
-    /// Keep in step with `Database.settleItem(named:acked:)`, which does the same in SQL.
+    /// Keep in step with `Database.settleItem(named:acked:ifAt:)`, which does the same in SQL.
     func settle(_ row: inout IndexItem, acked record: DocSyncCore.Record) {
         row.acked = record
         row.pending = .none
@@ -196,14 +197,27 @@ extension IndexItem {
 }
 
 extension Database {
-    /// `FolderEngine.settle` applied to the stored row named `recordName`, without reading it:
-    /// the server acknowledged `record` and nothing is pending.
-    func settleItem(named recordName: String, acked record: DocSyncCore.Record) throws {
-        try cachedStatement(sql: """
+    /// `FolderEngine.settle` applied to the stored row named `recordName` if it is still at
+    /// `revision`, without reading it: the server acknowledged `record` and nothing is
+    /// pending. Otherwise (changed again meanwhile, so still pending) only its acknowledged
+    /// record becomes `record`, the base of its next save. Nothing when there is no such row.
+    func settleItem(named recordName: String, acked record: DocSyncCore.Record, ifAt revision: Int64) throws {
+        let acked = CompactCoding.encode(record)
+        let settle = try directStatement(sql: """
             UPDATE item SET acked = ?, pending = 0, needsRead = 0, chunksUploaded = ?, isUploaded = 1, isUploading = 0,
                 percentUploaded = 100, isDownloading = 0, percentDownloaded = 100, downloadingStatus = 'current',
                 downloadingError = NULL, uploadingError = NULL
-            WHERE recordName = ?
-            """).execute(arguments: [CompactCoding.encode(record), record.type == .document, recordName])
+            WHERE recordName = ? AND revision = ?
+            """)
+        settle.bind(1, acked)
+        settle.bind(2, record.type == .document)
+        settle.bind(3, recordName)
+        settle.bind(4, revision)
+        try settle.execute()
+        guard changesCount == 0 else { return }
+        let rebase = try directStatement(sql: "UPDATE item SET acked = ? WHERE recordName = ?")
+        rebase.bind(1, acked)
+        rebase.bind(2, recordName)
+        try rebase.execute()
     }
 }

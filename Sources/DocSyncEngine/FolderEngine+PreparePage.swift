@@ -1,4 +1,5 @@
 import DocSyncCore
+import DocSyncStorage
 import Foundation
 import GRDB
 
@@ -138,7 +139,7 @@ extension FolderEngine {
             let final = page.filter { written.contains($0.recordName) }
             try writeIndex { db in
                 for row in final {
-                    guard try IndexItem.Fingerprint.fetch(db, row.recordName) == fetched[row.recordName] else {
+                    guard try fetched[row.recordName]?.isCurrent(db, row.recordName) == true else {
                         changedMeanwhile.insert(row.recordName)
                         continue
                     }
@@ -150,7 +151,7 @@ extension FolderEngine {
                     fingerprints[row.recordName] = IndexItem.Fingerprint(row)
                 }
                 for name in dropped {
-                    guard try IndexItem.Fingerprint.fetch(db, name) == fetched[name] else {
+                    guard try fetched[name]?.isCurrent(db, name) == true else {
                         changedMeanwhile.insert(name)
                         continue
                     }
@@ -169,7 +170,7 @@ extension FolderEngine {
     func changedSincePrepared(_ page: PreparedPage) throws(SyncError) -> Set<String> {
         try readIndex { db in
             var changed = Set<String>()
-            for row in page.saves + page.deletions where try IndexItem.Fingerprint.fetch(db, row.recordName) != page.fingerprints[row.recordName] {
+            for row in page.saves + page.deletions where try page.fingerprints[row.recordName]?.isCurrent(db, row.recordName) != true {
                 changed.insert(row.recordName)
             }
             return changed
@@ -222,10 +223,24 @@ extension IndexItem {
             acked = item.acked.map { CompactCoding.encode($0) }
         }
 
-        /// The fingerprint of the row named `recordName`; `nil` when there is none.
-        static func fetch(_ db: Database, _ recordName: String) throws -> Fingerprint? {
-            let statement = try db.cachedStatement(sql: "SELECT \(columns) FROM item WHERE recordName = ?")
-            return try Row.fetchOne(statement, arguments: [recordName]).map(Fingerprint.init(row:))
+        /// True when the index has a row named `recordName` with this fingerprint (compared
+        /// by SQLite, nothing read back).
+        func isCurrent(_ db: Database, _ recordName: String) throws -> Bool {
+            let statement = try db.directStatement(sql: """
+                SELECT 1 FROM item WHERE recordName = ? AND path = ? AND pending = ? AND revision = ? AND size = ? AND mtime = ?
+                    AND inode = ? AND digest IS ? AND needsRead = ? AND acked IS ?
+                """)
+            statement.bind(1, recordName)
+            statement.bind(2, path)
+            statement.bind(3, pending)
+            statement.bind(4, revision)
+            statement.bind(5, size)
+            statement.bind(6, mtime)
+            statement.bind(7, inode)
+            statement.bind(8, digest)
+            statement.bind(9, needsRead)
+            statement.bind(10, acked)
+            return try statement.yieldsRow()
         }
     }
 }

@@ -157,16 +157,10 @@ extension FolderEngine {
             if let token = result.token, let knownToken, try db.changeToken() == knownToken {
                 try db.setChangeToken(token)
             }
-            let revision = try db.cachedStatement(sql: "SELECT revision FROM item WHERE recordName = ?")
-            let rebase = try db.cachedStatement(sql: "UPDATE item SET acked = ? WHERE recordName = ?")
             for (id, saved) in result.saved {
-                guard let current = try Int64.fetchOne(revision, arguments: [id.recordName]) else { continue }
-                if current == sentRevision[id.recordName] {
-                    try db.settleItem(named: id.recordName, acked: saved)
-                } else {
-                    // Changed again meanwhile: still pending, now based on this save.
-                    try rebase.execute(arguments: [CompactCoding.encode(saved), id.recordName])
-                }
+                // Changed again meanwhile (another revision): still pending, now based on this save.
+                guard let revision = sentRevision[id.recordName] else { continue }
+                try db.settleItem(named: id.recordName, acked: saved, ifAt: revision)
             }
             for id in result.deleted {
                 let path = try db.item(named: id.recordName)?.path

@@ -105,9 +105,56 @@ struct LocalIndexTests {
         updated.acked = nil
         try index.write { db in try updated.update(db) }
         for item in [updated, folder, deleted] {
-            let stored = try index.read { db in try IndexItem.Fingerprint.fetch(db, item.recordName) }
+            let read = try index.read { db in
+                try Row.fetchOne(db, sql: "SELECT \(IndexItem.Fingerprint.columns) FROM item WHERE recordName = ?", arguments: [item.recordName])
+            }
+            let stored = try #require(read.map(IndexItem.Fingerprint.init(row:)))
             #expect(stored == IndexItem.Fingerprint(item), "\(item.recordName)")
+            #expect(try index.read { db in try stored.isCurrent(db, item.recordName) }, "\(item.recordName)")
+            var changed = item
+            changed.revision += 1
+            #expect(try index.read { db in try IndexItem.Fingerprint(changed).isCurrent(db, item.recordName) } == false, "\(item.recordName)")
+            #expect(try index.read { db in try stored.isCurrent(db, "no such item") } == false)
         }
+    }
+
+    /// A saved item settles only if nothing changed it since it was sent; one changed again
+    /// stays pending, based on the record the server now has.
+    @Test func settlingASavedItemHonoursItsRevision() throws {
+        let index = try LocalIndex(url: directory.url.appendingPathComponent("index.sqlite"))
+        var sent = sampleItem()
+        sent.pending = .save
+        sent.revision = 3
+        sent.status.isUploading = true
+        var editedAgain = sampleItem()
+        editedAgain.recordName = "edited"
+        editedAgain.path = RelativePath("dir/edited.pdf")
+        editedAgain.pending = .save
+        editedAgain.revision = 5
+        try index.write { db in
+            try sent.insert(db)
+            try editedAgain.insert(db)
+        }
+        func saved(_ item: IndexItem, tag: String) -> DocSyncCore.Record {
+            Record(id: RecordID(zone: ZoneID("Docs"), recordName: item.recordName), type: .document, changeTag: ChangeTag(tag),
+                   path: item.path, size: item.size, modified: item.modified, mode: item.mode, lastModifiedBy: "laptop")
+        }
+        try index.write { db in
+            try db.settleItem(named: sent.recordName, acked: saved(sent, tag: "8"), ifAt: 3)
+            try db.settleItem(named: editedAgain.recordName, acked: saved(editedAgain, tag: "9"), ifAt: 4)
+            try db.settleItem(named: "never stored", acked: saved(sent, tag: "10"), ifAt: 1)
+        }
+        let settled = try #require(try index.read { db in try db.item(named: sent.recordName) })
+        #expect(settled.pending == .none)
+        #expect(settled.acked?.changeTag == ChangeTag("8"))
+        #expect(settled.chunksUploaded && settled.status.isUploaded && !settled.status.isUploading)
+        #expect(settled.status.uploadingError == nil)
+        let pending = try #require(try index.read { db in try db.item(named: editedAgain.recordName) })
+        #expect(pending.pending == .save)
+        #expect(pending.revision == 5)
+        #expect(pending.acked?.changeTag == ChangeTag("9"))
+        #expect(!pending.status.isUploaded)
+        #expect(try index.read { db in try IndexItem.fetchCount(db) } == 2)
     }
 
     @Test func itemsUnderAPathIncludeOnlyThatSubtree() throws {
