@@ -240,29 +240,7 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// True when the whole of `characters` matches the pattern.
     func matches(_ characters: [Character]) -> Bool {
-        // The classic two-pointer algorithm: on a mismatch, go back to the last `*` and let it
-        // swallow one more character. Each `*` only ever moves forward, so the work is at most
-        // pattern × string, with no exponential backtracking.
-        var t = 0, s = 0
-        var starToken = -1, starString = 0
-        while s < characters.count {
-            if t < tokens.count, tokens[t] == .anyRun {
-                starToken = t
-                starString = s
-                t += 1
-            } else if t < tokens.count, matchesOne(tokens[t], characters[s]) {
-                t += 1
-                s += 1
-            } else if starToken >= 0 {
-                t = starToken + 1
-                starString += 1
-                s = starString
-            } else {
-                return false
-            }
-        }
-        while t < tokens.count, tokens[t] == .anyRun { t += 1 }
-        return t == tokens.count
+        WildcardMatch.matches(tokens, characters, isRun: { $0 == .anyRun }, matchesOne: matchesOne)
     }
 
     /// The byte match of `bytes` when they are plain ASCII: no byte over 127 and no carriage
@@ -273,28 +251,9 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
         return matches(tokens, bytes)
     }
 
-    /// The two-pointer match of `matches(_ characters:)`, over bytes.
+    /// The match of `matches(_ characters:)`, over bytes.
     private static func matches(_ tokens: [ByteToken], _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var t = 0, s = 0
-        var starToken = -1, starString = 0
-        while s < bytes.count {
-            if t < tokens.count, tokens[t] == .anyRun {
-                starToken = t
-                starString = s
-                t += 1
-            } else if t < tokens.count, matchesOne(tokens[t], bytes[s]) {
-                t += 1
-                s += 1
-            } else if starToken >= 0 {
-                t = starToken + 1
-                starString += 1
-                s = starString
-            } else {
-                return false
-            }
-        }
-        while t < tokens.count, tokens[t] == .anyRun { t += 1 }
-        return t == tokens.count
+        WildcardMatch.matches(tokens, bytes, isRun: { $0 == .anyRun }, matchesOne: matchesOne)
     }
 
     private static func matchesOne(_ token: ByteToken, _ byte: UInt8) -> Bool {

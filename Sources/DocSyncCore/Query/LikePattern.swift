@@ -53,27 +53,9 @@ public struct LikePattern: Hashable, Sendable, CustomStringConvertible {
     /// True when the whole of `text` matches.
     public func matches(_ text: String) -> Bool {
         let scalars = Array(TextFolding.fold(text, options).unicodeScalars)
-        // Two pointers: on a mismatch, go back to the last `*` and let it take one more scalar.
-        var e = 0, s = 0
-        var starElement = -1, starScalar = 0
-        while s < scalars.count {
-            if e < elements.count, elements[e] == .anyRun {
-                starElement = e
-                starScalar = s
-                e += 1
-            } else if e < elements.count, elements[e] == .anyScalar || elements[e] == .scalar(scalars[s]) {
-                e += 1
-                s += 1
-            } else if starElement >= 0 {
-                e = starElement + 1
-                starScalar += 1
-                s = starScalar
-            } else {
-                return false
-            }
+        return WildcardMatch.matches(elements, scalars, isRun: { $0 == .anyRun }) { element, scalar in
+            element == .anyScalar || element == .scalar(scalar)
         }
-        while e < elements.count, elements[e] == .anyRun { e += 1 }
-        return e == elements.count
     }
 
     /// The same pattern for SQLite's `GLOB` operator (case-sensitive, scalar by scalar, `*`
