@@ -17,8 +17,11 @@ final class HubLoop {
     private let hub: InotifyHub
     private let library = InotifyLibrary()
     private var subscriptions: [Subscription] = []
-    /// The first half of an own rename (see `isOwnRename`), until the next event.
-    private var ownRenameFirstHalf: (cookie: UInt32, wd: Int32)?
+    /// First halves of own renames (see `isOwnRename`) by cookie: the directory's watch, the
+    /// read that took it, and until when the second half may come.
+    private var ownRenames: [UInt32: (wd: Int32, read: Int, deadline: ContinuousClock.Instant)] = [:]
+    /// Reads of the inotify queue so far.
+    private var reads = 0
     /// Directory renames seen by their first half, by cookie.
     private var directoryMoves: [UInt32: DirectoryMove] = [:]
     private var buffer = [UInt8](repeating: 0, count: 256 * 1024)
@@ -90,7 +93,7 @@ final class HubLoop {
             for command in hub.takeCommands() { perform(command) }
             if subscriptions.isEmpty {
                 directoryMoves = [:]
-                ownRenameFirstHalf = nil
+                ownRenames = [:]
                 hub.setDescriptor(-1)
                 library.shutdown()
                 if hub.finishIfIdle() { return }
@@ -174,7 +177,7 @@ final class HubLoop {
             let subscription = subscriptions.remove(at: index)
             if subscriptions.isEmpty {
                 directoryMoves = [:]
-                ownRenameFirstHalf = nil
+                ownRenames = [:]
                 hub.setDescriptor(-1)
                 library.shutdown()
             } else {
@@ -342,6 +345,7 @@ final class HubLoop {
     @discardableResult
     private func readAndProcess() -> Int {
         let (events, code) = KernelEvent.readAll(from: library.descriptor, into: &buffer)
+        reads += 1
         if code != EAGAIN && code != 0 {
             logEveryone(.error, "reading inotify events failed: \(String(cString: strerror(code)))")
         }
@@ -352,7 +356,7 @@ final class HubLoop {
                 overflowed = true
                 continue
             }
-            if isOwnRename(event) { continue }
+            if isOwnRename(event, at: now) { continue }
             process(event, next: index + 1 < events.count ? events[index + 1] : nil, at: now)
         }
         if overflowed {
@@ -366,20 +370,21 @@ final class HubLoop {
     }
 
     /// True for either half of a file's rename, in one directory, from a name with its
-    /// folder's `ownRenamePrefix` (the daemon's own write moved into place): the first half
-    /// is held in `ownRenameFirstHalf` and the second must be the very next event, in this
-    /// read or the next (the kernel queues the two halves one after the other).
-    private func isOwnRename(_ event: KernelEvent) -> Bool {
-        if let first = ownRenameFirstHalf {
-            ownRenameFirstHalf = nil
-            if event.has(IN_MOVED_TO), !event.has(IN_ISDIR), event.cookie == first.cookie, event.wd == first.wd { return true }
+    /// folder's `ownRenamePrefix` (the daemon's own write moved into place). The first half
+    /// waits in `ownRenames` for the second, which may come in a later read and after other
+    /// folders' events (the kernel queues the halves one after the other, but another
+    /// thread's event can fall between them): until `moveWindow` has passed and a later read
+    /// has emptied the queue again, which it holds by then, as the kernel queued it at once.
+    private func isOwnRename(_ event: KernelEvent, at now: ContinuousClock.Instant) -> Bool {
+        if event.has(IN_MOVED_TO), !event.has(IN_ISDIR), let first = ownRenames.removeValue(forKey: event.cookie) {
+            return first.wd == event.wd  // moved elsewhere: reported as usual
         }
         guard event.has(IN_MOVED_FROM), !event.has(IN_ISDIR), event.cookie != 0,
               let directory = library.path(ofWatch: event.wd),
               let own = subscriptions.first(where: { directory.hasPrefix($0.prefix) })?.ownRenamePrefix,
               event.name.starts(with: own)
         else { return false }
-        ownRenameFirstHalf = (event.cookie, event.wd)
+        ownRenames[event.cookie] = (event.wd, reads, now + moveWindow)
         return true
     }
 
@@ -467,7 +472,10 @@ final class HubLoop {
 
     /// Directory renames whose second half never came: the directory left every watched
     /// folder, so its watches go.
+    /// Own renames whose second half never came (moved out of every watched folder) are
+    /// forgotten too.
     private func expireDirectoryMoves(at now: ContinuousClock.Instant) {
+        if !ownRenames.isEmpty { ownRenames = ownRenames.filter { $0.value.deadline > now || $0.value.read == reads } }
         for (cookie, move) in directoryMoves {
             guard let deadline = move.deadline, deadline <= now else { continue }
             directoryMoves.removeValue(forKey: cookie)
@@ -481,7 +489,7 @@ final class HubLoop {
     /// lost: a `reason` asks each folder for a full rescan (an overflow asks for it itself).
     private func rebuild(reason: String?, at now: ContinuousClock.Instant) {
         directoryMoves = [:]
-        ownRenameFirstHalf = nil
+        ownRenames = [:]
         hub.setDescriptor(-1)
         library.shutdown()
         do throws(POSIXError) {

@@ -49,11 +49,10 @@ public final class InotifyWatcher: Sendable {
     ///
     /// Files whose name starts with `ownRenamePrefix` are left out the same way, and so is
     /// a rename of such a file to another name in the same directory, neither half: that is
-    /// a daemon moving its own temporary file into place, which it records itself. Only a
-    /// rename whose two halves the kernel queued one right after the other is left out
-    /// (nearly all); otherwise the new name is reported as usual, which costs the daemon one
-    /// look. The prefix must be one no other program's files have: the daemon's carries a
-    /// random tag of its process.
+    /// a daemon moving its own temporary file into place, which it records itself. (Were the
+    /// second half to come over 50 ms and a further read of the queue after the first, the
+    /// new name would be reported as usual, which costs the daemon one look.) The prefix must be one no other program's
+    /// files have: the daemon's carries a random tag of its process.
     public init(root: URL, logger: Logger, quietPeriod: Duration = .seconds(1), ignoredFilePrefix: String? = nil, ownRenamePrefix: String? = nil) {
         self.root = root
         self.logger = logger
