@@ -76,6 +76,9 @@ extension FolderEngine {
         for (path, walked) in examined {
             for row in try IndexItem.Presence.live(db, at: path, beneath: walked) { expected[row.recordName] = row }
         }
+        // Every observed path lies in an examined scope: its live row, if any, is expected.
+        var expectedAt: [RelativePath: IndexItem.Presence] = [:]
+        for row in expected.values { expectedAt[row.path] = row }
         var vanished: [String: IndexItem] = [:]
         for row in expected.values {
             if let stat = observed[row.path], RecordType(stat.kind) == row.kind { continue }
@@ -93,7 +96,7 @@ extension FolderEngine {
         var fresh: [(RelativePath, FileStat)] = []
         for (path, stat) in observed.sorted(by: { $0.key < $1.key }) {
             guard let type = RecordType(stat.kind) else { continue }
-            let facts = try db.itemFacts(at: path)
+            let facts = expectedAt[path]
             if let facts, facts.kind == type, IndexItem.facts(facts.stat, kind: facts.kind, match: stat) {
                 continue  // unchanged; (a renamed-away row at this path would not match its inode)
             }
@@ -212,17 +215,19 @@ extension FolderEngine {
 
 extension IndexItem {
     /// What reconciling needs to know of a live row to tell whether its item is still on
-    /// disk: read without decoding the row's records.
+    /// disk and unchanged: read without decoding the row's records.
     struct Presence {
         var recordName: String
         var path: RelativePath
         var kind: RecordType
         var isPlaceholder: Bool
+        /// The on-disk facts the row holds (as `Database.itemFacts`).
+        var stat: FileStat
 
         /// The live rows (not pending deletion) at `path` and, when `beneath`, everything
         /// under it (`nil`: the root, so every live row when `beneath`, none otherwise).
         static func live(_ db: Database, at path: RelativePath?, beneath: Bool) throws -> [Presence] {
-            let columns = "SELECT recordName, path, kind, downloadingStatus FROM item"
+            let columns = "SELECT recordName, path, kind, downloadingStatus, size, mtime, inode, mode FROM item"
             let rows: [Row]
             switch (path, beneath) {
             case (nil, false):
@@ -237,8 +242,10 @@ extension IndexItem {
             }
             return rows.compactMap { row in
                 guard let kind = RecordType(rawValue: row[2]) else { return nil }
+                let stat = FileStat(kind: FileStat.Kind(kind), size: row[4], modified: Timestamp(nanosecondsSince1970: row[5]),
+                                    inode: UInt64(bitPattern: row[6] as Int64), device: 0, mode: UInt32(row[7] as Int64))
                 return Presence(recordName: row[0], path: RelativePath(row[1] as String), kind: kind,
-                                isPlaceholder: (row[3] as String) == Placeholder.notDownloaded)
+                                isPlaceholder: (row[3] as String) == Placeholder.notDownloaded, stat: stat)
             }
         }
     }
