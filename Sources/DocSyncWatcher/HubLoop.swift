@@ -471,9 +471,7 @@ final class HubLoop {
     }
 
     /// Directory renames whose second half never came: the directory left every watched
-    /// folder, so its watches go.
-    /// Own renames whose second half never came (moved out of every watched folder) are
-    /// forgotten too.
+    /// folder, so its watches go. Own renames whose second half never came are forgotten.
     private func expireDirectoryMoves(at now: ContinuousClock.Instant) {
         if !ownRenames.isEmpty { ownRenames = ownRenames.filter { $0.value.deadline > now || $0.value.read == reads } }
         for (cookie, move) in directoryMoves {
