@@ -158,7 +158,8 @@ extension FolderEngine {
                 try db.setChangeToken(token)
             }
             for (id, saved) in result.saved {
-                // Changed again meanwhile (another revision): still pending, now based on this save.
+                // Settled; or, when changed again meanwhile (another revision), still pending
+                // and now based on this save.
                 guard let revision = sentRevision[id.recordName] else { continue }
                 try db.settleItem(named: id.recordName, acked: saved, ifAt: revision)
             }
