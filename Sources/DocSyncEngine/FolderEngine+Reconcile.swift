@@ -221,7 +221,7 @@ extension IndexItem {
         var path: RelativePath
         var kind: RecordType
         var isPlaceholder: Bool
-        /// The on-disk facts the row holds (as `Database.itemFacts`).
+        /// The on-disk facts the row holds (`FileStat(indexed:_:from:)`, as `Database.itemFacts`).
         var stat: FileStat
 
         /// The live rows (not pending deletion) at `path` and, when `beneath`, everything
@@ -242,10 +242,8 @@ extension IndexItem {
             }
             return rows.compactMap { row in
                 guard let kind = RecordType(rawValue: row[2]) else { return nil }
-                let stat = FileStat(kind: FileStat.Kind(kind), size: row[4], modified: Timestamp(nanosecondsSince1970: row[5]),
-                                    inode: UInt64(bitPattern: row[6] as Int64), device: 0, mode: UInt32(row[7] as Int64))
                 return Presence(recordName: row[0], path: RelativePath(row[1] as String), kind: kind,
-                                isPlaceholder: (row[3] as String) == Placeholder.notDownloaded, stat: stat)
+                                isPlaceholder: (row[3] as String) == Placeholder.notDownloaded, stat: FileStat(indexed: kind, row, from: 4))
             }
         }
     }

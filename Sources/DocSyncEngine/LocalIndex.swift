@@ -91,9 +91,7 @@ extension Database {
         guard let row = try Row.fetchOne(cachedStatement(sql: """
             SELECT kind, size, mtime, inode, mode FROM item WHERE path = ? AND pending != 2
             """), arguments: [path.string]), let kind = RecordType(rawValue: row[0]) else { return nil }
-        let stat = FileStat(kind: FileStat.Kind(kind), size: row[1], modified: Timestamp(nanosecondsSince1970: row[2]),
-                            inode: UInt64(bitPattern: row[3] as Int64), device: 0, mode: UInt32(row[4] as Int64))
-        return (kind, stat)
+        return (kind, FileStat(indexed: kind, row, from: 1))
     }
 
     /// Every item at `path` or beneath it (all items for `nil`), including pending deletions.
@@ -182,5 +180,14 @@ extension Database {
         } else {
             try execute(sql: "DELETE FROM engineState WHERE key = ?", arguments: [key])
         }
+    }
+}
+
+extension FileStat {
+    /// The on-disk facts an index row holds for an item of `kind`: its `size, mtime, inode,
+    /// mode` columns, selected in that order from column `offset` of `row` (no device is kept).
+    init(indexed kind: RecordType, _ row: Row, from offset: Int) {
+        self.init(kind: FileStat.Kind(kind), size: row[offset], modified: Timestamp(nanosecondsSince1970: row[offset + 1]),
+                  inode: UInt64(bitPattern: row[offset + 2] as Int64), device: 0, mode: UInt32(row[offset + 3] as Int64))
     }
 }

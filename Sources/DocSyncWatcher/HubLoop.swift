@@ -121,7 +121,7 @@ final class HubLoop {
                 readSome = readAndProcess() > 0
             }
             let now = ContinuousClock.now
-            expireDirectoryMoves(at: now)
+            expirePendingMoves(at: now)
             drainAll(at: now)
             // Events come in runs (a saved file is several, a tree being written thousands):
             // after a pass that read some, the next ones gather for `gatherPause`, so a pass
@@ -472,7 +472,7 @@ final class HubLoop {
 
     /// Directory renames whose second half never came: the directory left every watched
     /// folder, so its watches go. Own renames whose second half never came are forgotten.
-    private func expireDirectoryMoves(at now: ContinuousClock.Instant) {
+    private func expirePendingMoves(at now: ContinuousClock.Instant) {
         if !ownRenames.isEmpty { ownRenames = ownRenames.filter { $0.value.deadline > now || $0.value.read == reads } }
         for (cookie, move) in directoryMoves {
             guard let deadline = move.deadline, deadline <= now else { continue }
