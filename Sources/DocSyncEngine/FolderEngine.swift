@@ -342,11 +342,14 @@ struct IndexCounts {
     var conflicts = 0
     var problems: [ItemProblem] = []
 
+    /// Items waiting to be sent and their bytes: read from the covering `item_pending` index (migration v4).
+    static let pendingUploadsSQL = "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM item WHERE pending != 0 AND uploadingError IS NULL"
+
     static func fetch(_ db: GRDB.Database) throws -> IndexCounts {
         var counts = IndexCounts()
         // Each query reads a narrow or partial index (migration v3), not the item rows.
         counts.items = try Int.fetchOne(db, sql: "SELECT (SELECT COUNT(*) FROM item) - (SELECT COUNT(*) FROM item WHERE pending = 2)") ?? 0
-        if let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM item WHERE pending != 0 AND uploadingError IS NULL") {
+        if let row = try Row.fetchOne(db, sql: IndexCounts.pendingUploadsSQL) {
             counts.pendingUploads = row[0]
             counts.pendingUploadBytes = row[1]
         }

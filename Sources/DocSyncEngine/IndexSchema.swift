@@ -83,6 +83,15 @@ enum IndexSchema {
                 CREATE INDEX item_download_error ON item(recordName) WHERE downloadingError IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("v4: pending items counted from their index") { db in
+            // The status's pending-upload count and bytes come from this index alone: with
+            // only `pending` in it, counting 10,000 pending items looked up each row (6 ms
+            // per status during an initial sync, which `docs-status wait` asks many times).
+            try db.execute(sql: """
+                DROP INDEX item_pending;
+                CREATE INDEX item_pending ON item(pending, uploadingError, size) WHERE pending != 0;
+                """)
+        }
         return migrator
     }
 }
