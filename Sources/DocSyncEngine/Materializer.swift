@@ -70,6 +70,9 @@ enum Materializer {
         throw SyncError(.internalError, "could not find a free temporary name in \(directory)")
     }
 
+    /// Files of at least this size are written past the page cache (`DirectFileWriter`).
+    static let directWriteThreshold = 1 << 20
+
     static func writeAll(_ fd: Int32, _ data: Data, path: String) throws(SyncError) {
         let code = FileIO.writeAll(fd, data)
         if code != 0 { throw failure("write", path, code: code) }

@@ -1,0 +1,96 @@
+import DocSyncCore
+@testable import DocSyncStorage
+import DocSyncTestSupport
+import Foundation
+import Testing
+
+/// Files written past the page cache hold exactly what was appended, whatever the sizes of
+/// the pieces, and so do files written through it (the fallback).
+@Suite struct DirectFileWriterTests {
+    let directory: TemporaryDirectory
+    init() throws { directory = try TemporaryDirectory("docsync-direct") }
+
+    /// Writes `pieces` through a new writer into a new file; returns what the file holds,
+    /// and whether the writer bypassed the page cache.
+    func write(_ pieces: [Data], capacity: Int, direct: Bool) throws -> (content: Data, length: Int64, wasDirect: Bool) {
+        let path = directory.path + "/file-\(UUID().uuidString.prefix(8))"
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        let writer = DirectFileWriter(fd: fd, capacity: capacity, direct: direct)
+        for piece in pieces { #expect(writer.append(piece) == 0) }
+        #expect(writer.finish() == 0)
+        return (try Data(contentsOf: URL(fileURLWithPath: path)), writer.length, writer.isDirect)
+    }
+
+    /// Pieces of awkward sizes: empty, one byte, around a block, around the buffer, and random.
+    func pieces(seed: UInt64, capacity: Int) -> [Data] {
+        var generator = SplitMix64(seed: seed)
+        var sizes = [0, 1, 4095, 4096, 4097, capacity - 1, capacity, capacity + 1, 3 * capacity + 17]
+        for _ in 0..<12 { sizes.append(Int(generator.next() % UInt64(2 * capacity + 1))) }
+        return sizes.map { size in
+            var bytes = [UInt8](repeating: 0, count: size)
+            bytes.withUnsafeMutableBytes { raw in
+                for offset in stride(from: 0, to: size, by: 8) {
+                    var word = generator.next()
+                    withUnsafeBytes(of: &word) { raw.baseAddress!.advanced(by: offset).copyMemory(from: $0.baseAddress!, byteCount: min(8, size - offset)) }
+                }
+            }
+            return Data(bytes)
+        }
+    }
+
+    @Test(arguments: [4096, 65536, 1 << 20])
+    func directWritesHoldExactlyTheBytesAppended(capacity: Int) throws {
+        for seed in UInt64(1)...2 {
+            let pieces = pieces(seed: seed, capacity: capacity)
+            let expected = pieces.reduce(Data(), +)
+            let (content, length, wasDirect) = try write(pieces, capacity: capacity, direct: true)
+            #expect(content == expected)
+            #expect(length == Int64(expected.count))
+            // ext4 takes direct I/O: there the page cache must have been bypassed.
+            if isExt4(directory.path) { #expect(wasDirect) }
+        }
+    }
+
+    /// Whether `path` lies on ext4: the longest mount point in /proc/self/mounts above it.
+    func isExt4(_ path: String) -> Bool {
+        guard let mounts = try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8) else { return false }
+        let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        let entries = mounts.split(separator: "\n").map { $0.split(separator: " ") }.filter { $0.count > 2 }
+        let covering = entries.filter { entry in
+            let point = String(entry[1])
+            return real == point || real.hasPrefix(point == "/" ? "/" : point + "/")
+        }
+        return covering.max { $0[1].count < $1[1].count }?[2] == "ext4"
+    }
+
+    @Test func writesThroughThePageCacheHoldTheSameBytes() throws {
+        let pieces = pieces(seed: 9, capacity: 8192)
+        let (content, length, wasDirect) = try write(pieces, capacity: 8192, direct: false)
+        #expect(!wasDirect)
+        #expect(content == pieces.reduce(Data(), +))
+        #expect(length == Int64(content.count))
+    }
+
+    @Test func aFileOfLessThanABlockAndAnEmptyFileHaveTheirOwnSize() throws {
+        #expect(try write([Data([7, 8, 9])], capacity: 4096, direct: true).content == Data([7, 8, 9]))
+        #expect(try write([], capacity: 4096, direct: true).content.isEmpty)
+    }
+
+    @Test func aPackWrittenDirectlyServesEveryChunk() async throws {
+        let backend = try LocalBackend(directory: directory.url.appendingPathComponent("backend"))
+        var generator = SplitMix64(seed: 5)
+        let uploads = (0..<50).map { index -> ChunkUpload in
+            let bytes = Data((0..<(index * 997 + 1)).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
+            return ChunkUpload(digest: SHA256Digest(hashing: bytes), bytes: bytes)
+        }
+        try await backend.uploadChunks(uploads)
+        let loaded = try await backend.downloadChunks(uploads.map(\.digest))
+        for upload in uploads { #expect(loaded[upload.digest] == upload.bytes) }
+        let packs = try FileManager.default.contentsOfDirectory(atPath: directory.path + "/backend/packs")
+        let sizes = try packs.map { try FileManager.default.attributesOfItem(atPath: directory.path + "/backend/packs/" + $0)[.size] as! Int }
+        // One pack, cut back to the chunks' bytes (no padding left at its end).
+        #expect(sizes == [uploads.reduce(0) { $0 + $1.bytes.count }])
+    }
+}
