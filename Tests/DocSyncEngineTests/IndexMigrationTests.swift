@@ -7,22 +7,27 @@ import Testing
 
 /// An index written by an older daemon opens, migrates and answers queries.
 @Suite struct IndexMigrationTests {
+    /// An index file in `base` migrated only up to `migration`, holding `items`.
+    func oldIndex(in base: TemporaryDirectory, upTo migration: String, items: [IndexItem]) throws -> URL {
+        let url = base.url.appendingPathComponent("index.sqlite")
+        let old = try DatabaseQueue(path: url.path)
+        try IndexSchema.migrator.migrate(old, upTo: migration)
+        try old.write { db in for item in items { try item.insert(db) } }
+        return url
+    }
+
+    /// A document item of `size` bytes at `path`.
+    func document(_ name: String, _ path: String, size: Int64 = 10, pending: IndexItem.Pending) -> IndexItem {
+        var item = IndexItem(recordName: name, path: RelativePath(path), kind: .document,
+                             stat: FileStat(kind: .file, size: size, modified: .now, inode: 1, device: 0, mode: 0o644))
+        item.pending = pending
+        return item
+    }
+
     @Test func aVersionOneIndexGainsTheMetadataIndexAndKeepsItsItems() throws {
         let base = try TemporaryDirectory("docsync-migration")
-        let url = base.url.appendingPathComponent("index.sqlite")
-        do {
-            let old = try DatabaseQueue(path: url.path)
-            try IndexSchema.migrator.migrate(old, upTo: "v1: items, chunk locations, versions, engine state")
-            try old.write { db in
-                for (name, path) in [("r1", "a/report.pdf"), ("r2", "a/notes.txt"), ("r3", "b.pdf")] {
-                    var item = IndexItem(recordName: name, path: RelativePath(path), kind: .document,
-                                         stat: FileStat(kind: .file, size: 10, modified: .now, inode: 1, device: 0, mode: 0o644))
-                    item.pending = .none
-                    try item.insert(db)
-                }
-            }
-        }
-        let index = try LocalIndex(url: url)
+        let items = [("r1", "a/report.pdf"), ("r2", "a/notes.txt"), ("r3", "b.pdf")].map { document($0, $1, pending: .none) }
+        let index = try LocalIndex(url: oldIndex(in: base, upTo: "v1: items, chunk locations, versions, engine state", items: items))
         let names = try index.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'item'") }
         #expect(names.contains("item_metadata"))
         #expect(!names.contains("item_by_path"))
@@ -38,21 +43,11 @@ import Testing
 
     @Test func aVersionThreeIndexCountsPendingUploadsFromTheirIndex() throws {
         let base = try TemporaryDirectory("docsync-migration")
-        let url = base.url.appendingPathComponent("index.sqlite")
-        do {
-            let old = try DatabaseQueue(path: url.path)
-            try IndexSchema.migrator.migrate(old, upTo: "v3: small indexes for the status counts")
-            try old.write { db in
-                for (number, pending) in [IndexItem.Pending.save, .delete, .none, .save].enumerated() {
-                    var item = IndexItem(recordName: "r\(number)", path: RelativePath("f\(number)"), kind: .document,
-                                         stat: FileStat(kind: .file, size: Int64(10 * (number + 1)), modified: .now, inode: UInt64(number), device: 0, mode: 0o644))
-                    item.pending = pending
-                    if number == 3 { item.status.uploadingError = "unreadable" }
-                    try item.insert(db)
-                }
-            }
+        var items = [IndexItem.Pending.save, .delete, .none, .save].enumerated().map { number, pending in
+            document("r\(number)", "f\(number)", size: Int64(10 * (number + 1)), pending: pending)
         }
-        let index = try LocalIndex(url: url)
+        items[3].status.uploadingError = "unreadable"
+        let index = try LocalIndex(url: oldIndex(in: base, upTo: "v3: small indexes for the status counts", items: items))
         let (count, bytes, plan) = try index.read { db in
             let row = try Row.fetchOne(db, sql: IndexCounts.pendingUploadsSQL)!
             let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + IndexCounts.pendingUploadsSQL).map { $0["detail"] as String }
