@@ -94,10 +94,12 @@ public final class ChunkBatchWriter: Sendable {
         }
         do {
             try packs.pool.write { db in
+                try db.execute(sql: "INSERT INTO pack (name) VALUES (?)", arguments: [name])
+                let pack = db.lastInsertedRowID
                 let statement = try db.directStatement(sql: "INSERT OR IGNORE INTO chunk (digest, pack, offset, length) VALUES (?, ?, ?, ?)")
                 for entry in entries {
                     statement.bind(1, entry.digest)
-                    statement.bind(2, name)
+                    statement.bind(2, pack)
                     statement.bind(3, entry.offset)
                     statement.bind(4, Int64(entry.length))
                     try statement.execute()

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// The embedded backend's chunks: appended to pack files under `packs/` and indexed in the
-/// backend's database (`chunk`: digest → pack, offset, length).
+/// backend's database (`chunk`: digest → pack number, offset, length; `pack`: number → file name).
 ///
 /// A store writes its new chunks into a fresh pack file, flushes it (one fsync for the
 /// whole batch), and only then indexes them, in one transaction: a chunk is either indexed
@@ -117,7 +117,7 @@ struct PackStore: Sendable {
     }
 
     /// Where a chunk lies: its pack's name, the offset and the length (run as a `DirectStatement`).
-    private static let placeQuery = "SELECT pack, offset, length FROM chunk WHERE digest = ?"
+    private static let placeQuery = "SELECT pack.name, chunk.offset, chunk.length FROM chunk JOIN pack ON pack.id = chunk.pack WHERE chunk.digest = ?"
 
     /// Where a stored chunk's bytes are: a pack file's path, the offset and the length.
     func location(of digest: SHA256Digest) throws(SyncError) -> (path: String, offset: Int64, length: Int)? {
