@@ -112,34 +112,26 @@ extension FolderEngine {
             let total = manifest.chunks.count
             var position = 0
             if total > 256 { setDownloadProgress(record.id.recordName, 0) }
-            // A large file is written past the page cache (see `DirectFileWriter`); a small
-            // one in one write, which costs less than a direct write's wait for the disk.
+            // Chunks are gathered into writes of up to 1 MiB. A large file is written past
+            // the page cache (see `DirectFileWriter`); a small one through it, which costs
+            // less than a direct write's wait for the disk.
             let size = manifest.chunks.reduce(0) { $0 + $1.length }
-            let writer = size >= Materializer.directWriteThreshold ? DirectFileWriter(fd: fd) : nil
+            let writer = DirectFileWriter(fd: fd, capacity: min(size, 1 << 20), direct: size >= Materializer.directWriteThreshold)
             while position < total {
                 // A group of chunks at a time: one lookup of local copies, one download of the rest.
                 let group = Array(manifest.chunks[position..<min(position + 256, total)])
                 let found = group.allSatisfy({ given[$0.digest] != nil }) ? given : try await chunkBytes(group)
-                // Without a writer, the group goes to the file in one write, not one system call per chunk.
-                var run = Data()
-                if writer == nil, group.count > 1 { run.reserveCapacity(group.reduce(0) { $0 + $1.length }) }
                 for chunk in group {
                     guard let bytes = found[chunk.digest] else { throw SyncError.chunkNotFound(chunk.digest) }
                     hasher.update(bytes)
-                    if let writer {
-                        let code = writer.append(bytes)
-                        if code != 0 { throw Materializer.failure("write", path.string, code: code) }
-                    } else if group.count == 1 {
-                        run = bytes
-                    } else {
-                        run.append(bytes)
-                    }
+                    let code = writer.append(bytes)
+                    if code != 0 { throw Materializer.failure("write", path.string, code: code) }
                 }
-                if writer == nil { try Materializer.writeAll(fd, run, path: path.string) }
                 position += group.count
                 if position < total { setDownloadProgress(record.id.recordName, Double(position) / Double(total)) }
             }
-            if let code = writer?.finish(), code != 0 { throw Materializer.failure("write", path.string, code: code) }
+            let code = writer.finish()
+            if code != 0 { throw Materializer.failure("write", path.string, code: code) }
             guard hasher.finalize() == manifest.contentDigest else {
                 throw SyncError(.chunkCorrupt, "\(path): the downloaded content does not match its digest; it will be fetched again", digest: manifest.contentDigest)
             }

@@ -36,8 +36,8 @@ public final class DirectFileWriter {
     public var length: Int64 { written + Int64(filled) }
 
     /// A writer for `fd`, a new, empty file opened for writing. `capacity` (rounded up to
-    /// whole blocks) is how much is gathered before each direct write. With `direct` false,
-    /// every write goes through the page cache.
+    /// whole blocks) is how much is gathered before each write. With `direct` false, the
+    /// writes go through the page cache (still gathered: one system call per `capacity`).
     public init(fd: Int32, capacity: Int = 1 << 20, direct: Bool = true) {
         self.fd = fd
         self.capacity = max(1, (capacity + Self.blockSize - 1) / Self.blockSize) * Self.blockSize
@@ -58,13 +58,8 @@ public final class DirectFileWriter {
 
     /// Appends `bytes`; returns 0, or the `errno` of the write that failed.
     public func append(_ bytes: UnsafeRawBufferPointer) -> Int32 {
-        guard var next = bytes.baseAddress, !bytes.isEmpty else { return 0 }
+        guard var next = bytes.baseAddress else { return 0 }
         var remaining = bytes.count
-        if !isDirect {
-            let code = writeFully(buffer, filled)
-            guard code == 0 else { return code }
-            return writeFully(next, remaining)
-        }
         while remaining > 0 {
             let taken = min(remaining, capacity - filled)
             (buffer + filled).copyMemory(from: next, byteCount: taken)
@@ -72,7 +67,7 @@ public final class DirectFileWriter {
             next += taken
             remaining -= taken
             if filled == capacity {
-                let code = writeFully(buffer, filled)
+                let code = writeBuffer()
                 guard code == 0 else { return code }
             }
         }
@@ -83,25 +78,25 @@ public final class DirectFileWriter {
     /// `errno` of the call that failed.
     public func finish() -> Int32 {
         guard filled > 0 else { return 0 }
-        guard isDirect else { return writeFully(buffer, filled) }
+        guard isDirect else { return writeBuffer() }
         let logical = length
         let padded = (filled + Self.blockSize - 1) / Self.blockSize * Self.blockSize
         (buffer + filled).initializeMemory(as: UInt8.self, repeating: 0, count: padded - filled)
         filled = padded
-        let code = writeFully(buffer, filled)
+        let code = writeBuffer()
         guard code == 0 else { return code }
         guard ftruncate(fd, off_t(logical)) == 0 else { return errno }
         written = logical
         return 0
     }
 
-    /// Writes `count` bytes from `start` (the buffer's first `filled`, or a caller's bytes
-    /// when not direct), retrying short writes and `EINTR`. A direct write the file system
-    /// refuses (`EINVAL`) switches the writer to the page cache and is written again.
-    private func writeFully(_ start: UnsafeRawPointer, _ count: Int) -> Int32 {
+    /// Writes the buffer's `filled` bytes, retrying short writes and `EINTR`. A direct write
+    /// the file system refuses (`EINVAL`) switches the writer to the page cache and is
+    /// written again.
+    private func writeBuffer() -> Int32 {
         var done = 0
-        while done < count {
-            let result = write(fd, start + done, count - done)
+        while done < filled {
+            let result = write(fd, buffer + done, filled - done)
             if result < 0 {
                 if errno == EINTR { continue }
                 if errno == EINVAL, isDirect, DirectFileWriter.setDirect(fd, false) {
@@ -112,8 +107,8 @@ public final class DirectFileWriter {
             }
             done += result
         }
-        if start == UnsafeRawPointer(buffer) { filled = 0 }
-        written += Int64(count)
+        written += Int64(filled)
+        filled = 0
         return 0
     }
 
