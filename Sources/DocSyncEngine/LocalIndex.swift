@@ -42,7 +42,7 @@ public final class LocalIndex: Sendable {
             db.addPredicateFunctions()
         }
         pool = try DatabasePool(path: url.path, configuration: configuration)
-        try IndexSchema.migrator.migrate(pool)
+        try IndexSchema.migrator.migrateRefusingNewer(pool, what: "the index \(url.path)")
     }
 
     /// Runs `body` in one write transaction.

@@ -79,8 +79,10 @@ public final class LocalBackend: StorageBackend {
         while true {
             do {
                 let pool = try DatabasePool(path: path, configuration: configuration)
-                try LocalBackendSchema.migrator.migrate(pool)
+                try LocalBackendSchema.migrator.migrateRefusingNewer(pool, what: "the backend database \(path)")
                 return pool
+            } catch let error as SyncError {
+                throw error  // a refusal: trying again changes nothing
             } catch {
                 attempt += 1
                 if attempt >= 12 { throw error }

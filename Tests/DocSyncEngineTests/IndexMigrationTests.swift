@@ -58,4 +58,15 @@ import Testing
         #expect(bytes == 10 + 20)
         #expect(plan.contains { $0.contains("COVERING INDEX item_pending") }, "\(plan)")
     }
+
+    @Test func anIndexMigratedByANewerVersionIsRefused() throws {
+        let base = try TemporaryDirectory("docsync-migration")
+        let url = try oldIndex(in: base, upTo: "v4: pending items counted from their index", items: [])
+        try DatabaseQueue(path: url.path).write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from a later version')")
+        }
+        let error = #expect(throws: SyncError.self) { try LocalIndex(url: url) }
+        #expect(error?.code == .invalidArguments)
+        #expect(error?.message.contains("newer version of docsync") == true, "\(String(describing: error))")
+    }
 }

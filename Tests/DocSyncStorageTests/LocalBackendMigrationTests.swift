@@ -43,4 +43,15 @@ import Testing
         try await backend.uploadChunks([new])
         #expect(try await backend.downloadChunks([new.digest])[new.digest] == new.bytes)
     }
+
+    @Test func aStoreMigratedByANewerVersionIsRefused() throws {
+        let directory = try TemporaryDirectory("docsync-backend-migration")
+        _ = try LocalBackend(directory: directory.url)
+        try DatabaseQueue(path: directory.path + "/records.sqlite").write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from a later version')")
+        }
+        let error = #expect(throws: SyncError.self) { try LocalBackend(directory: directory.url) }
+        #expect(error?.code == .invalidArguments)
+        #expect(error?.message.contains("newer version of docsync") == true, "\(String(describing: error))")
+    }
 }

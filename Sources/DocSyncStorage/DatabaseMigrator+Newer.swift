@@ -1,0 +1,15 @@
+import DocSyncCore
+import GRDB
+
+extension DatabaseMigrator {
+    /// Applies the migrations this version knows to `writer`, after making sure no newer
+    /// version of docsync has migrated it further: such a database is refused with
+    /// `invalidArguments` (naming `what`), because this version would misread it — say, an
+    /// embedded backend whose chunk rows name packs by number read as if they named files.
+    public func migrateRefusingNewer(_ writer: some DatabaseWriter, what: String) throws {
+        if try writer.read({ db in try hasBeenSuperseded(db) }) {
+            throw SyncError(.invalidArguments, "\(what) was written by a newer version of docsync (its database has changes this version does not know); run that version or a newer one")
+        }
+        try migrate(writer)
+    }
+}
