@@ -112,11 +112,12 @@ extension FolderEngine {
             let total = manifest.chunks.count
             var position = 0
             if total > 256 { setDownloadProgress(record.id.recordName, 0) }
-            // Chunks are gathered into writes of up to 1 MiB. A large file is written past
-            // the page cache (see `DirectFileWriter`); a small one through it, which costs
-            // less than a direct write's wait for the disk.
+            // Chunks are gathered into large writes. A large file is written past the page
+            // cache (see `DirectFileWriter`); a small one through it, which costs less than a
+            // direct write's wait for the disk.
             let size = manifest.chunks.reduce(0) { $0 + $1.length }
-            let writer = DirectFileWriter(fd: fd, capacity: min(size, 1 << 20), direct: size >= Materializer.directWriteThreshold)
+            let writer = DirectFileWriter(fd: fd, capacity: min(size, DirectFileWriter.defaultCapacity),
+                                          direct: size >= Materializer.directWriteThreshold)
             while position < total {
                 // A group of chunks at a time: one lookup of local copies, one download of the rest.
                 let group = Array(manifest.chunks[position..<min(position + 256, total)])

@@ -15,14 +15,18 @@ import Glibc
 /// a batch that fails, or is `abort`ed, leaves nothing behind. Chunks already stored, or
 /// already added to this batch, are skipped. Use it from one task at a time.
 public final class ChunkBatchWriter: Sendable {
+    /// The batch's pack once it has a chunk: its descriptor, and the writer that puts it
+    /// past the page cache (see `DirectFileWriter`), whose `length` is where the next chunk goes.
+    private struct OpenPack {
+        var fd: Int32
+        var writer: DirectFileWriter
+    }
+
     private struct State {
-        var fd: Int32 = -1
-        /// Writes the pack past the page cache (see `DirectFileWriter`).
-        var writer: DirectFileWriter?
+        var pack: OpenPack?
         var name = ""
         var entries: [(digest: SHA256Digest, offset: Int64, length: Int)] = []
         var added = Set<SHA256Digest>()
-        var offset: Int64 = 0
         var finished = false
     }
 
@@ -52,19 +56,20 @@ public final class ChunkBatchWriter: Sendable {
             guard !state.finished else { throw SyncError(.internalError, "chunks added to a batch that was already committed or aborted") }
             let new = chunks.filter { absent.contains($0.digest) && state.added.insert($0.digest).inserted }
             guard !new.isEmpty else { return }
-            if state.fd < 0 {
+            if state.pack == nil {
                 state.name = "\(Int64(Date().timeIntervalSince1970 * 1000))-\(RecordID.newName().suffix(12)).pack"  // the random half
                 let path = packs.root.path + "/" + state.name
-                state.fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-                guard state.fd >= 0 else { throw SyncError.posix("create \(path)", errno) }
-                state.writer = DirectFileWriter(fd: state.fd)
+                let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+                guard fd >= 0 else { throw SyncError.posix("create \(path)", errno) }
+                state.pack = OpenPack(fd: fd, writer: DirectFileWriter(fd: fd))
             }
             // The writer gathers the chunks into large writes, not one system call per chunk.
+            let writer = state.pack!.writer
             for chunk in new {
-                let code = state.writer!.append(chunk.bytes)
+                let offset = writer.length
+                let code = writer.append(chunk.bytes)
                 guard code == 0 else { throw SyncError.posix("write \(packs.root.path)/\(state.name)", code) }
-                state.entries.append((chunk.digest, state.offset, chunk.bytes.count))
-                state.offset += Int64(chunk.bytes.count)
+                state.entries.append((chunk.digest, offset, chunk.bytes.count))
             }
         }
     }
@@ -72,20 +77,22 @@ public final class ChunkBatchWriter: Sendable {
     /// Makes the batch's new chunks durable, then stored: flushes the pack and its directory
     /// and indexes every chunk in one transaction. On failure nothing is stored.
     public func commit() throws(SyncError) {
-        let (fd, writer, name, entries) = state.withLock { state in
+        let (pack, name, entries) = state.withLock { state in
             state.finished = true
-            defer { state.fd = -1; state.writer = nil }
-            return (state.fd, state.writer, state.name, state.entries)
+            defer { state.pack = nil }
+            return (state.pack, state.name, state.entries)
         }
-        guard fd >= 0 else { return }  // nothing new
+        guard let pack else { return }  // nothing new
+        let (fd, writer) = (pack.fd, pack.writer)
         let path = packs.root.path + "/" + name
         var failure: SyncError?
-        if let code = writer.map({ $0.finish() }), code != 0 { failure = SyncError.posix("write \(path)", code) }
+        let code = writer.finish()
+        if code != 0 { failure = SyncError.posix("write \(path)", code) }
         if failure == nil, fsync(fd) != 0 { failure = SyncError.posix("flush \(path)", errno) }
         // Written past the page cache: read it back into the cache now, ahead of the
         // downloads that usually follow an upload (reading in costs little; writing through
         // the cache is what was expensive).
-        if failure == nil, writer?.isDirect == true { _ = posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED) }
+        if failure == nil, writer.isDirect { _ = posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED) }
         close(fd)
         if failure == nil { failure = packs.syncDirectory() }
         if let failure {
@@ -95,11 +102,11 @@ public final class ChunkBatchWriter: Sendable {
         do {
             try packs.pool.write { db in
                 try db.execute(sql: "INSERT INTO pack (name) VALUES (?)", arguments: [name])
-                let pack = db.lastInsertedRowID
+                let number = db.lastInsertedRowID
                 let statement = try db.directStatement(sql: "INSERT OR IGNORE INTO chunk (digest, pack, offset, length) VALUES (?, ?, ?, ?)")
                 for entry in entries {
                     statement.bind(1, entry.digest)
-                    statement.bind(2, pack)
+                    statement.bind(2, number)
                     statement.bind(3, entry.offset)
                     statement.bind(4, Int64(entry.length))
                     try statement.execute()
@@ -114,13 +121,13 @@ public final class ChunkBatchWriter: Sendable {
     /// Gives the batch up: its pack is removed and nothing of it is stored. Does nothing
     /// after `commit`.
     public func abort() {
-        let (fd, name) = state.withLock { state in
+        let (pack, name) = state.withLock { state in
             state.finished = true
-            defer { state.fd = -1; state.writer = nil }
-            return (state.fd, state.name)
+            defer { state.pack = nil }
+            return (state.pack, state.name)
         }
-        guard fd >= 0 else { return }
-        close(fd)
+        guard let pack else { return }
+        close(pack.fd)
         unlink(packs.root.path + "/" + name)
     }
 }

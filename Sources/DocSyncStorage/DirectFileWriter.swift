@@ -22,6 +22,9 @@ public final class DirectFileWriter {
     /// The alignment of direct writes: offsets, lengths and the buffer's address.
     static let blockSize = 4096
 
+    /// How much is gathered before each write unless a caller asks otherwise: 1 MiB.
+    public static let defaultCapacity = 1 << 20
+
     private let fd: Int32
     private let buffer: UnsafeMutableRawPointer
     private let capacity: Int
@@ -38,18 +41,14 @@ public final class DirectFileWriter {
     /// A writer for `fd`, a new, empty file opened for writing. `capacity` (rounded up to
     /// whole blocks) is how much is gathered before each write. With `direct` false, the
     /// writes go through the page cache (still gathered: one system call per `capacity`).
-    public init(fd: Int32, capacity: Int = 1 << 20, direct: Bool = true) {
+    public init(fd: Int32, capacity: Int = defaultCapacity, direct: Bool = true) {
         self.fd = fd
         self.capacity = max(1, (capacity + Self.blockSize - 1) / Self.blockSize) * Self.blockSize
-        var memory: UnsafeMutableRawPointer?
-        if posix_memalign(&memory, Self.blockSize, self.capacity) != 0 || memory == nil {
-            memory = UnsafeMutableRawPointer.allocate(byteCount: self.capacity, alignment: Self.blockSize)
-        }
-        buffer = memory!
+        buffer = UnsafeMutableRawPointer.allocate(byteCount: self.capacity, alignment: Self.blockSize)
         isDirect = direct && DirectFileWriter.directFlag != 0 && DirectFileWriter.setDirect(fd, true)
     }
 
-    deinit { free(buffer) }
+    deinit { buffer.deallocate() }
 
     /// Appends `data`; returns 0, or the `errno` of the write that failed.
     public func append(_ data: Data) -> Int32 {
