@@ -23,8 +23,9 @@ public struct AssetChunker: Sendable {
     ) throws(E) -> AssetManifest {
         var chunker = self.chunker
         let maximum = chunker.parameters.maximumSize
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferSize, alignment: 16)
-        defer { buffer.deallocate() }
+        let pooled = BufferPool.shared.take(bufferSize)
+        defer { BufferPool.shared.giveBack(pooled) }
+        let buffer = UnsafeMutableRawBufferPointer(rebasing: pooled[0..<bufferSize])
         var fileHash = SHA256()
         var chunks: [ChunkRef] = []
         var start = 0, end = 0

@@ -31,7 +31,6 @@ public enum ContentReader {
         // A file to keep (and any small one) is read in one call into a buffer of its own
         // size; others stream through the chunker's 1 MiB buffer.
         if before.size <= keepLimit || before.size <= 64 << 10 {
-            // One read of size + 1 bytes: a file that grew meanwhile shows up as a longer read.
             let bytes = try readWhole(fd, expected: Int(before.size))
             let manifest = bytes.withUnsafeBytes { AssetChunker().chunk($0) }
             try checkUnchanged(fd, path, before, manifest)
@@ -65,24 +64,21 @@ public enum ContentReader {
     /// Exactly `expected` bytes from the start of `fd`; `assetFileModified` when the file holds
     /// fewer or more, `invalidArguments` when it cannot be read.
     private static func readWhole(_ fd: Int32, expected: Int) throws(SyncError) -> Data {
-        var data = Data(count: expected + 1)
+        // One read of size + 1 bytes: a file that grew meanwhile shows up as a longer read.
+        var got = 0
         var readError: Int32 = 0
-        let got = data.withUnsafeMutableBytes { raw -> Int in
-            var done = 0
-            while done < raw.count {
-                let count = pread(fd, raw.baseAddress! + done, raw.count - done, off_t(done))
-                if count < 0 && errno == EINTR { continue }
-                if count < 0 { readError = errno }
-                if count <= 0 { break }
-                done += count
-            }
-            return done
+        let fill = { (raw: UnsafeMutableRawBufferPointer) -> Int in
+            (got, readError) = FileIO.read(fd, offset: 0, into: raw)
+            return min(got, expected)
         }
+        // A large file's bytes go to a pooled buffer, which costs no fresh pages once warm.
+        let data = expected + 1 >= BufferPool.pooledMinimum
+            ? BufferPool.shared.data(count: expected + 1, fill: fill)
+            : { var data = Data(count: expected + 1); let count = data.withUnsafeMutableBytes(fill); return data.prefix(count) }()
         if readError != 0 { throw SyncError(.invalidArguments, "cannot read: \(String(cString: strerror(readError)))") }
         guard got == expected else {
             throw SyncError(.assetFileModified, "changed while being read; it will be read again when it settles")
         }
-        data.removeLast()
         return data
     }
 

@@ -1,3 +1,4 @@
+import DocSyncCore
 import Foundation
 
 #if canImport(Glibc)
@@ -26,7 +27,9 @@ public final class DirectFileWriter {
     public static let defaultCapacity = 1 << 20
 
     private let fd: Int32
-    private let buffer: UnsafeMutableRawPointer
+    /// Taken from `BufferPool.shared` (page-aligned), given back when the writer goes away.
+    private let pooled: UnsafeMutableRawBufferPointer
+    private var buffer: UnsafeMutableRawPointer { pooled.baseAddress! }
     private let capacity: Int
     /// Bytes in `buffer` not yet written.
     private var filled = 0
@@ -44,11 +47,11 @@ public final class DirectFileWriter {
     public init(fd: Int32, capacity: Int = defaultCapacity, direct: Bool = true) {
         self.fd = fd
         self.capacity = max(1, (capacity + Self.blockSize - 1) / Self.blockSize) * Self.blockSize
-        buffer = UnsafeMutableRawPointer.allocate(byteCount: self.capacity, alignment: Self.blockSize)
+        pooled = BufferPool.shared.take(self.capacity)
         isDirect = direct && DirectFileWriter.directFlag != 0 && DirectFileWriter.setDirect(fd, true)
     }
 
-    deinit { buffer.deallocate() }
+    deinit { BufferPool.shared.giveBack(pooled) }
 
     /// Appends `data`; returns 0, or the `errno` of the write that failed.
     public func append(_ data: Data) -> Int32 {

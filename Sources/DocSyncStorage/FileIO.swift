@@ -1,3 +1,4 @@
+import DocSyncCore
 import Foundation
 
 /// Whole reads and writes on file descriptors: short transfers and `EINTR` are retried, so a
@@ -20,18 +21,29 @@ public enum FileIO {
     }
 
     /// Exactly `length` bytes of `fd` at `offset`, or `nil` when they cannot be read in full.
+    /// A read of `BufferPool.pooledMinimum` bytes or more lands in a pooled buffer.
     public static func read(_ fd: Int32, offset: Int64, length: Int) -> Data? {
-        var data = Data(count: length)
-        let complete = data.withUnsafeMutableBytes { raw -> Bool in
-            var done = 0
-            while done < length {
-                let got = pread(fd, raw.baseAddress! + done, length - done, off_t(offset) + off_t(done))
-                if got < 0 && errno == EINTR { continue }
-                if got <= 0 { return false }
-                done += got
-            }
-            return true
+        guard length >= BufferPool.pooledMinimum else {
+            var data = Data(count: length)
+            let got = data.withUnsafeMutableBytes { read(fd, offset: offset, into: $0).count }
+            return got == length ? data : nil
         }
-        return complete ? data : nil
+        let data = BufferPool.shared.data(count: length) { read(fd, offset: offset, into: $0).count }
+        return data.count == length ? data : nil
+    }
+
+    /// Fills `buffer` from `fd` at `offset`. Returns how many bytes were read, fewer than
+    /// `buffer.count` only at the end of the file or on an error, and the error's `errno`
+    /// (0 when the read stopped at the end of the file or filled the buffer).
+    public static func read(_ fd: Int32, offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, error: Int32) {
+        var done = 0
+        while done < buffer.count {
+            let got = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            if got < 0 && errno == EINTR { continue }
+            if got < 0 { return (done, errno) }
+            if got == 0 { break }
+            done += got
+        }
+        return (done, 0)
     }
 }

@@ -78,6 +78,19 @@ import Testing
         #expect(try write([], capacity: 4096, direct: true).content.isEmpty)
     }
 
+    /// Buffers are reused (`BufferPool`): what an earlier writer left in one never reaches a file.
+    @Test(arguments: [true, false])
+    func aWriterAfterAnotherHoldsOnlyItsOwnBytes(direct: Bool) throws {
+        for size in [10_000, 5, 4096, 70_000, 3] {
+            let earlier = try write([Data(repeating: 0xFF, count: 65_536)], capacity: 65_536, direct: direct)
+            #expect(earlier.content == Data(repeating: 0xFF, count: 65_536))
+            let content = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 % 251) })
+            let later = try write([content], capacity: 65_536, direct: direct)
+            #expect(later.content == content)
+            #expect(later.length == Int64(size))
+        }
+    }
+
     @Test func aPackWrittenDirectlyServesEveryChunk() async throws {
         let backend = try LocalBackend(directory: directory.url.appendingPathComponent("backend"))
         var generator = SplitMix64(seed: 5)
