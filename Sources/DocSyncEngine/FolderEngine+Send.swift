@@ -247,7 +247,7 @@ extension FolderEngine {
             missing.formUnion(try await backend.missingChunks(Array(wanted[start..<min(start + 4000, wanted.count)])))
         }
         // Manifest nodes are small: they travel together, in one request (one pack) at most.
-        let missingNodes = nodes.filter { missing.contains($0.key) }.map { ChunkUpload(digest: $0.key, bytes: $0.value) }
+        let missingNodes = nodes.filter { missing.contains($0.key) }.map { ChunkUpload(digest: $0.key, bytes: $0.value, isVerified: true) }
         if !missingNodes.isEmpty { try await backend.uploadChunks(missingNodes) }
         // Chunks travel in batches (one flush or one request each), a few batches at once.
         // A batch is cut at 8 MB, which at about 6.8 KiB a chunk is some 1,200 chunks (and at
@@ -285,7 +285,7 @@ extension FolderEngine {
                     for (digest, piece) in batch {
                         sent[piece.recordName, default: 0] += piece.length
                         if let bytes = piece.bytes {
-                            uploads.append(ChunkUpload(digest: digest, bytes: bytes))
+                            uploads.append(ChunkUpload(digest: digest, bytes: bytes, isVerified: true))  // hashed when read
                             continue
                         }
                         // Read back from the file: if it no longer hashes right, the file changed.
@@ -294,7 +294,7 @@ extension FolderEngine {
                             changed.insert(piece.recordName)
                             continue
                         }
-                        uploads.append(ChunkUpload(digest: digest, bytes: data))
+                        uploads.append(ChunkUpload(digest: digest, bytes: data, isVerified: true))
                     }
                     do throws(SyncError) {
                         if !uploads.isEmpty { try await backend.uploadChunks(uploads) }

@@ -115,10 +115,17 @@ extension StorageBackend {
 public struct ChunkUpload: Sendable, Hashable {
     public var digest: SHA256Digest
     public var bytes: Data
+    /// Set by a caller in this process that computed `digest` from these very bytes, or
+    /// checked it against them: a backend storing them in this process (the embedded one)
+    /// then does not hash them a second time. Bytes that cross a process boundary are hashed
+    /// by whoever receives them, whatever this says, and every backend checks each chunk it
+    /// serves, so a wrong promise costs a refetch, never wrong content.
+    public var isVerified: Bool
 
-    public init(digest: SHA256Digest, bytes: Data) {
+    public init(digest: SHA256Digest, bytes: Data, isVerified: Bool = false) {
         self.digest = digest
         self.bytes = bytes
+        self.isVerified = isVerified
     }
 }
 

@@ -68,6 +68,21 @@ import Testing
         #expect(try await backend.missingChunks([SHA256Digest(hashing: good)]) == [SHA256Digest(hashing: good)], "nothing of a refused batch is stored")
     }
 
+    /// A chunk its caller marks verified is stored without being hashed again; if the promise
+    /// was wrong, the chunk is refused when it is read, never served.
+    @Test func aVerifiedChunkIsNotHashedOnUploadButStillCheckedWhenRead() async throws {
+        let backend = try LocalBackend(directory: directory.url)
+        var random = SeededRandom(seed: 5)
+        let right = Data(random.bytes(3_000)), wrong = Data(random.bytes(3_000))
+        let digest = SHA256Digest(hashing: right)
+        await expectSyncError(.chunkDigestMismatch) { try await backend.uploadChunks([ChunkUpload(digest: digest, bytes: wrong)]) }
+        try await backend.uploadChunks([ChunkUpload(digest: digest, bytes: wrong, isVerified: true)])
+        #expect(try await backend.missingChunks([digest]).isEmpty)
+        let refused = await expectSyncError(.chunkCorrupt) { try await backend.downloadChunk(digest) }
+        #expect(refused?.digest == digest)
+        await expectSyncError(.chunkCorrupt) { try await backend.downloadChunks([digest]) }
+    }
+
     @Test func aBatchWrittenGroupByGroupIsStoredOnlyWhenCommitted() async throws {
         let backend = try LocalBackend(directory: directory.url)
         let packs = directory.url.appendingPathComponent("packs")
