@@ -76,8 +76,10 @@ struct PackStore: Sendable {
         return try PackStore.read(fd, place.offset, place.length, digest: digest, path: place.path)
     }
 
-    /// The verified bytes of several chunks: looked up in one read transaction, each pack opened once.
-    /// Throws `chunkNotFound` or `chunkCorrupt` for the first chunk that is not right.
+    /// The verified bytes of several chunks: looked up in one read transaction, each pack opened
+    /// once, adjacent chunks read together. A chunk's `Data` may be a slice of a larger read
+    /// (its indices need not start at 0). Throws `chunkNotFound` or `chunkCorrupt` for the
+    /// first chunk (by place in its pack) that is not right.
     func load(_ digests: [SHA256Digest]) throws(SyncError) -> [SHA256Digest: Data] {
         let unique = Array(Set(digests))
         var places: [SHA256Digest: (pack: String, offset: Int64, length: Int)] = [:]
@@ -102,18 +104,46 @@ struct PackStore: Sendable {
                 throw SyncError(.chunkCorrupt, "pack \(path) cannot be opened (\(String(cString: strerror(errno)))); its chunks must be uploaded again", digest: entries[0].key)
             }
             defer { close(fd) }
-            for (digest, place) in entries {
-                found[digest] = try PackStore.read(fd, place.offset, place.length, digest: digest, path: path)
+            // Chunks lying one after the other (a file's chunks usually do) are read in one
+            // call, and each is handed out as a slice of that read.
+            let sorted = entries.sorted { $0.value.offset < $1.value.offset }
+            var first = 0
+            while first < sorted.count {
+                let start = sorted[first].value.offset
+                var end = first + 1, length = sorted[first].value.length
+                while end < sorted.count, sorted[end].value.offset == start + Int64(length), length + sorted[end].value.length <= PackStore.readRunLimit {
+                    length += sorted[end].value.length
+                    end += 1
+                }
+                let run = sorted[first..<end]
+                first = end
+                guard run.count > 1, let bytes = FileIO.read(fd, offset: start, length: length) else {
+                    // One chunk, or a run cut short (the chunk that cannot be read is named).
+                    for (digest, place) in run { found[digest] = try PackStore.read(fd, place.offset, place.length, digest: digest, path: path) }
+                    continue
+                }
+                for (digest, place) in run {
+                    let from = bytes.startIndex + Int(place.offset - start)
+                    found[digest] = try PackStore.verified(bytes[from..<from + place.length], digest: digest, path: path, offset: place.offset)
+                }
             }
         }
         return found
     }
 
+    /// The most bytes read in one call by `load(_:)` for a run of adjacent chunks.
+    static let readRunLimit = 4 << 20
+
     private static func read(_ fd: Int32, _ offset: Int64, _ length: Int, digest: SHA256Digest, path: String) throws(SyncError) -> Data {
-        guard let data = FileIO.read(fd, offset: offset, length: length), SHA256Digest(hashing: data) == digest else {
+        try verified(FileIO.read(fd, offset: offset, length: length), digest: digest, path: path, offset: offset)
+    }
+
+    /// `bytes` when they were read and hash to `digest`; otherwise `chunkCorrupt`.
+    private static func verified(_ bytes: Data?, digest: SHA256Digest, path: String, offset: Int64) throws(SyncError) -> Data {
+        guard let bytes, SHA256Digest(hashing: bytes) == digest else {
             throw SyncError(.chunkCorrupt, "stored chunk \(digest.shortHex) does not match its digest (\(path) at \(offset)); it must be uploaded again", digest: digest)
         }
-        return data
+        return bytes
     }
 
     /// Where a chunk lies: its pack's name, the offset and the length (run as a `DirectStatement`).

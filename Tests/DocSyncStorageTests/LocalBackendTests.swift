@@ -83,6 +83,29 @@ import Testing
         await expectSyncError(.chunkCorrupt) { try await backend.downloadChunks([digest]) }
     }
 
+    /// Chunks stored one after the other are read together and each handed out as its own
+    /// bytes; a corrupt chunk inside such a run is named, and the others still read.
+    @Test func adjacentChunksAreReadTogetherAndACorruptOneAmongThemIsNamed() async throws {
+        let backend = try LocalBackend(directory: directory.url)
+        var random = SeededRandom(seed: 8)
+        // Sizes around the run limit too: a run is cut where it would pass 4 MiB.
+        let sizes = [1, 5_000, 70_000, 3 << 20, 2 << 20, 4096, 17] + (0..<40).map { _ in Int(random.next() % 9_000) + 1 }
+        let pieces = sizes.map { Data(random.bytes($0)) }
+        let uploads = pieces.map { ChunkUpload(digest: SHA256Digest(hashing: $0), bytes: $0) }
+        try await backend.uploadChunks(uploads)
+        let all = try await backend.downloadChunks(uploads.map(\.digest).reversed())
+        #expect(all.count == uploads.count)
+        for upload in uploads { #expect(all[upload.digest] == upload.bytes) }
+
+        let victim = uploads[20].digest
+        try corruptStoredChunk(victim, in: backend)
+        let refused = await expectSyncError(.chunkCorrupt) { try await backend.downloadChunks(uploads.map(\.digest)) }
+        #expect(refused?.digest == victim)
+        let others = uploads.filter { $0.digest != victim }
+        let rest = try await backend.downloadChunks(others.map(\.digest))
+        for upload in others { #expect(rest[upload.digest] == upload.bytes) }
+    }
+
     @Test func aBatchWrittenGroupByGroupIsStoredOnlyWhenCommitted() async throws {
         let backend = try LocalBackend(directory: directory.url)
         let packs = directory.url.appendingPathComponent("packs")
