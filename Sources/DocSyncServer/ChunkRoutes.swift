@@ -85,15 +85,16 @@ struct ChunkRoutes: Sendable {
 
     /// The first chunks of `digests`, framed in order: as many as fit
     /// `WireLimits.downloadBatchBudget` bytes, and at least one. Their lengths are looked up
-    /// first so that no more is read than is sent.
+    /// first (all in one lookup) so that no more is read than is sent.
     static func framedPrefix(of digests: [SHA256Digest], from backend: LocalBackend) async throws(SyncError) -> Data {
+        let lengths = try await backend.chunkLengths(digests)
         var prefix: [SHA256Digest] = []
         var size = 0
         for digest in digests {
-            guard let location = try backend.chunkLocation(digest) else { throw SyncError.chunkNotFound(digest) }
-            if !prefix.isEmpty, size + ChunkFraming.frameSize(chunkLength: location.length) > WireLimits.downloadBatchBudget { break }
+            guard let length = lengths[digest] else { throw SyncError.chunkNotFound(digest) }
+            if !prefix.isEmpty, size + ChunkFraming.frameSize(chunkLength: length) > WireLimits.downloadBatchBudget { break }
             prefix.append(digest)
-            size += ChunkFraming.frameSize(chunkLength: location.length)
+            size += ChunkFraming.frameSize(chunkLength: length)
         }
         let found = try await backend.downloadChunks(prefix)
         var body = Data()

@@ -198,6 +198,13 @@ public final class LocalBackend: StorageBackend {
         try chunks.location(of: digest)
     }
 
+    /// The stored length of each of `digests` that is stored (the others are left out): one
+    /// lookup for them all, off the caller's thread.
+    public func chunkLengths(_ digests: [SHA256Digest]) async throws(SyncError) -> [SHA256Digest: Int] {
+        let chunks = self.chunks
+        return try await offload { () throws(SyncError) in try chunks.lengths(of: digests) }
+    }
+
     public func downloadChunk(_ digest: SHA256Digest) async throws(SyncError) -> Data {
         let chunks = self.chunks
         return try await offload { () throws(SyncError) in try chunks.load(digest) }

@@ -162,6 +162,24 @@ struct PackStore: Sendable {
         }
     }
 
+    /// The stored length of each of `digests` that is stored (the others are left out),
+    /// looked up in one read transaction.
+    func lengths(of digests: [SHA256Digest]) throws(SyncError) -> [SHA256Digest: Int] {
+        do {
+            return try pool.read { db in
+                let length = try db.directStatement(sql: "SELECT length FROM chunk WHERE digest = ?")
+                var found: [SHA256Digest: Int] = [:]
+                for digest in digests where found[digest] == nil {
+                    length.bind(1, digest)
+                    if let value = try length.firstRow({ Int($0.integer(0)) }) { found[digest] = value }
+                }
+                return found
+            }
+        } catch {
+            throw LocalBackend.map(error, "look up \(digests.count) chunks")
+        }
+    }
+
     /// Number of chunks and their total size.
     func usage() throws(SyncError) -> (count: Int, bytes: Int64) {
         do {

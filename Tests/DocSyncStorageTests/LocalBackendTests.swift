@@ -106,6 +106,20 @@ import Testing
         for upload in others { #expect(rest[upload.digest] == upload.bytes) }
     }
 
+    @Test func chunkLengthsNameEveryStoredChunkAndLeaveOutTheOthers() async throws {
+        let backend = try LocalBackend(directory: directory.url)
+        var random = SeededRandom(seed: 11)
+        let pieces = [1, 700, 5_000, 40_000].map { Data(random.bytes($0)) }
+        try await backend.uploadChunks(pieces.map { ChunkUpload(digest: SHA256Digest(hashing: $0), bytes: $0) })
+        let absent = SHA256Digest(hashing: Data("never stored".utf8))
+        let asked = pieces.map { SHA256Digest(hashing: $0) } + [absent, SHA256Digest(hashing: pieces[1])]
+        let lengths = try await backend.chunkLengths(asked)
+        #expect(lengths.count == pieces.count)
+        for piece in pieces { #expect(lengths[SHA256Digest(hashing: piece)] == piece.count) }
+        #expect(lengths[absent] == nil)
+        #expect(try await backend.chunkLengths([]).isEmpty)
+    }
+
     @Test func aBatchWrittenGroupByGroupIsStoredOnlyWhenCommitted() async throws {
         let backend = try LocalBackend(directory: directory.url)
         let packs = directory.url.appendingPathComponent("packs")
