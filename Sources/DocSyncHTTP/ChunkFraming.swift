@@ -1,6 +1,7 @@
 import DocSyncCore
 import DocSyncStorage
 import Foundation
+import NIOCore
 
 /// The binary body of the chunk batch routes: zero or more frames, each
 /// `[32-byte SHA-256 digest][UInt32 big-endian length][length bytes]`, back to back.
@@ -17,17 +18,16 @@ public enum ChunkFraming {
     public static func frameSize(chunkLength: Int) -> Int { frameHeaderSize + chunkLength }
 
     /// Appends one frame to `body`.
-    public static func append(digest: SHA256Digest, bytes: Data, to body: inout Data) {
-        body.append(contentsOf: digest.bytes)
-        var length = UInt32(truncatingIfNeeded: bytes.count).bigEndian
-        withUnsafeBytes(of: &length) { body.append(contentsOf: $0) }
-        body.append(bytes)
+    public static func append(digest: SHA256Digest, bytes: Data, to body: inout ByteBuffer) {
+        body.writeBytes(digest.bytes)
+        body.writeInteger(UInt32(truncatingIfNeeded: bytes.count), endianness: .big)
+        bytes.withUnsafeBytes { _ = body.writeBytes($0) }
     }
 
-    /// One body holding every chunk of `chunks`, in order.
-    public static func encode(_ chunks: [ChunkUpload]) -> Data {
-        var body = Data()
-        body.reserveCapacity(chunks.reduce(0) { $0 + frameSize(chunkLength: $1.bytes.count) })
+    /// One body holding every chunk of `chunks`, in order, in a buffer of its exact size:
+    /// the chunks' bytes are copied once, straight into what is sent.
+    public static func encode(_ chunks: [ChunkUpload]) -> ByteBuffer {
+        var body = ByteBufferAllocator().buffer(capacity: chunks.reduce(0) { $0 + frameSize(chunkLength: $1.bytes.count) })
         for chunk in chunks { append(digest: chunk.digest, bytes: chunk.bytes, to: &body) }
         return body
     }

@@ -39,8 +39,7 @@ extension HTTPBackend {
         }
         let batches = ChunkFraming.batches(unique, maximumBodySize: options.chunkBatchSize, maximumChunks: WireLimits.chunksPerBatch)
         try await forEachConcurrently(batches) { (batch) throws(SyncError) in
-            let body = ChunkFraming.encode(batch)
-            _ = try await self.send(.POST, WireRoute.uploadBatch, body: ByteBuffer(bytes: body), contentType: WireRoute.octetStream,
+            _ = try await self.send(.POST, WireRoute.uploadBatch, body: ChunkFraming.encode(batch), contentType: WireRoute.octetStream,
                                     context: "upload \(batch.count) chunks")
         }
     }

@@ -86,7 +86,7 @@ struct ChunkRoutes: Sendable {
     /// The first chunks of `digests`, framed in order: as many as fit
     /// `WireLimits.downloadBatchBudget` bytes, and at least one. Their lengths are looked up
     /// first (all in one lookup) so that no more is read than is sent.
-    static func framedPrefix(of digests: [SHA256Digest], from backend: LocalBackend) async throws(SyncError) -> Data {
+    static func framedPrefix(of digests: [SHA256Digest], from backend: LocalBackend) async throws(SyncError) -> ByteBuffer {
         let lengths = try await backend.chunkLengths(digests)
         var prefix: [SHA256Digest] = []
         var size = 0
@@ -97,8 +97,7 @@ struct ChunkRoutes: Sendable {
             size += ChunkFraming.frameSize(chunkLength: length)
         }
         let found = try await backend.downloadChunks(prefix)
-        var body = Data()
-        body.reserveCapacity(size)
+        var body = ByteBufferAllocator().buffer(capacity: size)
         for digest in prefix {
             guard let bytes = found[digest] else { throw SyncError.chunkNotFound(digest) }
             ChunkFraming.append(digest: digest, bytes: bytes, to: &body)

@@ -99,9 +99,13 @@ enum Responses {
     }
 
     static func bytes(_ data: Data) -> Response {
+        bytes(ByteBuffer(bytes: data))
+    }
+
+    static func bytes(_ buffer: ByteBuffer) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = WireRoute.octetStream
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: buffer))
     }
 
     static var noContent: Response { Response(status: .noContent) }

@@ -28,12 +28,12 @@ import Testing
 
     @Test(arguments: [1, 2, 35, 36, 37, 100, 4_096, 1 << 20])
     func piecesOfAnySizeGiveTheSameFrames(pieceSize: Int) throws {
-        let body = ChunkFraming.encode(Self.chunks)
+        let body = ChunkFraming.encodedData(Self.chunks)
         #expect(try Self.read(body, pieceSize: pieceSize) == Self.chunks)
     }
 
     @Test func aBodyEndingInsideAFrameIsInvalidArgumentsWhateverThePieces() {
-        let body = ChunkFraming.encode(Self.chunks)
+        let body = ChunkFraming.encodedData(Self.chunks)
         for cut in [1, 20, 36, 38, 36 + 3 + 10, body.count - 1] {
             for pieceSize in [1, 7, 1 << 20] {
                 let error = #expect(throws: SyncError.self) { try Self.read(body.prefix(cut), pieceSize: pieceSize) }
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func anOversizedChunkIsRefusedFromItsHeaderAlone() {
-        let body = ChunkFraming.encode([ChunkFramingTests.chunk(String(repeating: "y", count: 2_000))])
+        let body = ChunkFraming.encodedData([ChunkFramingTests.chunk(String(repeating: "y", count: 2_000))])
         var reader = ChunkFrameReader(maximumChunkSize: 1_024)
         reader.append(body.prefix(36))
         let error = #expect(throws: SyncError.self) { _ = try reader.next() }
@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test func framesPastTheCountLimitAreRefused() {
-        let body = ChunkFraming.encode(Self.chunks)
+        let body = ChunkFraming.encodedData(Self.chunks)
         let error = #expect(throws: SyncError.self) { try Self.read(body, pieceSize: 10, maximumChunks: 3) }
         #expect(error?.code == .limitExceeded)
         #expect(throws: Never.self) { try Self.read(body, pieceSize: 10, maximumChunks: 4) }

@@ -2,7 +2,13 @@ import DocSyncCore
 import DocSyncHTTP
 import DocSyncStorage
 import Foundation
+import NIOCore
 import Testing
+
+extension ChunkFraming {
+    /// `encode(_:)`'s body as `Data`, for tests that cut and feed it by hand.
+    static func encodedData(_ chunks: [ChunkUpload]) -> Data { Data(encode(chunks).readableBytesView) }
+}
 
 @Suite struct ChunkFramingTests {
     static func chunk(_ text: String) -> ChunkUpload {
@@ -12,7 +18,7 @@ import Testing
 
     @Test func framesRoundTripInOrder() throws {
         let chunks = [Self.chunk("one"), Self.chunk(""), Self.chunk(String(repeating: "x", count: 70_000))]
-        let body = ChunkFraming.encode(chunks)
+        let body = ChunkFraming.encodedData(chunks)
         #expect(body.count == chunks.reduce(0) { $0 + 36 + $1.bytes.count })
         #expect(try ChunkFraming.decode(body) == chunks)
         #expect(try ChunkFraming.decode(Data()).isEmpty)
@@ -20,14 +26,14 @@ import Testing
 
     @Test func frameHeaderIsDigestThenBigEndianLength() {
         let chunk = Self.chunk("abc")
-        let body = ChunkFraming.encode([chunk])
+        let body = ChunkFraming.encodedData([chunk])
         #expect(Array(body.prefix(32)) == chunk.digest.bytes)
         #expect(Array(body[32 ..< 36]) == [0, 0, 0, 3])
         #expect(body.suffix(3) == Data("abc".utf8))
     }
 
     @Test func truncatedBodiesAreInvalidArguments() throws {
-        let body = ChunkFraming.encode([Self.chunk("hello"), Self.chunk("world")])
+        let body = ChunkFraming.encodedData([Self.chunk("hello"), Self.chunk("world")])
         for cut in [1, 10, 36 + 5 + 20, body.count - 1] {
             #expect(throws: SyncError.self) { try ChunkFraming.decode(body.prefix(cut)) }
             do { _ = try ChunkFraming.decode(body.prefix(cut)) } catch { #expect(error.code == .invalidArguments) }
@@ -46,7 +52,7 @@ import Testing
     }
 
     @Test func tooManyFramesIsLimitExceeded() {
-        let body = ChunkFraming.encode((0 ..< 5).map { Self.chunk("c\($0)") })
+        let body = ChunkFraming.encodedData((0 ..< 5).map { Self.chunk("c\($0)") })
         do {
             _ = try ChunkFraming.decode(body, maximumChunks: 4)
             Issue.record("decoded 5 frames with a limit of 4")

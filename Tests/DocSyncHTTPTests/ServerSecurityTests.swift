@@ -124,7 +124,7 @@ import Testing
         #expect(single.error?.code == .chunkDigestMismatch && single.error?.digest == claimed)
 
         let good = ChunkUpload(digest: SHA256Digest(hashing: Data("good".utf8)), bytes: Data("good".utf8))
-        let framed = ChunkFraming.encode([good, ChunkUpload(digest: claimed, bytes: bytes)])
+        let framed = ChunkFraming.encodedData([good, ChunkUpload(digest: claimed, bytes: bytes)])
         let batch = try await RawHTTP.send(.POST, server.url, WireRoute.uploadBatch, token: token, body: framed, contentType: "application/octet-stream")
         #expect(batch.error?.code == .chunkDigestMismatch)
         #expect(try await alice.missingChunks([good.digest, claimed]) == [good.digest, claimed], "a bad batch stores nothing")
@@ -136,11 +136,11 @@ import Testing
         // after several megabytes of good ones still leaves the whole batch unstored.
         var random = SeededRandom(seed: 8)
         let many = (0 ..< 40).map { _ in Data(random.bytes(100_000)) }.map { ChunkUpload(digest: SHA256Digest(hashing: $0), bytes: $0) }
-        let long = ChunkFraming.encode(many + [ChunkUpload(digest: claimed, bytes: bytes)])
+        let long = ChunkFraming.encodedData(many + [ChunkUpload(digest: claimed, bytes: bytes)])
         let late = try await RawHTTP.send(.POST, server.url, WireRoute.uploadBatch, token: token, body: long, contentType: "application/octet-stream")
         #expect(late.error?.code == .chunkDigestMismatch)
         #expect(try await alice.missingChunks(many.map(\.digest)).count == many.count, "nothing of a batch refused late is stored")
-        let accepted = try await RawHTTP.send(.POST, server.url, WireRoute.uploadBatch, token: token, body: ChunkFraming.encode(many),
+        let accepted = try await RawHTTP.send(.POST, server.url, WireRoute.uploadBatch, token: token, body: ChunkFraming.encodedData(many),
                                               contentType: "application/octet-stream")
         #expect(accepted.status == 204)
         #expect(try await alice.missingChunks(many.map(\.digest)).isEmpty)
