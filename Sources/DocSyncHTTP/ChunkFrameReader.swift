@@ -23,8 +23,13 @@ public struct ChunkFrameReader {
         self.maximumChunks = maximumChunks
     }
 
-    /// Adds the next piece of the body.
+    /// Adds the next piece of the body. With nothing left over from the pieces before, the
+    /// piece is taken as it is, not copied.
     public mutating func append(_ piece: ByteBuffer) {
+        guard pending.readableBytes > 0 else {
+            pending = piece
+            return
+        }
         if pending.readerIndex > 1 << 20 { pending.discardReadBytes() }
         var piece = piece
         pending.writeBuffer(&piece)

@@ -42,6 +42,16 @@ public enum ChunkFraming {
         maximumChunkSize: Int = StorageLimits.maximumChunkSize,
         maximumChunks: Int = Int.max
     ) throws(SyncError) -> [ChunkUpload] {
+        try decode(ByteBuffer(bytes: body), maximumChunkSize: maximumChunkSize, maximumChunks: maximumChunks)
+    }
+
+    /// The chunks of `body`, in order, read from the buffer as it is: each chunk's bytes are
+    /// copied once, into its own `Data`. Throws as `decode(_:)` with `Data` does.
+    public static func decode(
+        _ body: ByteBuffer,
+        maximumChunkSize: Int = StorageLimits.maximumChunkSize,
+        maximumChunks: Int = Int.max
+    ) throws(SyncError) -> [ChunkUpload] {
         var reader = ChunkFrameReader(maximumChunkSize: maximumChunkSize, maximumChunks: maximumChunks)
         reader.append(body)
         var chunks: [ChunkUpload] = []

@@ -79,7 +79,7 @@ extension HTTPBackend {
         let body = try Self.encode(WireBody.Digests(digests: digests), context: context)
         let answer = try await send(.POST, WireRoute.downloadBatch, body: body, contentType: WireRoute.json, accept: WireRoute.octetStream,
                                     responseLimit: WireLimits.downloadBatchBudget + StorageLimits.maximumChunkSize + 1 << 20, context: context)
-        let chunks = try ChunkFraming.decode(answer.data)
+        let chunks = try ChunkFraming.decode(answer.body)
         guard !chunks.isEmpty, chunks.count <= digests.count else {
             throw SyncError(.internalError, "\(context): the server answered with \(chunks.count) chunks; is it a compatible docsync-server?")
         }
