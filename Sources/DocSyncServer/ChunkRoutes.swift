@@ -84,24 +84,13 @@ struct ChunkRoutes: Sendable {
     }
 
     /// The first chunks of `digests`, framed in order: as many as fit
-    /// `WireLimits.downloadBatchBudget` bytes, and at least one. Their lengths are looked up
+    /// `WireLimits.downloadBatchBudget` bytes, and at least one. Their places are looked up
     /// first (all in one lookup) so that no more is read than is sent.
     static func framedPrefix(of digests: [SHA256Digest], from backend: LocalBackend) async throws(SyncError) -> ByteBuffer {
-        let lengths = try await backend.chunkLengths(digests)
-        var prefix: [SHA256Digest] = []
-        var size = 0
-        for digest in digests {
-            guard let length = lengths[digest] else { throw SyncError.chunkNotFound(digest) }
-            if !prefix.isEmpty, size + ChunkFraming.frameSize(chunkLength: length) > WireLimits.downloadBatchBudget { break }
-            prefix.append(digest)
-            size += ChunkFraming.frameSize(chunkLength: length)
-        }
-        let found = try await backend.downloadChunks(prefix)
-        var body = ByteBufferAllocator().buffer(capacity: size)
-        for digest in prefix {
-            guard let bytes = found[digest] else { throw SyncError.chunkNotFound(digest) }
-            ChunkFraming.append(digest: digest, bytes: bytes, to: &body)
-        }
+        let chunks = try await backend.downloadChunks(prefixOf: digests, budget: WireLimits.downloadBatchBudget,
+                                                      cost: { ChunkFraming.frameSize(chunkLength: $0) })
+        var body = ByteBufferAllocator().buffer(capacity: chunks.reduce(0) { $0 + ChunkFraming.frameSize(chunkLength: $1.bytes.count) })
+        for chunk in chunks { ChunkFraming.append(digest: chunk.digest, bytes: chunk.bytes, to: &body) }
         return body
     }
 

@@ -198,11 +198,28 @@ public final class LocalBackend: StorageBackend {
         try chunks.location(of: digest)
     }
 
-    /// The stored length of each of `digests` that is stored (the others are left out): one
-    /// lookup for them all, off the caller's thread.
-    public func chunkLengths(_ digests: [SHA256Digest]) async throws(SyncError) -> [SHA256Digest: Int] {
+    /// The first chunks of `digests`, in order (a repeated digest is repeated), verified: as many as fit `budget` when each
+    /// counts `cost(length)`, and at least one. One lookup finds them all, off the caller's
+    /// thread, so no more is read than is returned. Throws `chunkNotFound` for the first
+    /// digest of that prefix that is not stored, and `chunkCorrupt` as `downloadChunks` does.
+    public func downloadChunks(prefixOf digests: [SHA256Digest], budget: Int,
+                               cost: @escaping @Sendable (Int) -> Int) async throws(SyncError) -> [(digest: SHA256Digest, bytes: Data)] {
         let chunks = self.chunks
-        return try await offload { () throws(SyncError) in try chunks.lengths(of: digests) }
+        return try await offload { () throws(SyncError) in
+            let places = try chunks.places(of: digests)
+            var prefix: [SHA256Digest: PackStore.Place] = [:]
+            var order: [SHA256Digest] = []
+            var spent = 0
+            for digest in digests {
+                guard let place = places[digest] else { throw SyncError.chunkNotFound(digest) }
+                if !order.isEmpty, spent + cost(place.length) > budget { break }
+                prefix[digest] = place
+                order.append(digest)
+                spent += cost(place.length)
+            }
+            let found = try chunks.read(prefix)
+            return order.map { ($0, found[$0]!) }
+        }
     }
 
     public func downloadChunk(_ digest: SHA256Digest) async throws(SyncError) -> Data {

@@ -76,25 +76,42 @@ struct PackStore: Sendable {
         return try PackStore.read(fd, place.offset, place.length, digest: digest, path: place.path)
     }
 
-    /// The verified bytes of several chunks: looked up in one read transaction, each pack opened
-    /// once, adjacent chunks read together. A chunk's `Data` may be a slice of a larger read
-    /// (its indices need not start at 0). Throws `chunkNotFound` or `chunkCorrupt` for the
-    /// first chunk (by place in its pack) that is not right.
-    func load(_ digests: [SHA256Digest]) throws(SyncError) -> [SHA256Digest: Data] {
-        let unique = Array(Set(digests))
-        var places: [SHA256Digest: (pack: String, offset: Int64, length: Int)] = [:]
+    /// Where a stored chunk lies: its pack's file name, the offset and the length.
+    typealias Place = (pack: String, offset: Int64, length: Int)
+
+    /// Where each of `digests` that is stored lies (the others are left out), looked up in one
+    /// read transaction.
+    func places(of digests: [SHA256Digest]) throws(SyncError) -> [SHA256Digest: Place] {
+        var places: [SHA256Digest: Place] = [:]
         do {
             try pool.read { db in
                 let place = try db.directStatement(sql: PackStore.placeQuery)
-                for digest in unique {
+                for digest in digests where places[digest] == nil {
                     place.bind(1, digest)
                     places[digest] = try place.firstRow { ($0.text(0), $0.integer(1), Int($0.integer(2))) }
                 }
             }
         } catch {
-            throw LocalBackend.map(error, "look up \(unique.count) chunks")
+            throw LocalBackend.map(error, "look up \(digests.count) chunks")
         }
+        return places
+    }
+
+    /// The verified bytes of several chunks: looked up in one read transaction, then read as
+    /// `read(_:)` does. Throws `chunkNotFound` for a chunk that is not stored, and the errors
+    /// of `read(_:)`.
+    func load(_ digests: [SHA256Digest]) throws(SyncError) -> [SHA256Digest: Data] {
+        let unique = Array(Set(digests))
+        let places = try places(of: unique)
         if let absent = unique.first(where: { places[$0] == nil }) { throw SyncError.chunkNotFound(absent) }
+        return try read(places)
+    }
+
+    /// The verified bytes of the chunks at `places`: each pack opened once, adjacent chunks
+    /// read together. A chunk's `Data` may be a slice of a larger read (its indices need not
+    /// start at 0). Throws `chunkCorrupt` for the first chunk (by place in its pack) that is
+    /// not right.
+    func read(_ places: [SHA256Digest: Place]) throws(SyncError) -> [SHA256Digest: Data] {
         var found: [SHA256Digest: Data] = [:]
         let byPack = Dictionary(grouping: places, by: { $0.value.pack })
         for (pack, entries) in byPack {
@@ -159,24 +176,6 @@ struct PackStore: Sendable {
             }
         } catch {
             throw LocalBackend.map(error, "look up chunk \(digest.shortHex)")
-        }
-    }
-
-    /// The stored length of each of `digests` that is stored (the others are left out),
-    /// looked up in one read transaction.
-    func lengths(of digests: [SHA256Digest]) throws(SyncError) -> [SHA256Digest: Int] {
-        do {
-            return try pool.read { db in
-                let length = try db.directStatement(sql: "SELECT length FROM chunk WHERE digest = ?")
-                var found: [SHA256Digest: Int] = [:]
-                for digest in digests where found[digest] == nil {
-                    length.bind(1, digest)
-                    if let value = try length.firstRow({ Int($0.integer(0)) }) { found[digest] = value }
-                }
-                return found
-            }
-        } catch {
-            throw LocalBackend.map(error, "look up \(digests.count) chunks")
         }
     }
 

@@ -106,18 +106,22 @@ import Testing
         for upload in others { #expect(rest[upload.digest] == upload.bytes) }
     }
 
-    @Test func chunkLengthsNameEveryStoredChunkAndLeaveOutTheOthers() async throws {
+    @Test func aPrefixOfChunksFitsItsBudgetAndNamesTheFirstMissingOne() async throws {
         let backend = try LocalBackend(directory: directory.url)
         var random = SeededRandom(seed: 11)
         let pieces = [1, 700, 5_000, 40_000].map { Data(random.bytes($0)) }
         try await backend.uploadChunks(pieces.map { ChunkUpload(digest: SHA256Digest(hashing: $0), bytes: $0) })
+        let digests = pieces.map { SHA256Digest(hashing: $0) }
         let absent = SHA256Digest(hashing: Data("never stored".utf8))
-        let asked = pieces.map { SHA256Digest(hashing: $0) } + [absent, SHA256Digest(hashing: pieces[1])]
-        let lengths = try await backend.chunkLengths(asked)
-        #expect(lengths.count == pieces.count)
-        for piece in pieces { #expect(lengths[SHA256Digest(hashing: piece)] == piece.count) }
-        #expect(lengths[absent] == nil)
-        #expect(try await backend.chunkLengths([]).isEmpty)
+        // Each chunk costs its length plus 10: the first three fit 5,731, the fourth does not.
+        let prefix = try await backend.downloadChunks(prefixOf: digests + [absent], budget: 5_731, cost: { $0 + 10 })
+        #expect(prefix.map(\.digest) == Array(digests.prefix(3)))
+        for (index, chunk) in prefix.enumerated() { #expect(chunk.bytes == pieces[index]) }
+        // At least one, whatever the budget; a repeated digest comes back repeated.
+        #expect(try await backend.downloadChunks(prefixOf: [digests[3], digests[3]], budget: 1, cost: { $0 }).map(\.digest) == [digests[3]])
+        #expect(try await backend.downloadChunks(prefixOf: [digests[0], digests[0]], budget: 100, cost: { $0 }).map(\.digest) == [digests[0], digests[0]])
+        let missing = await expectSyncError(.chunkNotFound) { try await backend.downloadChunks(prefixOf: [digests[0], absent], budget: 1 << 20, cost: { $0 }) }
+        #expect(missing?.digest == absent)
     }
 
     @Test func aBatchWrittenGroupByGroupIsStoredOnlyWhenCommitted() async throws {
