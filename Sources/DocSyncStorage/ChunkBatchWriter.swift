@@ -89,10 +89,6 @@ public final class ChunkBatchWriter: Sendable {
         let code = writer.finish()
         if code != 0 { failure = SyncError.posix("write \(path)", code) }
         if failure == nil, fsync(fd) != 0 { failure = SyncError.posix("flush \(path)", errno) }
-        // Written past the page cache: read it back into the cache now, ahead of the
-        // downloads that usually follow an upload (reading in costs little; writing through
-        // the cache is what was expensive).
-        if failure == nil, writer.isDirect { _ = posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED) }
         close(fd)
         if failure == nil { failure = packs.syncDirectory() }
         if let failure {

@@ -111,6 +111,10 @@ struct PackStore: Sendable {
     /// read together. A chunk's `Data` may be a slice of a larger read (its indices need not
     /// start at 0). Throws `chunkCorrupt` for the first chunk (by place in its pack) that is
     /// not right.
+    ///
+    /// Reads of `DirectFileReader.minimumLength` bytes and more go past the page cache:
+    /// packs are written past it too, so they are not in it, and filling it costs more than
+    /// the read (see `DirectFileReader`). Smaller ones go through it.
     func read(_ places: [SHA256Digest: Place]) throws(SyncError) -> [SHA256Digest: Data] {
         var found: [SHA256Digest: Data] = [:]
         let byPack = Dictionary(grouping: places, by: { $0.value.pack })
@@ -121,6 +125,7 @@ struct PackStore: Sendable {
                 throw SyncError(.chunkCorrupt, "pack \(path) cannot be opened (\(String(cString: strerror(errno)))); its chunks must be uploaded again", digest: entries[0].key)
             }
             defer { close(fd) }
+            var direct: DirectFileReader?
             // Chunks lying one after the other (a file's chunks usually do) are read in one
             // call, and each is handed out as a slice of that read.
             let sorted = entries.sorted { $0.value.offset < $1.value.offset }
@@ -134,7 +139,14 @@ struct PackStore: Sendable {
                 }
                 let run = sorted[first..<end]
                 first = end
-                guard run.count > 1, let bytes = FileIO.read(fd, offset: start, length: length) else {
+                let bytes: Data?
+                if length >= DirectFileReader.minimumLength {
+                    if direct == nil { direct = DirectFileReader(path: path) }
+                    bytes = direct!.read(offset: start, length: length) ?? FileIO.read(fd, offset: start, length: length)
+                } else {
+                    bytes = run.count > 1 ? FileIO.read(fd, offset: start, length: length) : nil
+                }
+                guard let bytes else {
                     // One chunk, or a run cut short (the chunk that cannot be read is named).
                     for (digest, place) in run { found[digest] = try PackStore.read(fd, place.offset, place.length, digest: digest, path: path) }
                     continue
