@@ -137,6 +137,9 @@ extension FolderEngine {
         var fingerprints = fetched
         if !written.isEmpty || !dropped.isEmpty {
             let final = page.filter { written.contains($0.recordName) }
+            // Each row as it was fetched: only the columns this page changed are written.
+            var stored: [String: IndexItem] = [:]
+            for row in rows { stored[row.recordName] = row }
             try writeIndex { db in
                 for row in final {
                     guard try fetched[row.recordName]?.isCurrent(db, row.recordName) == true else {
@@ -146,7 +149,7 @@ extension FolderEngine {
                     if wasAcknowledged.contains(row.recordName) {
                         knownStored.formUnion(try db.recordedChunks(of: row.recordName).map(\.digest))
                     }
-                    try row.update(db)
+                    if let before = stored[row.recordName] { try row.update(db, from: before) } else { try row.update(db) }
                     if let content = justRead[row.recordName] { try db.setChunkLocations(of: row.recordName, chunks: content.chunks) }
                     fingerprints[row.recordName] = IndexItem.Fingerprint(row)
                 }

@@ -84,6 +84,38 @@ struct LocalIndexTests {
         #expect(try index.read { db in try db.item(named: item.recordName) } == changed)
         try index.write { db in try item.update(db) }
         #expect(try index.read { db in try db.item(named: item.recordName) } == item)
+        // So does an update of the columns that differ, when every one of them does.
+        try index.write { db in try changed.update(db, from: item) }
+        #expect(try index.read { db in try db.item(named: item.recordName) } == changed)
+        try index.write { db in try item.update(db, from: changed) }
+        #expect(try index.read { db in try db.item(named: item.recordName) } == item)
+    }
+
+    /// An update from the row as it was read writes the columns the caller changed and
+    /// leaves the others as the row holds them now; with no change it writes nothing.
+    @Test func anUpdateFromTheStoredRowWritesOnlyTheColumnsThatDiffer() throws {
+        let index = try LocalIndex(url: directory.url.appendingPathComponent("index.sqlite"))
+        let stored = sampleItem()
+        try index.write { db in try stored.insert(db) }
+        // Another write changes a column after `stored` was read.
+        try index.write { db in
+            try db.execute(sql: "UPDATE item SET percentDownloaded = 50 WHERE recordName = ?", arguments: [stored.recordName])
+        }
+        var read = stored
+        read.digest = SHA256Digest(hashing: Data("hello again".utf8))
+        read.status.isUploading = true
+        read.path = RelativePath("dir/renamed.pdf")
+        try index.write { db in try read.update(db, from: stored) }
+        var expected = read
+        expected.status.percentDownloaded = 50
+        #expect(try index.read { db in try db.item(named: stored.recordName) } == expected)
+        #expect(try index.read { db in try db.item(at: RelativePath("dir/renamed.pdf")) }?.recordName == stored.recordName)
+        let written = try index.write { db -> Int in
+            let before = db.totalChangesCount
+            try read.update(db, from: read)
+            return db.totalChangesCount - before
+        }
+        #expect(written == 0)
     }
 
     /// The engine builds the fingerprint of a row it has just written from the item instead of
