@@ -160,8 +160,9 @@ struct PackStore: Sendable {
         return found
     }
 
-    /// The most bytes read in one call by `load(_:)` for a run of adjacent chunks.
-    static let readRunLimit = 4 << 20
+    /// The most bytes read in one call by `read(_:)` for a run of adjacent chunks: 4 MiB less
+    /// two blocks, so that a direct read, widened to whole blocks, still fits a 4 MiB buffer.
+    static let readRunLimit = (4 << 20) - 2 * DirectFileWriter.blockSize
 
     private static func read(_ fd: Int32, _ offset: Int64, _ length: Int, digest: SHA256Digest, path: String) throws(SyncError) -> Data {
         try verified(FileIO.read(fd, offset: offset, length: length), digest: digest, path: path, offset: offset)

@@ -88,7 +88,7 @@ import Testing
     @Test func adjacentChunksAreReadTogetherAndACorruptOneAmongThemIsNamed() async throws {
         let backend = try LocalBackend(directory: directory.url)
         var random = SeededRandom(seed: 8)
-        // Sizes around the run limit too: a run is cut where it would pass 4 MiB.
+        // Sizes around the run limit too: a run is cut where it would pass `readRunLimit`.
         let sizes = [1, 5_000, 70_000, 3 << 20, 2 << 20, 4096, 17] + (0..<40).map { _ in Int(random.next() % 9_000) + 1 }
         let pieces = sizes.map { Data(random.bytes($0)) }
         let uploads = pieces.map { ChunkUpload(digest: SHA256Digest(hashing: $0), bytes: $0) }
