@@ -3,6 +3,48 @@ import DocSyncStorage
 import GRDB
 
 extension IndexItem {
+    /// One column of table `item` after `recordName`: how two items are compared on it and
+    /// how an item's value is bound for it.
+    struct Column: Sendable {
+        let name: String
+        let differs: @Sendable (IndexItem, IndexItem) -> Bool
+        let bind: @Sendable (IndexItem, DirectStatement, Int32) -> Void
+    }
+
+    /// The columns after `recordName`, in schema order (`columns.dropFirst()`).
+    static let boundColumns: [Column] = [
+        Column(name: "path", differs: { $0.path != $1.path }, bind: { $1.bind($2, $0.path.string) }),
+        Column(name: "name", differs: { $0.path != $1.path }, bind: { $1.bind($2, $0.path.name) }),
+        Column(name: "kind", differs: { $0.kind != $1.kind }, bind: { $1.bind($2, $0.kind.rawValue) }),
+        Column(name: "size", differs: { $0.size != $1.size }, bind: { $1.bind($2, $0.size) }),
+        Column(name: "mtime", differs: { $0.modified != $1.modified }, bind: { $1.bind($2, $0.modified.nanosecondsSince1970) }),
+        Column(name: "inode", differs: { $0.inode != $1.inode }, bind: { $1.bind($2, Int64(bitPattern: $0.inode)) }),
+        Column(name: "mode", differs: { $0.mode != $1.mode }, bind: { $1.bind($2, Int64($0.mode)) }),
+        Column(name: "digest", differs: { $0.digest != $1.digest }, bind: { $1.bind($2, $0.digest?.hex) }),
+        Column(name: "asset", differs: { $0.asset != $1.asset }, bind: { $1.bind($2, $0.asset.map { CompactCoding.encode($0) }) }),
+        Column(name: "symlinkTarget", differs: { $0.symlinkTarget != $1.symlinkTarget }, bind: { $1.bind($2, $0.symlinkTarget) }),
+        Column(name: "acked", differs: { $0.acked != $1.acked }, bind: { $1.bind($2, $0.acked.map { CompactCoding.encode($0) }) }),
+        Column(name: "pending", differs: { $0.pending != $1.pending }, bind: { $1.bind($2, Int64($0.pending.rawValue)) }),
+        Column(name: "needsRead", differs: { $0.needsRead != $1.needsRead }, bind: { $1.bind($2, $0.needsRead) }),
+        Column(name: "chunksUploaded", differs: { $0.chunksUploaded != $1.chunksUploaded }, bind: { $1.bind($2, $0.chunksUploaded) }),
+        Column(name: "revision", differs: { $0.revision != $1.revision }, bind: { $1.bind($2, $0.revision) }),
+        Column(name: "downloadingStatus", differs: { $0.status.downloadingStatus != $1.status.downloadingStatus },
+               bind: { $1.bind($2, $0.status.downloadingStatus) }),
+        Column(name: "isDownloading", differs: { $0.status.isDownloading != $1.status.isDownloading }, bind: { $1.bind($2, $0.status.isDownloading) }),
+        Column(name: "percentDownloaded", differs: { $0.status.percentDownloaded != $1.status.percentDownloaded },
+               bind: { $1.bind($2, $0.status.percentDownloaded) }),
+        Column(name: "isUploading", differs: { $0.status.isUploading != $1.status.isUploading }, bind: { $1.bind($2, $0.status.isUploading) }),
+        Column(name: "isUploaded", differs: { $0.status.isUploaded != $1.status.isUploaded }, bind: { $1.bind($2, $0.status.isUploaded) }),
+        Column(name: "percentUploaded", differs: { $0.status.percentUploaded != $1.status.percentUploaded },
+               bind: { $1.bind($2, $0.status.percentUploaded) }),
+        Column(name: "downloadingError", differs: { $0.status.downloadingError != $1.status.downloadingError },
+               bind: { $1.bind($2, $0.status.downloadingError) }),
+        Column(name: "uploadingError", differs: { $0.status.uploadingError != $1.status.uploadingError },
+               bind: { $1.bind($2, $0.status.uploadingError) }),
+        Column(name: "hasUnresolvedConflicts", differs: { $0.status.hasUnresolvedConflicts != $1.status.hasUnresolvedConflicts },
+               bind: { $1.bind($2, $0.status.hasUnresolvedConflicts) }),
+    ]
+
     /// Writes this item over its row, setting only the columns in which it differs from
     /// `stored` (the row as the caller read it). Nothing is written when nothing differs.
     ///
@@ -15,74 +57,12 @@ extension IndexItem {
     /// write changed it after `stored` was read.
     public func update(_ db: Database, from stored: IndexItem) throws {
         precondition(stored.recordName == recordName, "update(_:from:) compares two versions of one item")
-        let changed = IndexItem.columns.indices.dropFirst().filter { differs(at: $0, from: stored) }
+        let changed = IndexItem.boundColumns.filter { $0.differs(self, stored) }
         guard !changed.isEmpty else { return }
-        let assignments = changed.map { "\(IndexItem.columns[$0]) = ?" }.joined(separator: ", ")
+        let assignments = changed.map { "\($0.name) = ?" }.joined(separator: ", ")
         let statement = try db.directStatement(sql: "UPDATE item SET \(assignments) WHERE recordName = ?")
-        for (position, column) in changed.enumerated() { bind(column: column, to: statement, at: Int32(position + 1)) }
+        for (position, column) in changed.enumerated() { column.bind(self, statement, Int32(position + 1)) }
         statement.bind(Int32(changed.count + 1), recordName)
         try statement.execute()
-    }
-
-    /// Whether column `column` (a position in `columns`) holds a different value for this
-    /// item than for `other`.
-    private func differs(at column: Int, from other: IndexItem) -> Bool {
-        switch column {
-        case 1, 2: return path != other.path
-        case 3: return kind != other.kind
-        case 4: return size != other.size
-        case 5: return modified != other.modified
-        case 6: return inode != other.inode
-        case 7: return mode != other.mode
-        case 8: return digest != other.digest
-        case 9: return asset != other.asset
-        case 10: return symlinkTarget != other.symlinkTarget
-        case 11: return acked != other.acked
-        case 12: return pending != other.pending
-        case 13: return needsRead != other.needsRead
-        case 14: return chunksUploaded != other.chunksUploaded
-        case 15: return revision != other.revision
-        case 16: return status.downloadingStatus != other.status.downloadingStatus
-        case 17: return status.isDownloading != other.status.isDownloading
-        case 18: return status.percentDownloaded != other.status.percentDownloaded
-        case 19: return status.isUploading != other.status.isUploading
-        case 20: return status.isUploaded != other.status.isUploaded
-        case 21: return status.percentUploaded != other.status.percentUploaded
-        case 22: return status.downloadingError != other.status.downloadingError
-        case 23: return status.uploadingError != other.status.uploadingError
-        case 24: return status.hasUnresolvedConflicts != other.status.hasUnresolvedConflicts
-        default: preconditionFailure("item has no column \(column)")
-        }
-    }
-
-    /// Binds this item's value of column `column` as parameter `parameter`, stored as `update(_:)` stores it.
-    private func bind(column: Int, to statement: DirectStatement, at parameter: Int32) {
-        switch column {
-        case 1: statement.bind(parameter, path.string)
-        case 2: statement.bind(parameter, path.name)
-        case 3: statement.bind(parameter, kind.rawValue)
-        case 4: statement.bind(parameter, size)
-        case 5: statement.bind(parameter, modified.nanosecondsSince1970)
-        case 6: statement.bind(parameter, Int64(bitPattern: inode))
-        case 7: statement.bind(parameter, Int64(mode))
-        case 8: statement.bind(parameter, digest?.hex)
-        case 9: statement.bind(parameter, asset.map { CompactCoding.encode($0) })
-        case 10: statement.bind(parameter, symlinkTarget)
-        case 11: statement.bind(parameter, acked.map { CompactCoding.encode($0) })
-        case 12: statement.bind(parameter, Int64(pending.rawValue))
-        case 13: statement.bind(parameter, needsRead)
-        case 14: statement.bind(parameter, chunksUploaded)
-        case 15: statement.bind(parameter, revision)
-        case 16: statement.bind(parameter, status.downloadingStatus)
-        case 17: statement.bind(parameter, status.isDownloading)
-        case 18: statement.bind(parameter, status.percentDownloaded)
-        case 19: statement.bind(parameter, status.isUploading)
-        case 20: statement.bind(parameter, status.isUploaded)
-        case 21: statement.bind(parameter, status.percentUploaded)
-        case 22: statement.bind(parameter, status.downloadingError)
-        case 23: statement.bind(parameter, status.uploadingError)
-        case 24: statement.bind(parameter, status.hasUnresolvedConflicts)
-        default: preconditionFailure("item has no column \(column)")
-        }
     }
 }

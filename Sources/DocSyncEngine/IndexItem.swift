@@ -185,33 +185,8 @@ extension IndexItem: FetchableRecord, TableRecord {
     /// `recordName` in schema order, then `recordName`.
     private func run(_ sql: String, in db: Database) throws {
         let statement = try db.directStatement(sql: sql)
-        var index: Int32 = 0
-        func next() -> Int32 { index += 1; return index }
-        statement.bind(next(), path.string)
-        statement.bind(next(), path.name)
-        statement.bind(next(), kind.rawValue)
-        statement.bind(next(), size)
-        statement.bind(next(), modified.nanosecondsSince1970)
-        statement.bind(next(), Int64(bitPattern: inode))
-        statement.bind(next(), Int64(mode))
-        statement.bind(next(), digest?.hex)
-        statement.bind(next(), asset.map { CompactCoding.encode($0) })
-        statement.bind(next(), symlinkTarget)
-        statement.bind(next(), acked.map { CompactCoding.encode($0) })
-        statement.bind(next(), Int64(pending.rawValue))
-        statement.bind(next(), needsRead)
-        statement.bind(next(), chunksUploaded)
-        statement.bind(next(), revision)
-        statement.bind(next(), status.downloadingStatus)
-        statement.bind(next(), status.isDownloading)
-        statement.bind(next(), status.percentDownloaded)
-        statement.bind(next(), status.isUploading)
-        statement.bind(next(), status.isUploaded)
-        statement.bind(next(), status.percentUploaded)
-        statement.bind(next(), status.downloadingError)
-        statement.bind(next(), status.uploadingError)
-        statement.bind(next(), status.hasUnresolvedConflicts)
-        statement.bind(next(), recordName)
+        for (position, column) in IndexItem.boundColumns.enumerated() { column.bind(self, statement, Int32(position + 1)) }
+        statement.bind(Int32(IndexItem.boundColumns.count + 1), recordName)
         try statement.execute()
     }
 }

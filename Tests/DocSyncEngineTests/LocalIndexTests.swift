@@ -36,6 +36,7 @@ struct LocalIndexTests {
         let index = try LocalIndex(url: directory.url.appendingPathComponent("index.sqlite"))
         let names = try index.read { db in try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('item') ORDER BY cid") }
         #expect(names == IndexItem.columns)
+        #expect(IndexItem.boundColumns.map(\.name) == Array(IndexItem.columns.dropFirst()))
         var item = sampleItem()
         let digest = try #require(item.digest)
         item.asset = AssetReference(depth: 0, entries: [ChunkRef(digest: digest, length: 12)], chunkCount: 1, size: 12, contentDigest: digest)
