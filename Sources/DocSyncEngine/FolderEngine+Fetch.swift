@@ -6,12 +6,20 @@ import GRDB
 /// Fetching remote changes page by page and applying them; the change token is stored
 /// with the last item of each page.
 extension FolderEngine {
+    /// Fetches and applies every change after the stored token, a page at a time.
+    ///
+    /// While a page is applied, the next one is already being fetched: fetching only reads
+    /// the backend, and pages are still applied one after the other, in order.
     func fetchAndApply() async throws(SyncError) {
         var token = loadToken()
         let fromScratch = token == nil
         var seen = Set<String>()
+        var next: Task<Result<ChangeSet, SyncError>, Never>?
+        defer { next?.cancel() }
         while true {
-            let page = try await backend.fetchChanges(in: configuration.zone, since: token, limit: StorageLimits.maximumPageSize)
+            let page: ChangeSet
+            if let next { page = try await next.value.get() } else { page = try await fetchPage(after: token) }
+            next = page.moreComing ? prefetch(after: page.token) : nil
             live.withLock {
                 $0.pendingDownloads = page.changed.count
                 $0.pendingDownloadBytes = page.changed.reduce(0) { $0 + $1.size }
@@ -28,6 +36,22 @@ extension FolderEngine {
         }
         if fromScratch { try forgetUnseen(seen) }
         claimCreatedDirectories()
+    }
+
+    /// Fetches the page after `token` on a task of its own.
+    private func prefetch(after token: ChangeToken) -> Task<Result<ChangeSet, SyncError>, Never> {
+        Task { [self] in
+            do throws(SyncError) {
+                return .success(try await fetchPage(after: token))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// One page of the zone's changes after `token`.
+    private func fetchPage(after token: ChangeToken?) async throws(SyncError) -> ChangeSet {
+        try await backend.fetchChanges(in: configuration.zone, since: token, limit: StorageLimits.maximumPageSize)
     }
 
     /// Applies one page; returns true when the page's token was stored with its items.
