@@ -89,9 +89,7 @@ struct ChunkRoutes: Sendable {
     static func framedPrefix(of digests: [SHA256Digest], from backend: LocalBackend) async throws(SyncError) -> ByteBuffer {
         let chunks = try await backend.downloadChunks(prefixOf: digests, budget: WireLimits.downloadBatchBudget,
                                                       cost: { ChunkFraming.frameSize(chunkLength: $0) })
-        var body = ByteBufferAllocator().buffer(capacity: chunks.reduce(0) { $0 + ChunkFraming.frameSize(chunkLength: $1.bytes.count) })
-        for chunk in chunks { ChunkFraming.append(digest: chunk.digest, bytes: chunk.bytes, to: &body) }
-        return body
+        return ChunkFraming.encode(chunks.map { ChunkUpload(digest: $0.digest, bytes: $0.bytes) })
     }
 
     static func checkCount(_ count: Int) throws(SyncError) {

@@ -65,15 +65,9 @@ struct PackStore: Sendable {
         }
     }
 
-    /// The verified bytes of a chunk. Throws `chunkNotFound` or `chunkCorrupt`.
+    /// The verified bytes of a chunk, read as `read(_:)` reads. Throws `chunkNotFound` or `chunkCorrupt`.
     func load(_ digest: SHA256Digest) throws(SyncError) -> Data {
-        guard let place = try location(of: digest) else { throw SyncError.chunkNotFound(digest) }
-        let fd = open(place.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw SyncError(.chunkCorrupt, "pack \(place.path) holding chunk \(digest.shortHex) cannot be opened (\(String(cString: strerror(errno)))); it must be uploaded again", digest: digest)
-        }
-        defer { close(fd) }
-        return try PackStore.read(fd, place.offset, place.length, digest: digest, path: place.path)
+        try load([digest])[digest]!
     }
 
     /// Where a stored chunk lies: its pack's file name, the offset and the length.
@@ -181,15 +175,7 @@ struct PackStore: Sendable {
 
     /// Where a stored chunk's bytes are: a pack file's path, the offset and the length.
     func location(of digest: SHA256Digest) throws(SyncError) -> (path: String, offset: Int64, length: Int)? {
-        do {
-            return try pool.read { db in
-                let place = try db.directStatement(sql: PackStore.placeQuery)
-                place.bind(1, digest)
-                return try place.firstRow { (root.path + "/" + $0.text(0), $0.integer(1), Int($0.integer(2))) }
-            }
-        } catch {
-            throw LocalBackend.map(error, "look up chunk \(digest.shortHex)")
-        }
+        try places(of: [digest])[digest].map { (root.path + "/" + $0.pack, $0.offset, $0.length) }
     }
 
     /// Number of chunks and their total size.
