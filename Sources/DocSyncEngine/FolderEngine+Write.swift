@@ -210,11 +210,13 @@ extension FolderEngine {
     }
 
     /// The bytes of `chunks`: from local files where this machine holds them (verified),
-    /// the rest downloaded in one call.
+    /// the rest downloaded in one call, asked for in the order of `chunks` (a file's chunks,
+    /// and a page's files, usually lie in that order in the backend's packs, so a server
+    /// reads each request's chunks in a few long runs).
     func chunkBytes(_ chunks: [ChunkRef]) async throws(SyncError) -> [SHA256Digest: Data] {
         var lengths: [SHA256Digest: Int] = [:]
-        for chunk in chunks { lengths[chunk.digest] = chunk.length }
-        let digests = Array(lengths.keys)
+        var digests: [SHA256Digest] = []
+        for chunk in chunks where lengths.updateValue(chunk.length, forKey: chunk.digest) == nil { digests.append(chunk.digest) }
         let places = (try? index.readLatest { db in try db.chunkLocations(of: digests) }) ?? [:]
         var found: [SHA256Digest: Data] = [:]
         for (digest, candidates) in places {
