@@ -19,6 +19,11 @@ public struct SHA256Digest: Hashable, Comparable, Sendable, CustomStringConverti
         self.init(SHA256.hash(data: buffer))
     }
 
+    /// The digest whose big-endian words are these.
+    init(w0: UInt64, w1: UInt64, w2: UInt64, w3: UInt64) {
+        (self.w0, self.w1, self.w2, self.w3) = (w0, w1, w2, w3)
+    }
+
     /// Wraps a finished swift-crypto digest.
     public init(_ digest: SHA256.Digest) {
         var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
@@ -65,16 +70,20 @@ public struct SHA256Digest: Hashable, Comparable, Sendable, CustomStringConverti
         guard utf8.count == 64 else { return nil }
         var words = [UInt64](repeating: 0, count: 4)
         for (index, char) in utf8.enumerated() {
-            let nibble: UInt8
-            switch char {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = char - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = char - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = char - UInt8(ascii: "A") + 10
-            default: return nil
-            }
+            guard let nibble = SHA256Digest.hexValue(of: char) else { return nil }
             words[index / 16] = words[index / 16] << 4 | UInt64(nibble)
         }
         (w0, w1, w2, w3) = (words[0], words[1], words[2], words[3])
+    }
+
+    /// The value of one hex digit (either case), `nil` for any other byte.
+    static func hexValue(of char: UInt8) -> UInt8? {
+        switch char {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): char - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): char - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): char - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// The 32 raw bytes, most significant first.

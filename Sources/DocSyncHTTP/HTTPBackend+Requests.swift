@@ -76,7 +76,7 @@ extension HTTPBackend {
 
     static func encode(_ value: some Encodable, context: String) throws(SyncError) -> ByteBuffer {
         do {
-            return ByteBuffer(bytes: try WireCoding.encoder.encode(value))
+            return ByteBuffer(bytes: try WireCoding.encode(value))
         } catch {
             throw SyncError(.invalidArguments, "\(context): cannot encode the request (\(error))")
         }
@@ -84,7 +84,7 @@ extension HTTPBackend {
 
     static func decode<Answer: Decodable>(_ type: Answer.Type, from body: ByteBuffer, context: String) throws(SyncError) -> Answer {
         do {
-            return try WireCoding.decoder.decode(Answer.self, from: Data(body.readableBytesView))
+            return try WireCoding.decode(Answer.self, from: Data(body.readableBytesView))
         } catch {
             throw SyncError(.internalError,
                             "\(context): the server's answer is not the expected JSON (\(error)); is the URL a docsync-server of a compatible version?")

@@ -31,6 +31,14 @@ extension WireBody {
             token = result.token
         }
 
+        /// An answer without failures.
+        init(saved: [String: ChangeTag], deleted: [String], token: ChangeToken?) {
+            self.saved = saved
+            self.deleted = deleted
+            self.failed = []
+            self.token = token
+        }
+
         /// The result this answer gives for `batch`, the batch it answers: each saved record
         /// is the batch's record with the answer's change tag. Throws `internalError` when the
         /// answer names a record the batch did not save or delete, or gives an empty tag: the

@@ -55,7 +55,7 @@ enum RequestInput {
     static func json<T: Decodable>(_ type: T.Type, _ request: Request, limit: Int) async throws(SyncError) -> T {
         let data = try await body(request, limit: limit)
         do {
-            return try WireCoding.decoder.decode(T.self, from: data)
+            return try WireCoding.decode(T.self, from: data)
         } catch let error as DecodingError {
             throw SyncError(.invalidArguments, "the JSON body is not a valid \(T.self): \(describe(error))")
         } catch {
@@ -90,7 +90,7 @@ enum RequestInput {
 enum Responses {
     static func json(_ value: some Encodable) throws(SyncError) -> Response {
         let data: Data
-        do { data = try WireCoding.encoder.encode(value) } catch {
+        do { data = try WireCoding.encode(value) } catch {
             throw SyncError(.internalError, "cannot encode the answer (\(error))")
         }
         var headers = HTTPFields()

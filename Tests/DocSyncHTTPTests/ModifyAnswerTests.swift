@@ -35,7 +35,7 @@ import Testing
     }
 
     func overTheWire(_ answer: WireBody.ModifyAnswer) throws -> WireBody.ModifyAnswer {
-        try WireCoding.decoder.decode(WireBody.ModifyAnswer.self, from: try WireCoding.encoder.encode(answer))
+        try WireCoding.decode(WireBody.ModifyAnswer.self, from: try WireCoding.encode(answer))
     }
 
     @Test func theRebuiltResultEqualsTheServersResult() throws {
@@ -46,7 +46,7 @@ import Testing
 
     @Test func theAnswerCarriesTagsNotRecords() throws {
         let (batch, result) = batchAndResult()
-        let data = try WireCoding.encoder.encode(WireBody.ModifyAnswer(result))
+        let data = try WireCoding.encode(WireBody.ModifyAnswer(result))
         let json = String(decoding: data, as: UTF8.self)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let saved = try #require(object["saved"] as? [String: String], "saved is an object of record name to tag")

@@ -27,7 +27,7 @@ import Testing
         ("../x", "'..'"), ("/etc/passwd", "absolute"), ("a/../../x", "'..'"), ("nul\u{0}byte", "NUL"), ("", "empty"), ("a//b", "empty"),
     ])
     func aRecordWithABadPathIsRefused(_ path: String, _ mentioned: String) throws {
-        let decoded = try WireCoding.decoder.decode(ChangeSet.self, from: Self.page(with: ["path": path]))
+        let decoded = try WireCoding.decode(ChangeSet.self, from: Self.page(with: ["path": path]))
         #expect(decoded.changed.map(\.id.recordName) == ["good"])
         #expect(decoded.refused.count == 1)
         #expect(decoded.refused.first?.recordName == "forged")
@@ -37,24 +37,24 @@ import Testing
 
     @Test func aRecordBreakingTheRecordRulesIsRefused() throws {
         // A Folder carrying a symlink target: decodes, but is not a valid record.
-        let decoded = try WireCoding.decoder.decode(ChangeSet.self, from: Self.page(with: ["symlinkTarget": "/etc"]))
+        let decoded = try WireCoding.decode(ChangeSet.self, from: Self.page(with: ["symlinkTarget": "/etc"]))
         #expect(decoded.changed.map(\.id.recordName) == ["good"])
         #expect(decoded.refused.map(\.recordName) == ["forged"])
         #expect(decoded.refused.first?.reason.contains("Folder has no content") == true, "\(decoded.refused)")
     }
 
     @Test func aRecordThatIsNotARecordIsRefused() throws {
-        let decoded = try WireCoding.decoder.decode(ChangeSet.self, from: Self.page(with: ["type": "Device", "mode": "rwx"]))
+        let decoded = try WireCoding.decode(ChangeSet.self, from: Self.page(with: ["type": "Device", "mode": "rwx"]))
         #expect(decoded.changed.map(\.id.recordName) == ["good"])
         #expect(decoded.refused.map(\.recordName) == ["forged"])
     }
 
     @Test func aValidPageRoundTripsWithoutARefusedList() throws {
-        let page = try WireCoding.decoder.decode(ChangeSet.self, from: Self.page(with: ["path": "Archive"]))
+        let page = try WireCoding.decode(ChangeSet.self, from: Self.page(with: ["path": "Archive"]))
         #expect(page.refused.isEmpty)
         #expect(page.changed.map(\.path.string) == ["Archive", "Projects"])
         let encoded = try WireCoding.encoder.encode(page)
         #expect(!String(decoding: encoded, as: UTF8.self).contains("refused"))
-        #expect(try WireCoding.decoder.decode(ChangeSet.self, from: encoded) == page)
+        #expect(try WireCoding.decode(ChangeSet.self, from: encoded) == page)
     }
 }

@@ -1,0 +1,93 @@
+import DocSyncCore
+import DocSyncStorage
+import Foundation
+
+/// The JSON of the bodies sent by the thousand — digest lists and modify answers — written
+/// and read by hand (see `WireJSONCodable`).
+extension WireBody.Digests: WireJSONCodable {
+    public func writeJSON(to writer: inout WireJSONWriter) {
+        writer.beginObject()
+        writer.key("digests"); writer.array(digests)
+        writer.endObject()
+    }
+
+    public init(json reader: inout WireJSONReader) throws(WireJSONReader.Unexpected) {
+        self.init(digests: try reader.onlyField("digests") { (reader) throws(WireJSONReader.Unexpected) in try reader.array(of: SHA256Digest.self) })
+    }
+}
+
+extension WireBody.Missing: WireJSONCodable {
+    public func writeJSON(to writer: inout WireJSONWriter) {
+        writer.beginObject()
+        writer.key("missing"); writer.array(missing)
+        writer.endObject()
+    }
+
+    public init(json reader: inout WireJSONReader) throws(WireJSONReader.Unexpected) {
+        self.init(missing: try reader.onlyField("missing") { (reader) throws(WireJSONReader.Unexpected) in try reader.array(of: SHA256Digest.self) })
+    }
+}
+
+/// A modify answer's failures are rare and carry errors of every shape: they are written by
+/// `JSONEncoder` inside the hand-written answer, and an answer with any is read by `JSONDecoder`.
+extension WireBody.ModifyAnswer: WireJSONCodable {
+    public func writeJSON(to writer: inout WireJSONWriter) {
+        writer.beginObject()
+        writer.key("deleted")
+        writer.beginArray()
+        for name in deleted {
+            writer.element()
+            writer.string(name)
+        }
+        writer.endArray()
+        writer.key("failed")
+        if failed.isEmpty {
+            writer.beginArray()
+            writer.endArray()
+        } else {
+            writer.encoded(failed)
+        }
+        writer.key("saved")
+        writer.beginObject()
+        for (name, tag) in saved.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            writer.key(name)
+            writer.string(tag.rawValue)
+        }
+        writer.endObject()
+        if let token { writer.key("token"); writer.token(token) }
+        writer.endObject()
+    }
+
+    public init(json reader: inout WireJSONReader) throws(WireJSONReader.Unexpected) {
+        var deleted: [String]?, saved: [String: ChangeTag]?, token: ChangeToken?, sawFailed = false
+        var fields = WireJSONFields()
+        try reader.beginObject()
+        while let key = try reader.nextKey() {
+            switch key {
+            case "deleted":
+                try fields.insert(0, reader)
+                var names: [String] = []
+                try reader.beginArray()
+                while try reader.nextElement() { names.append(try reader.string()) }
+                deleted = names
+            case "failed":
+                try fields.insert(1, reader)
+                try reader.beginArray()
+                guard try !reader.nextElement() else { throw reader.unexpected() }
+                sawFailed = true
+            case "saved":
+                try fields.insert(2, reader)
+                var tags: [String: ChangeTag] = [:]
+                try reader.beginObject()
+                while let name = try reader.nextKey() {
+                    guard let name = name.string, tags.updateValue(ChangeTag(try reader.string()), forKey: name) == nil else { throw reader.unexpected() }
+                }
+                saved = tags
+            case "token": try fields.insert(3, reader); token = reader.null() ? nil : try reader.token()
+            default: throw reader.unexpected()
+            }
+        }
+        guard let deleted, let saved, sawFailed else { throw reader.unexpected() }
+        self.init(saved: saved, deleted: deleted, token: token)
+    }
+}
