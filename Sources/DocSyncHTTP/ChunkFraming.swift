@@ -19,15 +19,17 @@ public enum ChunkFraming {
 
     /// Appends one frame to `body`.
     public static func append(digest: SHA256Digest, bytes: Data, to body: inout ByteBuffer) {
-        body.writeBytes(digest.bytes)
+        digest.withUnsafeBytes { _ = body.writeBytes($0) }
         body.writeInteger(UInt32(truncatingIfNeeded: bytes.count), endianness: .big)
         bytes.withUnsafeBytes { _ = body.writeBytes($0) }
     }
 
-    /// One body holding every chunk of `chunks`, in order, in a buffer of its exact size:
-    /// the chunks' bytes are copied once, straight into what is sent.
-    public static func encode(_ chunks: [ChunkUpload]) -> ByteBuffer {
-        var body = ByteBufferAllocator().buffer(capacity: chunks.reduce(0) { $0 + frameSize(chunkLength: $1.bytes.count) })
+    /// One body holding every chunk of `chunks`, in order, in a buffer from `pool` (a new one
+    /// without): the chunks' bytes are copied once, straight into what is sent. Hand the body
+    /// to `pool.keep` once it is sent (or as soon as it is handed to be sent).
+    public static func encode(_ chunks: [ChunkUpload], pool: BodyBufferPool? = nil) -> ByteBuffer {
+        let size = chunks.reduce(0) { $0 + frameSize(chunkLength: $1.bytes.count) }
+        var body = pool?.take(capacity: size) ?? ByteBufferAllocator().buffer(capacity: size)
         for chunk in chunks { append(digest: chunk.digest, bytes: chunk.bytes, to: &body) }
         return body
     }

@@ -39,7 +39,9 @@ extension HTTPBackend {
         }
         let batches = ChunkFraming.batches(unique, maximumBodySize: options.chunkBatchSize, maximumChunks: WireLimits.chunksPerBatch)
         try await forEachConcurrently(batches) { (batch) throws(SyncError) in
-            _ = try await self.send(.POST, WireRoute.uploadBatch, body: ChunkFraming.encode(batch), contentType: WireRoute.octetStream,
+            let body = ChunkFraming.encode(batch, pool: .shared)
+            defer { BodyBufferPool.shared.keep(body) }
+            _ = try await self.send(.POST, WireRoute.uploadBatch, body: body, contentType: WireRoute.octetStream,
                                     context: "upload \(batch.count) chunks")
         }
     }
@@ -77,9 +79,8 @@ extension HTTPBackend {
     private func downloadBatch(_ digests: [SHA256Digest]) async throws(SyncError) -> [ChunkUpload] {
         let context = "download \(digests.count) chunks"
         let body = try Self.encode(WireBody.Digests(digests: digests), context: context)
-        let answer = try await send(.POST, WireRoute.downloadBatch, body: body, contentType: WireRoute.json, accept: WireRoute.octetStream,
-                                    responseLimit: WireLimits.downloadBatchBudget + StorageLimits.maximumChunkSize + 1 << 20, context: context)
-        let chunks = try ChunkFraming.decode(answer.body)
+        let chunks = try await sendForChunks(.POST, WireRoute.downloadBatch, body: body, contentType: WireRoute.json, maximumChunks: WireLimits.digestsPerRequest,
+                                             responseLimit: WireLimits.downloadBatchBudget + StorageLimits.maximumChunkSize + 1 << 20, context: context)
         guard !chunks.isEmpty, chunks.count <= digests.count else {
             throw SyncError(.internalError, "\(context): the server answered with \(chunks.count) chunks; is it a compatible docsync-server?")
         }

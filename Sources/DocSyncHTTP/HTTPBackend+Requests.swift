@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import DocSyncCore
+import DocSyncStorage
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -24,18 +25,7 @@ extension HTTPBackend {
         body: ByteBuffer? = nil, contentType: String? = nil, accept: String = WireRoute.json,
         responseLimit: Int = 1 << 30, context: String
     ) async throws(SyncError) -> HTTPAnswer {
-        guard !state.withLock({ $0.isShutDown }) else {
-            throw SyncError(.internalError, "\(context): this HTTP backend was shut down; open a new one")
-        }
-        var request = HTTPClientRequest(url: url(path, query: query))
-        request.method = method
-        request.headers.add(name: "Authorization", value: authorization)
-        request.headers.add(name: "Accept", value: accept)
-        if let body {
-            request.headers.add(name: "Content-Type", value: contentType ?? WireRoute.octetStream)
-            request.body = .bytes(body)
-            countSent(body.readableBytes)
-        }
+        let request = try makeRequest(method, path, query: query, body: body, contentType: contentType, accept: accept, context: context)
         do {
             let response = try await client.execute(request, timeout: Self.timeAmount(options.requestTimeout))
             let bytes = try await response.body.collect(upTo: responseLimit)
@@ -48,6 +38,63 @@ extension HTTPBackend {
         } catch {
             throw HTTPTransportError.map(error, context, server: serverName)
         }
+    }
+
+    /// Sends a request answered with a framed chunk batch (`ChunkFraming`) and returns its
+    /// chunks, in order, read frame by frame as the body arrives: the whole body is never
+    /// gathered in one buffer. Errors are those of `send`, and those of `ChunkFrameReader`
+    /// for a body that is not whole frames.
+    func sendForChunks(
+        _ method: HTTPMethod, _ path: String, body: ByteBuffer, contentType: String,
+        maximumChunks: Int, responseLimit: Int, context: String
+    ) async throws(SyncError) -> [ChunkUpload] {
+        let request = try makeRequest(method, path, body: body, contentType: contentType, accept: WireRoute.octetStream, context: context)
+        do {
+            let response = try await client.execute(request, timeout: Self.timeAmount(options.requestTimeout))
+            let status = Int(response.status.code)
+            guard (200 ..< 300).contains(status) else {
+                let bytes = try await response.body.collect(upTo: responseLimit)
+                countReceived(bytes.readableBytes)
+                throw Self.error(status: status, headers: response.headers, body: bytes, context: context)
+            }
+            var reader = ChunkFrameReader(maximumChunks: maximumChunks)
+            var chunks: [ChunkUpload] = []
+            var received = 0
+            for try await piece in response.body {
+                received += piece.readableBytes
+                guard received <= responseLimit else {
+                    throw SyncError(.internalError, "\(context): the server's answer is larger than \(responseLimit) bytes; is it a compatible docsync-server?")
+                }
+                reader.append(piece)
+                while let chunk = try reader.next() { chunks.append(chunk) }
+            }
+            try reader.finish()
+            countReceived(received)
+            return chunks
+        } catch {
+            throw HTTPTransportError.map(error, context, server: serverName)
+        }
+    }
+
+    /// A request to `path` carrying the credentials (and `body`, counted as sent). Throws
+    /// `internalError` once the backend has been shut down.
+    private func makeRequest(
+        _ method: HTTPMethod, _ path: String, query: [(String, String)] = [],
+        body: ByteBuffer?, contentType: String?, accept: String, context: String
+    ) throws(SyncError) -> HTTPClientRequest {
+        guard !state.withLock({ $0.isShutDown }) else {
+            throw SyncError(.internalError, "\(context): this HTTP backend was shut down; open a new one")
+        }
+        var request = HTTPClientRequest(url: url(path, query: query))
+        request.method = method
+        request.headers.add(name: "Authorization", value: authorization)
+        request.headers.add(name: "Accept", value: accept)
+        if let body {
+            request.headers.add(name: "Content-Type", value: contentType ?? WireRoute.octetStream)
+            request.body = .bytes(body)
+            countSent(body.readableBytes)
+        }
+        return request
     }
 
     /// Sends `value` as JSON and decodes the answer's JSON as `Answer`.

@@ -89,7 +89,10 @@ struct ChunkRoutes: Sendable {
     static func framedPrefix(of digests: [SHA256Digest], from backend: LocalBackend) async throws(SyncError) -> ByteBuffer {
         let chunks = try await backend.downloadChunks(prefixOf: digests, budget: WireLimits.downloadBatchBudget,
                                                       cost: { ChunkFraming.frameSize(chunkLength: $0) })
-        return ChunkFraming.encode(chunks.map { ChunkUpload(digest: $0.digest, bytes: $0.bytes) })
+        let body = ChunkFraming.encode(chunks.map { ChunkUpload(digest: $0.digest, bytes: $0.bytes) }, pool: .shared)
+        // Kept while it is still being sent: it is reused only once the answer has let go of it.
+        BodyBufferPool.shared.keep(body)
+        return body
     }
 
     static func checkCount(_ count: Int) throws(SyncError) {
