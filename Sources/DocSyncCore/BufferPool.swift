@@ -128,8 +128,7 @@ public final class BufferPool: Sendable {
 
     /// Releases the idle buffers once the pool has been unused for `quietPeriod`.
     private func scheduleRelease(after delay: Duration) {
-        let nanoseconds = Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000)
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [self] in
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay.dispatchInterval) { [self] in
             let wait = state.withLock { state -> Duration? in
                 let unused = ContinuousClock.now - state.lastUse
                 if unused < quietPeriod && state.idleBytes > 0 { return quietPeriod - unused }

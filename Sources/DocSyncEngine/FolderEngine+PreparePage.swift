@@ -2,6 +2,7 @@ import DocSyncCore
 import DocSyncStorage
 import Foundation
 import GRDB
+import Synchronization
 
 /// The first half of sending a page of pending changes: reading what changed and recording
 /// it in the index, ready for `send` to upload. Runs off the engine's task, while the page
@@ -72,15 +73,20 @@ extension FolderEngine {
         var read: [(row: IndexItem, content: ReadContent?)] = []
         var unreadable = Set<String>()
         // Files' bytes are kept from this read for the upload, so they are neither read nor
-        // hashed a second time: a page ends early once it holds `keptBudget` bytes. Files
-        // over `keptFileLimit` are read again, chunk by chunk, when they are uploaded.
+        // hashed a second time: a page ends early once the files to read for it hold
+        // `keptBudget` bytes (by the sizes the index records). Files over `keptFileLimit`
+        // are read again, chunk by chunk, when they are uploaded. The files are read on
+        // every core at once (`readConcurrently`).
         let keptBudget: Int64 = 16 << 20, keptFileLimit: Int64 = 32 << 20
-        var keptBytes: Int64 = 0
         // Items whose content on disk was, until this read, the acknowledged content: its
         // chunks are on the server, so a small edit need not ask about them again.
         var wasAcknowledged = Set<String>()
+        // The files to read: the page ends before the first one that would start once the
+        // files before it (by their recorded sizes) fill the budget.
+        var toRead: [Int] = []
+        var expectedBytes: Int64 = 0
         for index in page.indices where page[index].pending == .save && page[index].needsRead {
-            if keptBytes >= keptBudget {
+            if expectedBytes >= keptBudget {
                 // The rest of the page is read with the next one.
                 page.removeSubrange(index...)
                 cursor = PageCursor(path: page[index - 1].path.string, recordName: page[index - 1].recordName)
@@ -90,15 +96,19 @@ extension FolderEngine {
             if let before = page[index].digest, page[index].acked?.contentDigest == before {
                 wasAcknowledged.insert(page[index].recordName)
             }
-            do throws(SyncError) {
-                let content = try readContentUnsaved(&page[index], keepingUpTo: keptFileLimit)
-                keptBytes += Int64(content?.bytes?.count ?? 0)
+            if page[index].kind == .document, page[index].size <= keptFileLimit { expectedBytes += page[index].size }
+            toRead.append(index)
+        }
+        for (index, outcome) in zip(toRead, readConcurrently(page, toRead, keepingUpTo: keptFileLimit)) {
+            switch outcome.result {
+            case .success(let content):
+                page[index] = outcome.row
                 read.append((page[index], content))
                 written.insert(page[index].recordName)
-            } catch where error.code == .assetFileModified {
+            case .failure(let error) where error.code == .assetFileModified:
                 complete = false
                 unreadable.insert(page[index].recordName)
-            } catch {
+            case .failure(let error):
                 markFailed(&page[index], error.message)
                 written.insert(page[index].recordName)
                 unreadable.insert(page[index].recordName)
@@ -166,6 +176,36 @@ extension FolderEngine {
         deletions.removeAll { changedMeanwhile.contains($0.recordName) }
         return PreparedPage(saves: saves, deletions: deletions, justRead: justRead, knownStored: knownStored, cursor: cursor,
                             complete: complete, fingerprints: fingerprints, itemCount: page.count, preparation: ContinuousClock.now - started)
+    }
+
+    /// Reads the content of `page[i]` for each `i` of `indices`, on as many threads as the
+    /// machine has cores (a file at a time each, taking the next as it finishes), and returns
+    /// each item's row as the read updated it with what was read, in the order of `indices`.
+    /// Reading a file touches nothing but its own row, so the reads are independent.
+    private func readConcurrently(
+        _ page: [IndexItem], _ indices: [Int], keepingUpTo keepLimit: Int64
+    ) -> [(row: IndexItem, result: Result<ReadContent?, SyncError>)] {
+        var outcomes = indices.map { (row: page[$0], result: Result<ReadContent?, SyncError>.success(nil)) }
+        let workers = min(ProcessInfo.processInfo.activeProcessorCount, indices.count)
+        guard workers > 1 else {
+            for slot in outcomes.indices {
+                outcomes[slot].result = Result { () throws(SyncError) in try readContentUnsaved(&outcomes[slot].row, keepingUpTo: keepLimit) }
+            }
+            return outcomes
+        }
+        let next = Atomic<Int>(0)
+        outcomes.withUnsafeMutableBufferPointer { slots in
+            // Each slot is written by the one worker that took its number.
+            nonisolated(unsafe) let slots = slots
+            DispatchQueue.concurrentPerform(iterations: workers) { _ in
+                while true {
+                    let slot = next.add(1, ordering: .relaxed).oldValue
+                    guard slot < slots.count else { return }
+                    slots[slot].result = Result { () throws(SyncError) in try readContentUnsaved(&slots[slot].row, keepingUpTo: keepLimit) }
+                }
+            }
+        }
+        return outcomes
     }
 
     /// The items of `page` whose row changed in the index since it was prepared (by the

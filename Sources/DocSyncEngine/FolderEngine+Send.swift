@@ -218,6 +218,12 @@ extension FolderEngine {
             for row in rows where justRead[row.recordName] == nil { located[row.recordName] = try db.recordedChunks(of: row.recordName) }
             return located
         }
+        // Each chunk's first place, in the order of the rows and of the chunks in each file:
+        // a batch of chunks then reads (and is stored) as runs of adjacent bytes.
+        var order: [SHA256Digest] = []
+        let chunkCount = rows.reduce(0) { $0 + (justRead[$1.recordName]?.chunks.count ?? stored[$1.recordName]?.count ?? 0) }
+        pieces.reserveCapacity(chunkCount)
+        order.reserveCapacity(chunkCount)
         for row in rows {
             let content = justRead[row.recordName]
             let refs = content?.chunks ?? stored[row.recordName] ?? []
@@ -231,18 +237,20 @@ extension FolderEngine {
                 continue
             }
             for node in treeNodes { nodes[node.ref.digest] = node.bytes }
+            let path = absolute(row.path)
             var offset: Int64 = 0
             for ref in refs {
                 if pieces[ref.digest] == nil {
                     // A slice shares the file's buffer: no copy.
                     let bytes = content?.bytes.map { $0[Int(offset)..<Int(offset) + ref.length] }
-                    pieces[ref.digest] = Piece(recordName: row.recordName, path: absolute(row.path), offset: offset, length: ref.length, bytes: bytes)
+                    pieces[ref.digest] = Piece(recordName: row.recordName, path: path, offset: offset, length: ref.length, bytes: bytes)
+                    order.append(ref.digest)
                 }
                 offset += Int64(ref.length)
             }
         }
-        var missing = Set<SHA256Digest>()
-        let wanted = pieces.keys.filter { !knownStored.contains($0) } + nodes.keys.filter { !knownStored.contains($0) }
+        var missing = Set<SHA256Digest>(minimumCapacity: order.count)
+        let wanted = order.filter { !knownStored.contains($0) } + nodes.keys.filter { !knownStored.contains($0) }
         for start in stride(from: 0, to: wanted.count, by: 4000) {
             missing.formUnion(try await backend.missingChunks(Array(wanted[start..<min(start + 4000, wanted.count)])))
         }
@@ -256,7 +264,8 @@ extension FolderEngine {
         // less than many small ones.
         var batches: [[(SHA256Digest, Piece)]] = [[]]
         var batchBytes = 0
-        for (digest, piece) in pieces.sorted(by: { ($0.value.path, $0.value.offset) < ($1.value.path, $1.value.offset) }) where missing.contains(digest) {
+        for digest in order where missing.contains(digest) {
+            let piece = pieces[digest]!
             if batches[batches.count - 1].count >= 4096 || batchBytes >= 8 << 20 {
                 batches.append([])
                 batchBytes = 0

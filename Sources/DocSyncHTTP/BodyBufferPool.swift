@@ -1,3 +1,5 @@
+import Dispatch
+import DocSyncCore
 import NIOCore
 import Synchronization
 
@@ -60,19 +62,21 @@ public final class BodyBufferPool: Sendable {
             state.releaseScheduled = true
             return true
         }
-        if scheduleRelease { Task { await self.releaseWhenQuiet() } }
+        if scheduleRelease { releaseWhenQuiet(after: quietPeriod) }
     }
 
-    private func releaseWhenQuiet() async {
-        while true {
-            try? await Task.sleep(for: quietPeriod)
-            let released = state.withLock { state -> Bool in
-                guard ContinuousClock.now - state.lastUse >= quietPeriod else { return false }
+    /// Lets the kept buffers go once the pool has been unused for `quietPeriod`. On a
+    /// Dispatch queue, not a task: a busy cooperative pool must not delay it.
+    private func releaseWhenQuiet(after delay: Duration) {
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay.dispatchInterval) { [self] in
+            let wait = state.withLock { state -> Duration? in
+                let unused = ContinuousClock.now - state.lastUse
+                if unused < quietPeriod && !state.idle.isEmpty { return quietPeriod - unused }
                 state.idle.removeAll()
                 state.releaseScheduled = false
-                return true
+                return nil
             }
-            if released { return }
+            if let wait { releaseWhenQuiet(after: wait) }
         }
     }
 }
