@@ -140,11 +140,5 @@ import Testing
         #expect(readFast > 0)
     }
 
-    static func fastRecord(_ data: Data) -> Record? {
-        data.withUnsafeBytes { bytes in
-            var reader = WireJSONReader(bytes)
-            guard let record = try? Record(json: &reader), (try? reader.end()) != nil else { return nil }
-            return record
-        }
-    }
+    static func fastRecord(_ data: Data) -> Record? { Record.fromWireJSON(data) }
 }

@@ -41,10 +41,7 @@ import Testing
                              token: Self.token, moreComing: count > 10, refused: refusals)
         let fast = try WireCoding.encode(page)
         #expect(fast == (try WireCoding.encoder.encode(page)))
-        let read = try #require(fast.withUnsafeBytes { bytes -> ChangeSet? in
-            var reader = WireJSONReader(bytes)
-            return try? ChangeSet(json: &reader)
-        })
+        let read = try #require(ChangeSet.fromWireJSON(fast))
         #expect(read == page)
         #expect(try WireCoding.decode(ChangeSet.self, from: fast) == page)
     }
@@ -57,10 +54,7 @@ import Testing
                                 atomic: withToken, knownToken: withToken ? Self.token : nil)
         let fast = try WireCoding.encode(batch)
         #expect(fast == (try WireCoding.encoder.encode(batch)))
-        let read = try #require(fast.withUnsafeBytes { bytes -> RecordBatch? in
-            var reader = WireJSONReader(bytes)
-            return try? RecordBatch(json: &reader)
-        })
+        let read = try #require(RecordBatch.fromWireJSON(fast))
         #expect(read == batch)
     }
 
@@ -69,11 +63,7 @@ import Testing
         invalid[0].symlinkTarget = "/etc"  // a Folder with a target: encodes, but is no valid record
         let page = ChangeSet(changed: invalid, deleted: [], token: Self.token, moreComing: false)
         let data = try WireCoding.encode(page)
-        let fast = data.withUnsafeBytes { bytes -> ChangeSet? in
-            var reader = WireJSONReader(bytes)
-            return try? ChangeSet(json: &reader)
-        }
-        #expect(fast == nil)
+        #expect(ChangeSet.fromWireJSON(data) == nil)
         let decoded = try WireCoding.decode(ChangeSet.self, from: data)
         #expect(decoded.changed == Array(invalid[1...]))
         #expect(decoded.refused.map(\.recordName) == ["r0"])

@@ -13,8 +13,9 @@ public protocol WireJSONCodable: Codable {
 }
 
 extension WireJSONCodable {
-    /// The value read from the whole of `data`, or `nil` when the fast reader does not read it.
-    static func fromWireJSON(_ data: Data) -> Self? {
+    /// The value read from the whole of `data` by `init(json:)`, or `nil` when it does not
+    /// read it (`WireCoding.decode` then asks `JSONDecoder`).
+    public static func fromWireJSON(_ data: Data) -> Self? {
         data.withUnsafeBytes { bytes in
             var reader = WireJSONReader(bytes)
             guard let value = try? Self(json: &reader), (try? reader.end()) != nil else { return nil }
