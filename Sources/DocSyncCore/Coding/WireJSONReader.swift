@@ -108,7 +108,12 @@ public struct WireJSONReader {
         }
         let count = position - start
         guard count > 0, count == 1 || text[start] != UInt8(ascii: "0") else { throw unexpected() }
-        if position < text.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(text[position]) { throw unexpected() }
+        if position < text.count {
+            switch text[position] {
+            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): throw unexpected()  // a fraction or an exponent
+            default: break
+            }
+        }
         if negative {
             guard magnitude <= UInt64(Int64.max) + 1 else { throw unexpected() }
             return magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
