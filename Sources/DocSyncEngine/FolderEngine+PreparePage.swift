@@ -179,14 +179,15 @@ extension FolderEngine {
     }
 
     /// Reads the content of `page[i]` for each `i` of `indices`, on as many threads as the
-    /// machine has cores (a file at a time each, taking the next as it finishes), and returns
+    /// machine has cores, at most 4 (a file at a time each, taking the next as it finishes:
+    /// more readers would only queue on the disk), and returns
     /// each item's row as the read updated it with what was read, in the order of `indices`.
     /// Reading a file touches nothing but its own row, so the reads are independent.
     private func readConcurrently(
         _ page: [IndexItem], _ indices: [Int], keepingUpTo keepLimit: Int64
     ) -> [(row: IndexItem, result: Result<ReadContent?, SyncError>)] {
         var outcomes = indices.map { (row: page[$0], result: Result<ReadContent?, SyncError>.success(nil)) }
-        let workers = min(ProcessInfo.processInfo.activeProcessorCount, indices.count)
+        let workers = min(ProcessInfo.processInfo.activeProcessorCount, 4, indices.count)
         guard workers > 1 else {
             for slot in outcomes.indices {
                 outcomes[slot].result = Result { () throws(SyncError) in try readContentUnsaved(&outcomes[slot].row, keepingUpTo: keepLimit) }
