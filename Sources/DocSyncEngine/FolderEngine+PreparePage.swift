@@ -187,13 +187,8 @@ extension FolderEngine {
         _ page: [IndexItem], _ indices: [Int], keepingUpTo keepLimit: Int64
     ) -> [(row: IndexItem, result: Result<ReadContent?, SyncError>)] {
         var outcomes = indices.map { (row: page[$0], result: Result<ReadContent?, SyncError>.success(nil)) }
+        // One worker runs inline on this thread (`concurrentPerform` of one iteration).
         let workers = min(ProcessInfo.processInfo.activeProcessorCount, 4, indices.count)
-        guard workers > 1 else {
-            for slot in outcomes.indices {
-                outcomes[slot].result = Result { () throws(SyncError) in try readContentUnsaved(&outcomes[slot].row, keepingUpTo: keepLimit) }
-            }
-            return outcomes
-        }
         let next = Atomic<Int>(0)
         outcomes.withUnsafeMutableBufferPointer { slots in
             // Each slot is written by the one worker that took its number.

@@ -210,7 +210,9 @@ extension FolderEngine {
                               knownStored: Set<SHA256Digest>) async throws(SyncError) -> Set<String> {
         guard !rows.isEmpty else { return [] }
         struct Piece: Sendable { var recordName: String; var path: String; var offset: Int64; var length: Int; var bytes: Data? }
-        var pieces: [SHA256Digest: Piece] = [:]
+        // Each chunk's first place, in the order of the rows and of the chunks in each file:
+        // a batch of chunks then reads (and is stored) as runs of adjacent bytes.
+        var pieces: [(digest: SHA256Digest, piece: Piece)] = []
         var nodes: [SHA256Digest: Data] = [:]
         var changed = Set<String>()
         let stored = try readIndex { db in
@@ -218,12 +220,9 @@ extension FolderEngine {
             for row in rows where justRead[row.recordName] == nil { located[row.recordName] = try db.recordedChunks(of: row.recordName) }
             return located
         }
-        // Each chunk's first place, in the order of the rows and of the chunks in each file:
-        // a batch of chunks then reads (and is stored) as runs of adjacent bytes.
-        var order: [SHA256Digest] = []
         let chunkCount = rows.reduce(0) { $0 + (justRead[$1.recordName]?.chunks.count ?? stored[$1.recordName]?.count ?? 0) }
+        var seen = Set<SHA256Digest>(minimumCapacity: chunkCount)
         pieces.reserveCapacity(chunkCount)
-        order.reserveCapacity(chunkCount)
         for row in rows {
             let content = justRead[row.recordName]
             let refs = content?.chunks ?? stored[row.recordName] ?? []
@@ -240,17 +239,16 @@ extension FolderEngine {
             let path = absolute(row.path)
             var offset: Int64 = 0
             for ref in refs {
-                if pieces[ref.digest] == nil {
+                if seen.insert(ref.digest).inserted {
                     // A slice shares the file's buffer: no copy.
                     let bytes = content?.bytes.map { $0[Int(offset)..<Int(offset) + ref.length] }
-                    pieces[ref.digest] = Piece(recordName: row.recordName, path: path, offset: offset, length: ref.length, bytes: bytes)
-                    order.append(ref.digest)
+                    pieces.append((ref.digest, Piece(recordName: row.recordName, path: path, offset: offset, length: ref.length, bytes: bytes)))
                 }
                 offset += Int64(ref.length)
             }
         }
-        var missing = Set<SHA256Digest>(minimumCapacity: order.count)
-        let wanted = order.filter { !knownStored.contains($0) } + nodes.keys.filter { !knownStored.contains($0) }
+        var missing = Set<SHA256Digest>(minimumCapacity: pieces.count)
+        let wanted = pieces.map(\.digest).filter { !knownStored.contains($0) } + nodes.keys.filter { !knownStored.contains($0) }
         for start in stride(from: 0, to: wanted.count, by: 4000) {
             missing.formUnion(try await backend.missingChunks(Array(wanted[start..<min(start + 4000, wanted.count)])))
         }
@@ -264,8 +262,7 @@ extension FolderEngine {
         // less than many small ones.
         var batches: [[(SHA256Digest, Piece)]] = [[]]
         var batchBytes = 0
-        for digest in order where missing.contains(digest) {
-            let piece = pieces[digest]!
+        for (digest, piece) in pieces where missing.contains(digest) {
             if batches[batches.count - 1].count >= 4096 || batchBytes >= 8 << 20 {
                 batches.append([])
                 batchBytes = 0

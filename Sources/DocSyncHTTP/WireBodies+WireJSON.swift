@@ -33,13 +33,7 @@ extension WireBody.Missing: WireJSONCodable {
 extension WireBody.ModifyAnswer: WireJSONCodable {
     public func writeJSON(to writer: inout WireJSONWriter) {
         writer.beginObject()
-        writer.key("deleted")
-        writer.beginArray()
-        for name in deleted {
-            writer.element()
-            writer.string(name)
-        }
-        writer.endArray()
+        writer.key("deleted"); writer.array(deleted)
         writer.key("failed")
         if failed.isEmpty {
             writer.beginArray()
@@ -64,12 +58,7 @@ extension WireBody.ModifyAnswer: WireJSONCodable {
         try reader.beginObject()
         while let key = try reader.nextKey() {
             switch key {
-            case "deleted":
-                try fields.insert(0, reader)
-                var names: [String] = []
-                try reader.beginArray()
-                while try reader.nextElement() { names.append(try reader.string()) }
-                deleted = names
+            case "deleted": try fields.insert(0, reader); deleted = try reader.array(of: String.self)
             case "failed":
                 try fields.insert(1, reader)
                 try reader.beginArray()

@@ -1,6 +1,0 @@
-/// A digest's JSON: its 64 lowercase hex characters, as its `Codable` conformance has it.
-extension SHA256Digest: WireJSONCodable {
-    public func writeJSON(to writer: inout WireJSONWriter) { writer.digest(self) }
-
-    public init(json reader: inout WireJSONReader) throws(WireJSONReader.Unexpected) { self = try reader.digest() }
-}
