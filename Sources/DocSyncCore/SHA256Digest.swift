@@ -111,6 +111,11 @@ public struct SHA256Digest: Hashable, Comparable, Sendable, CustomStringConverti
 
     public var description: String { hex }
 
+    /// The first 8 bytes as a signed integer (the bits of `w0`): a short key for database
+    /// indexes of digests, eight bytes instead of thirty-two. Distinct digests may share a
+    /// key, so a lookup by key also compares the whole digest.
+    public var indexKey: Int64 { Int64(bitPattern: w0) }
+
     /// The first 12 hex characters, for log lines.
     public var shortHex: String { String(hex.prefix(12)) }
 

@@ -116,13 +116,14 @@ extension Database {
 
     /// Records where each chunk of a new item's content lies (it has none recorded yet).
     func addChunkLocations(of recordName: String, chunks: [ChunkRef]) throws {
-        let statement = try directStatement(sql: "INSERT INTO chunkLocation (digest, recordName, offset, length) VALUES (?, ?, ?, ?)")
+        let statement = try directStatement(sql: "INSERT INTO chunkLocation (digestKey, digest, recordName, offset, length) VALUES (?, ?, ?, ?, ?)")
         var offset: Int64 = 0
         for chunk in chunks {
-            statement.bind(1, chunk.digest)
-            statement.bind(2, recordName)
-            statement.bind(3, offset)
-            statement.bind(4, Int64(chunk.length))
+            statement.bind(1, chunk.digest.indexKey)
+            statement.bind(2, chunk.digest)
+            statement.bind(3, recordName)
+            statement.bind(4, offset)
+            statement.bind(5, Int64(chunk.length))
             try statement.execute()
             offset += Int64(chunk.length)
         }
@@ -145,10 +146,11 @@ extension Database {
         let statement = try directStatement(sql: """
             SELECT item.path, chunkLocation.offset, chunkLocation.length FROM chunkLocation
             JOIN item ON item.recordName = chunkLocation.recordName
-            WHERE chunkLocation.digest = ? AND item.pending != 2 LIMIT 4
+            WHERE chunkLocation.digestKey = ? AND chunkLocation.digest = ? AND item.pending != 2 LIMIT 4
             """)
         for digest in Set(digests) {
-            statement.bind(1, digest)
+            statement.bind(1, digest.indexKey)
+            statement.bind(2, digest)
             try statement.forEachRow { row in
                 places[digest, default: []].append((RelativePath(row.text(0)), row.integer(1), Int(row.integer(2))))
             }

@@ -99,12 +99,18 @@ public final class ChunkBatchWriter: Sendable {
             try packs.pool.write { db in
                 try db.execute(sql: "INSERT INTO pack (name) VALUES (?)", arguments: [name])
                 let number = db.lastInsertedRowID
-                let statement = try db.directStatement(sql: "INSERT OR IGNORE INTO chunk (digest, pack, offset, length) VALUES (?, ?, ?, ?)")
+                // A chunk another process stored since `add` looked keeps its first copy.
+                let present = try db.directStatement(sql: PackStore.presenceQuery)
+                let statement = try db.directStatement(sql: "INSERT INTO chunk (digestKey, digest, pack, offset, length) VALUES (?, ?, ?, ?, ?)")
                 for entry in entries {
-                    statement.bind(1, entry.digest)
-                    statement.bind(2, number)
-                    statement.bind(3, entry.offset)
-                    statement.bind(4, Int64(entry.length))
+                    present.bind(1, entry.digest.indexKey)
+                    present.bind(2, entry.digest)
+                    if try present.yieldsRow() { continue }
+                    statement.bind(1, entry.digest.indexKey)
+                    statement.bind(2, entry.digest)
+                    statement.bind(3, number)
+                    statement.bind(4, entry.offset)
+                    statement.bind(5, Int64(entry.length))
                     try statement.execute()
                 }
             }

@@ -7,7 +7,8 @@ import Glibc
 #endif
 
 /// The embedded backend's chunks: appended to pack files under `packs/` and indexed in the
-/// backend's database (`chunk`: digest → pack number, offset, length; `pack`: number → file name).
+/// backend's database (`chunk`: digest → pack number, offset, length, found through the
+/// digest's `indexKey`; `pack`: number → file name).
 ///
 /// A store writes its new chunks into a fresh pack file, flushes it (one fsync for the
 /// whole batch), and only then indexes them, in one transaction: a chunk is either indexed
@@ -39,10 +40,11 @@ struct PackStore: Sendable {
             return try pool.readOnWriter { db in
                 // One cached statement probed per digest: cheaper than preparing an `IN (…)`
                 // list of hundreds of parameters for every call.
-                let present = try db.directStatement(sql: "SELECT 1 FROM chunk WHERE digest = ?")
+                let present = try db.directStatement(sql: PackStore.presenceQuery)
                 var missing = Set<SHA256Digest>()
                 for digest in Set(digests) {
-                    present.bind(1, digest)
+                    present.bind(1, digest.indexKey)
+                    present.bind(2, digest)
                     if try !present.yieldsRow() { missing.insert(digest) }
                 }
                 return missing
@@ -81,7 +83,8 @@ struct PackStore: Sendable {
             try pool.read { db in
                 let place = try db.directStatement(sql: PackStore.placeQuery)
                 for digest in digests where places[digest] == nil {
-                    place.bind(1, digest)
+                    place.bind(1, digest.indexKey)
+                    place.bind(2, digest)
                     places[digest] = try place.firstRow { ($0.text(0), $0.integer(1), Int($0.integer(2))) }
                 }
             }
@@ -170,8 +173,12 @@ struct PackStore: Sendable {
         return bytes
     }
 
-    /// Where a chunk lies: its pack's name, the offset and the length (run as a `DirectStatement`).
-    private static let placeQuery = "SELECT pack.name, chunk.offset, chunk.length FROM chunk JOIN pack ON pack.id = chunk.pack WHERE chunk.digest = ?"
+    /// Where a chunk lies: its pack's name, the offset and the length (run as a
+    /// `DirectStatement`; parameters: the digest's `indexKey`, then the digest).
+    private static let placeQuery = "SELECT pack.name, chunk.offset, chunk.length FROM chunk JOIN pack ON pack.id = chunk.pack WHERE chunk.digestKey = ? AND chunk.digest = ?"
+
+    /// A row when a chunk is stored (parameters: the digest's `indexKey`, then the digest).
+    static let presenceQuery = "SELECT 1 FROM chunk WHERE digestKey = ? AND digest = ?"
 
     /// Where a stored chunk's bytes are: a pack file's path, the offset and the length.
     func location(of digest: SHA256Digest) throws(SyncError) -> (path: String, offset: Int64, length: Int)? {

@@ -35,4 +35,19 @@ import Testing
         #expect((a < b) == (a.hex < b.hex))
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(SHA256Digest.self, from: Data("\"zz\"".utf8)) }
     }
+
+    @Test(arguments: [
+        ("0000000000000001" + String(repeating: "f", count: 48), Int64(1)),
+        ("7fffffffffffffff" + String(repeating: "0", count: 48), Int64.max),
+        ("8000000000000000" + String(repeating: "1", count: 48), Int64.min),
+        ("ffffffffffffffff" + String(repeating: "2", count: 48), Int64(-1)),
+        ("0102030405060708" + String(repeating: "3", count: 48), Int64(0x0102030405060708)),
+    ])
+    func indexKeyIsTheFirstEightBytesAsASignedInteger(hex: String, key: Int64) throws {
+        let digest = try #require(SHA256Digest(hex: hex))
+        #expect(digest.indexKey == key)
+        // Only the first eight bytes count.
+        let other = try #require(SHA256Digest(hex: String(hex.prefix(16)) + String(repeating: "a", count: 48)))
+        #expect(other != digest && other.indexKey == key)
+    }
 }

@@ -59,9 +59,38 @@ import Testing
         #expect(plan.contains { $0.contains("COVERING INDEX item_pending") }, "\(plan)")
     }
 
+    @Test func aVersionFourIndexFindsItsChunkLocationsByKey() throws {
+        let base = try TemporaryDirectory("docsync-migration")
+        let items = [document("r1", "a.bin", size: 300, pending: .none), document("r2", "b.bin", size: 100, pending: .none)]
+        let url = try oldIndex(in: base, upTo: "v4: pending items counted from their index", items: items)
+        let digests = (0..<4).map { SHA256Digest(hashing: Data("chunk \($0)".utf8)) }
+        // a.bin: chunks 0, 1, 2 (100 bytes each); b.bin: chunk 1.
+        try DatabaseQueue(path: url.path).write { db in
+            for (name, digest, offset) in [("r1", digests[0], 0), ("r1", digests[1], 100), ("r1", digests[2], 200), ("r2", digests[1], 0)] {
+                try db.execute(sql: "INSERT INTO chunkLocation (digest, recordName, offset, length) VALUES (?, ?, ?, 100)",
+                               arguments: [Data(digest.bytes), name, offset])
+            }
+        }
+        let index = try LocalIndex(url: url)
+        let places = try index.read { db in try db.chunkLocations(of: digests) }
+        #expect(places[digests[0]]?.map(\.path.string) == ["a.bin"])
+        #expect(places[digests[1]]?.map(\.path.string).sorted() == ["a.bin", "b.bin"])
+        #expect(places[digests[2]]?.first?.offset == 200)
+        #expect(places[digests[3]] == nil)
+        #expect(try index.read { db in try db.recordedChunks(of: "r1") }.map(\.digest) == Array(digests.prefix(3)))
+        let plan = try index.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT offset FROM chunkLocation WHERE digestKey = ? AND digest = ?", arguments: [0, Data()])
+                .map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("INDEX chunkLocation_by_key") }, "\(plan)")
+        // Deleting an item still takes its locations with it.
+        try index.write { db in try db.deleteItem(named: "r1") }
+        #expect(try index.read { db in try db.chunkLocations(of: digests) }.keys.sorted() == [digests[1]])
+    }
+
     @Test func anIndexMigratedByANewerVersionIsRefused() throws {
         let base = try TemporaryDirectory("docsync-migration")
-        let url = try oldIndex(in: base, upTo: "v4: pending items counted from their index", items: [])
+        let url = try oldIndex(in: base, upTo: "v5: chunk locations found by a short integer key", items: [])
         try DatabaseQueue(path: url.path).write { db in
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from a later version')")
         }

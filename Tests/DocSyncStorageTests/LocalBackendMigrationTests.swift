@@ -44,6 +44,27 @@ import Testing
         #expect(try await backend.downloadChunks([new.digest])[new.digest] == new.bytes)
     }
 
+    @Test func migratedChunksCarryTheKeyTheyAreFoundBy() async throws {
+        let directory = try TemporaryDirectory("docsync-backend-migration")
+        let stored = try versionTwoStore(at: directory)
+        let backend = try LocalBackend(directory: directory.url)
+        // Uploading them again adds nothing: each is found by its key.
+        try await backend.uploadChunks(stored)
+        #expect(try await backend.usage().chunkCount == stored.count)
+        let database = try DatabaseQueue(path: directory.path + "/records.sqlite")
+        let (rows, plan) = try database.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT digestKey, digest FROM chunk")
+            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + PackStore.presenceQuery, arguments: [0, Data()]).map { $0["detail"] as String }
+            return (rows, plan)
+        }
+        #expect(rows.count == stored.count)
+        for row in rows {
+            let digest = try #require(SHA256Digest(bytes: row["digest"] as Data))
+            #expect(row["digestKey"] as Int64 == digest.indexKey)
+        }
+        #expect(plan.contains { $0.contains("INDEX chunk_by_key") }, "\(plan)")
+    }
+
     @Test func aStoreMigratedByANewerVersionIsRefused() throws {
         let directory = try TemporaryDirectory("docsync-backend-migration")
         _ = try LocalBackend(directory: directory.url)

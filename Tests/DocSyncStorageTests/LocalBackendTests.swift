@@ -172,6 +172,23 @@ import Testing
         #expect(try await reopened.downloadChunk(digest) == bytes)
     }
 
+    @Test func twoBatchesHoldingOneChunkIndexItOnce() async throws {
+        let first = try LocalBackend(directory: directory.url)
+        let second = try LocalBackend(directory: directory.url)
+        let bytes = Data(repeating: 9, count: 5_000), other = Data(repeating: 8, count: 5_000)
+        let shared = ChunkUpload(digest: SHA256Digest(hashing: bytes), bytes: bytes)
+        let own = ChunkUpload(digest: SHA256Digest(hashing: other), bytes: other)
+        // Both find the chunk missing when it is added; the first commit stores it.
+        let one = first.chunkBatch(), two = second.chunkBatch()
+        try one.add([shared])
+        try two.add([own, shared])
+        try one.commit()
+        try two.commit()
+        #expect(try await first.usage().chunkCount == 2)
+        #expect(try await second.usage().chunkBytes == 10_000)
+        #expect(try await second.downloadChunks([shared.digest, own.digest]) == [shared.digest: bytes, own.digest: other])
+    }
+
     @Test func concurrentUploadsOfOneChunkKeepOneCopy() async throws {
         let first = try LocalBackend(directory: directory.url)
         let second = try LocalBackend(directory: directory.url)
