@@ -342,7 +342,7 @@ struct IndexCounts {
     var conflicts = 0
     var problems: [ItemProblem] = []
 
-    /// Items waiting to be sent and their bytes: read from the covering `item_pending` index (migration v4).
+    /// Items waiting to be sent and their bytes: read from the covering `item_pending` index (migrations v4, v6).
     static let pendingUploadsSQL = "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM item WHERE pending != 0 AND uploadingError IS NULL"
 
     static func fetch(_ db: GRDB.Database) throws -> IndexCounts {

@@ -57,6 +57,9 @@ import Testing
         #expect(count == 2)
         #expect(bytes == 10 + 20)
         #expect(plan.contains { $0.contains("COVERING INDEX item_pending") }, "\(plan)")
+        // In record-name order (v6), so that settling a run of items touches one stretch of it.
+        let columns = try index.read { db in try Row.fetchAll(db, sql: "PRAGMA index_info(item_pending)").map { $0["name"] as String } }
+        #expect(columns == ["pending", "uploadingError", "recordName", "size"])
     }
 
     @Test func aVersionFourIndexFindsItsChunkLocationsByKey() throws {
@@ -90,7 +93,7 @@ import Testing
 
     @Test func anIndexMigratedByANewerVersionIsRefused() throws {
         let base = try TemporaryDirectory("docsync-migration")
-        let url = try oldIndex(in: base, upTo: "v5: chunk locations found by a short integer key", items: [])
+        let url = try oldIndex(in: base, upTo: "v6: pending items indexed in record-name order", items: [])
         try DatabaseQueue(path: url.path).write { db in
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from a later version')")
         }
