@@ -133,7 +133,7 @@ let package = Package(
             name: "docsyncd",
             dependencies: [
                 "DocSyncCommandLine",
-                "DocSyncDaemon",
+                "DocSyncCore", "DocSyncDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DocSyncCommandLine
+import DocSyncCore
 import DocSyncServer
 import Foundation
 import Logging
@@ -34,6 +35,7 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
+        ServiceMemory.keepIdleFootprintSmall()
         logging.bootstrap()
         let overrides = ServerConfiguration.Overrides(
             data: data, listen: listen, tlsCertificate: tlsCertificate, tlsKey: tlsKey, rateLimit: rateLimit)

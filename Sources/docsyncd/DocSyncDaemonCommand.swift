@@ -1,5 +1,6 @@
 import ArgumentParser
 import DocSyncCommandLine
+import DocSyncCore
 import DocSyncDaemon
 import Foundation
 import Logging
@@ -66,6 +67,7 @@ struct DocSyncDaemonCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
+        ServiceMemory.keepIdleFootprintSmall()
         logging.bootstrap()
         let logger = Logger(label: "docsyncd")
 
