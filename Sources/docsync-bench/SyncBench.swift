@@ -36,10 +36,15 @@ enum SyncBench {
         let uploadSeconds: Double
         let rsyncSeconds: Double?
         let cpSeconds: Double
+        /// `DataPathFloor` on the same tree: the spec's unavoidable work alone.
+        let floor: DataPathFloor.Result
         var line: String {
             let rsync = rsyncSeconds.map { String(format: "%.2f s (docsync/rsync = %.2f×)", $0, docsyncSeconds / $0) } ?? "not installed"
-            return String(format: "%d files, %.0f MB: docsync %.2f s (sender uploaded in %.2f s), rsync -a %@, cp -a %.2f s",
-                          files, Double(bytes) / 1e6, docsyncSeconds, uploadSeconds, rsync, cpSeconds)
+            let floorRatio = rsyncSeconds.map { String(format: ", floor/rsync = %.2f×", floor.seconds / $0) } ?? ""
+            return String(format: "%d files, %.0f MB: docsync %.2f s (sender uploaded in %.2f s), rsync -a %@, cp -a %.2f s\n"
+                          + "data-path floor (chunk, hash, pack, verify, write; no index): %.2f s, %.2f s CPU (docsync/floor = %.2f×%@)",
+                          files, Double(bytes) / 1e6, docsyncSeconds, uploadSeconds, rsync, cpSeconds,
+                          floor.seconds, floor.cpuSeconds, docsyncSeconds / floor.seconds, floorRatio)
         }
     }
 
@@ -141,7 +146,8 @@ enum SyncBench {
     }
 
     /// Times two daemons (`backend`: the embedded backend under `base` when `nil`) bringing a
-    /// new tree from one folder to the other, and `rsync -a` and `cp -a` of that tree.
+    /// new tree from one folder to the other, and `rsync -a`, `cp -a` and `DataPathFloor` of
+    /// that tree.
     static func initialSync(base: URL, smallFiles: Int = 10_000, directories: Int = 500, largeFiles: Int = 20, largeSize: Int = 10 << 20,
                             backend serverURL: URL? = nil, tokenFile: URL? = nil) async throws -> InitialSync {
         let source = base.appendingPathComponent("source")
@@ -153,6 +159,10 @@ enum SyncBench {
         _ = try timed("sync", [])
         let cp = try timed("cp", ["-a", source.path, base.appendingPathComponent("cp-copy").path])
         _ = try timed("sync", [])
+        let floorCopy = base.appendingPathComponent("floor-copy")
+        let floor = try DataPathFloor.run(source: source, destination: floorCopy, packs: base.appendingPathComponent("floor-packs"))
+        _ = try timed("sync", [])
+        _ = try timed("diff", ["-r", "-q", source.path, floorCopy.path])  // a floor that copied wrong would mean nothing
 
         let backend = serverURL ?? URL(fileURLWithPath: base.appendingPathComponent("backend").path)
         let a = try BenchDaemon(name: "alpha", base: base, backend: backend, tokenFile: tokenFile)
@@ -184,7 +194,7 @@ enum SyncBench {
         let check = try timed("diff", ["-r", "-q", source.path, b.folder.path])
         _ = check
         return InitialSync(files: files, bytes: bytes, docsyncSeconds: seconds(elapsed), uploadSeconds: seconds(uploaded ?? elapsed),
-                           rsyncSeconds: rsync, cpSeconds: cp)
+                           rsyncSeconds: rsync, cpSeconds: cp, floor: floor)
     }
 
     static func seconds(_ duration: Duration) -> Double {
