@@ -15,8 +15,9 @@ import Synchronization
 ///   each file beside its target, sets its mode and modification time, renames it into place,
 ///   and `syncfs`es every 2,000 files and at the end.
 ///
-/// What it leaves out is all a real daemon adds: chunks stored once (no existence checks),
-/// no deduplication across files, every file new, nothing to merge.
+/// It leaves out everything a daemon adds on top: the index and the records, asking which
+/// chunks the backend already holds, the watcher, merging. The tree is read after it was
+/// written, from the page cache, as `rsync -a` and `cp -a` read it in the same run.
 enum DataPathFloor {
     struct Result: Encodable {
         let seconds: Double
