@@ -1,4 +1,5 @@
 import DocSyncCore
+import DocSyncStorage
 import Foundation
 import Synchronization
 
@@ -154,7 +155,7 @@ enum DataPathFloor {
                         packFiles[chunk.pack] = fd
                     }
                     let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[length..<length + chunk.length])
-                    guard pread(fd, slice.baseAddress, chunk.length, off_t(chunk.offset)) == chunk.length,
+                    guard FileIO.read(fd, offset: Int64(chunk.offset), into: slice).count == chunk.length,
                           SHA256Digest(hashing: UnsafeRawBufferPointer(slice)) == chunk.digest else {
                         throw BenchError("chunk of \(item.path) does not verify")
                     }
@@ -207,27 +208,21 @@ enum DataPathFloor {
         func announced() -> Int { announcedCount.load(ordering: .acquiring) }
     }
 
+    /// Reads the file at `path` into `buffer` (as much as fits); returns how many bytes.
     private static func readWhole(_ path: String, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw BenchError("cannot open \(path): errno \(errno)") }
         defer { close(fd) }
-        var count = 0
-        while count < buffer.count {
-            let got = read(fd, buffer.baseAddress! + count, buffer.count - count)
-            guard got >= 0 else { throw BenchError("cannot read \(path): errno \(errno)") }
-            if got == 0 { break }
-            count += got
-        }
+        let (count, error) = FileIO.read(fd, offset: 0, into: buffer)
+        guard error == 0 else { throw BenchError("cannot read \(path): errno \(error)") }
         return count
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            guard written > 0 else { throw BenchError("cannot write: errno \(errno)") }
-            offset += written
-        }
+        guard bytes.count > 0 else { return }
+        let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: bytes.baseAddress!), count: bytes.count, deallocator: .none)
+        let error = FileIO.writeAll(fd, data)
+        guard error == 0 else { throw BenchError("cannot write: errno \(error)") }
     }
 
     private static func flushFileSystem(of path: String) throws {
