@@ -1,4 +1,5 @@
 import DocSyncCore
+import DocSyncStorage
 import Foundation
 
 /// Writing a fetched page's new documents ahead of applying it: several groups at once, the
@@ -50,7 +51,7 @@ extension FolderEngine {
             return results
         }
         guard !results.isEmpty else { return }
-        if Materializer.flushFileSystem(of: configuration.root.path) {
+        if FileIO.flushFileSystem(of: configuration.root.path) {
             preparedFiles.withLock { $0.merge(results) { _, new in new } }
         } else {
             for file in results.values { unlink(file.temporary) }

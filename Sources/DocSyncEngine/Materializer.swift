@@ -87,15 +87,6 @@ enum Materializer {
         if flush { guard fsync(fd) == 0 else { throw failure("flush", path) } }
     }
 
-    /// Flushes the whole file system holding `path` (`syncfs`): one call makes every file
-    /// written before it durable. Returns false when it failed.
-    static func flushFileSystem(of path: String) -> Bool {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        return docsync_syncfs(fd) == 0
-    }
-
     /// Renames `source` to `target` only if nothing is at `target` (`renameat2` with
     /// `RENAME_NOREPLACE`): returns 0, or the `errno` (`EEXIST` when something is there,
     /// `EINVAL` on a file system without the flag).
@@ -123,10 +114,6 @@ enum Materializer {
     }
 }
 
-/// Linux's `syncfs(2)`, which Glibc's Swift module does not export without `_GNU_SOURCE`.
-@_silgen_name("syncfs")
-private func docsync_syncfs(_ fd: Int32) -> Int32
-
-/// Linux's `renameat2(2)`, likewise not exported by Glibc's Swift module.
+/// Linux's `renameat2(2)`, which Glibc's Swift module does not export without `_GNU_SOURCE`.
 @_silgen_name("renameat2")
 private func docsync_renameat2(_ oldDirectory: Int32, _ oldPath: UnsafePointer<CChar>, _ newDirectory: Int32, _ newPath: UnsafePointer<CChar>, _ flags: UInt32) -> Int32

@@ -46,4 +46,17 @@ public enum FileIO {
         }
         return (done, 0)
     }
+
+    /// Flushes the whole file system holding `path` (`syncfs`): one call makes every file
+    /// written before it durable. Returns false when it failed.
+    public static func flushFileSystem(of path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return docsync_syncfs(fd) == 0
+    }
 }
+
+/// Linux's `syncfs(2)`, which Glibc's Swift module does not export without `_GNU_SOURCE`.
+@_silgen_name("syncfs")
+private func docsync_syncfs(_ fd: Int32) -> Int32

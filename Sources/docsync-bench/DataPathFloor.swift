@@ -84,8 +84,7 @@ enum DataPathFloor {
     }
 
     private static func send(_ shared: Shared, from root: String, packs: String) throws {
-        let largest = shared.items.reduce(0) { max($0, $1.size) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(largest, 1), alignment: 4096)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: shared.largestFile, alignment: 4096)
         defer { buffer.deallocate() }
         let packLimit = 8 << 20
         let pack = UnsafeMutableRawBufferPointer.allocate(byteCount: packLimit + ChunkerParameters.documents.maximumSize, alignment: 4096)
@@ -126,8 +125,7 @@ enum DataPathFloor {
     }
 
     private static func receive(_ shared: Shared, into root: String, packs: String) throws {
-        let largest = shared.items.reduce(0) { max($0, $1.size) }
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(largest, 1), alignment: 4096)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: shared.largestFile, alignment: 4096)
         defer { buffer.deallocate() }
         var packFiles: [Int: Int32] = [:]
         defer { for fd in packFiles.values { close(fd) } }
@@ -176,19 +174,21 @@ enum DataPathFloor {
                 guard rename(temporary, target) == 0 else { throw BenchError("cannot rename into \(item.path): errno \(errno)") }
                 sinceFlush += 1
                 if sinceFlush == 2000 {
-                    try flushFileSystem(of: root)
+                    try flush(root)
                     sinceFlush = 0
                 }
             }
             done = announced
         }
-        try flushFileSystem(of: root)
+        try flush(root)
     }
 
     /// The items, written by the sender and read by the receiver: an item is the sender's
     /// until it is announced, and only read afterwards.
     private final class Shared: @unchecked Sendable {
         let items: UnsafeMutableBufferPointer<Item>
+        /// The size of the largest file (at least 1): what a buffer for any one file needs.
+        let largestFile: Int
         private let announcedCount = Atomic<Int>(0)
         /// Set when either side failed: the other stops too.
         let stopped = Atomic<Bool>(false)
@@ -196,6 +196,7 @@ enum DataPathFloor {
         init(_ items: [Item]) {
             self.items = .allocate(capacity: items.count)
             _ = self.items.initialize(from: items)
+            largestFile = max(1, items.reduce(0) { max($0, $1.size) })
         }
 
         deinit {
@@ -225,11 +226,8 @@ enum DataPathFloor {
         guard error == 0 else { throw BenchError("cannot write: errno \(error)") }
     }
 
-    private static func flushFileSystem(of path: String) throws {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw BenchError("cannot open \(path): errno \(errno)") }
-        defer { close(fd) }
-        guard docsync_bench_syncfs(fd) == 0 else { throw BenchError("syncfs failed: errno \(errno)") }
+    private static func flush(_ path: String) throws {
+        guard FileIO.flushFileSystem(of: path) else { throw BenchError("cannot flush the file system of \(path): errno \(errno)") }
     }
 
     private static func processCPUSeconds() -> Double {
@@ -239,6 +237,3 @@ enum DataPathFloor {
     }
 }
 
-/// Linux's `syncfs(2)`, which Glibc's Swift module does not export without `_GNU_SOURCE`.
-@_silgen_name("syncfs")
-private func docsync_bench_syncfs(_ fd: Int32) -> Int32
