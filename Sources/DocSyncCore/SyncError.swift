@@ -48,10 +48,13 @@ public struct SyncError: Error, Hashable, Codable, Sendable, CustomStringConvert
     public var itemErrors: [RecordID: SyncError]?
     /// For chunk errors: the chunk concerned.
     public var digest: SHA256Digest?
+    /// For `quotaExceeded` when the user's account is full (not the backend's disk): what
+    /// the account stores and may store.
+    public var quota: AccountQuota?
 
     public init(
         _ code: Code, _ message: String, retryAfter: Double? = nil, serverRecord: Record? = nil,
-        itemErrors: [RecordID: SyncError]? = nil, digest: SHA256Digest? = nil
+        itemErrors: [RecordID: SyncError]? = nil, digest: SHA256Digest? = nil, quota: AccountQuota? = nil
     ) {
         self.code = code
         self.message = message
@@ -59,6 +62,7 @@ public struct SyncError: Error, Hashable, Codable, Sendable, CustomStringConvert
         self.serverRecord = serverRecord
         self.itemErrors = itemErrors
         self.digest = digest
+        self.quota = quota
     }
 
     /// True for the codes whose handling is "keep the work queued and retry later".
@@ -86,5 +90,17 @@ extension SyncError {
 
     public static func chunkNotFound(_ digest: SHA256Digest) -> SyncError {
         SyncError(.chunkNotFound, "chunk \(digest.shortHex) is not stored; upload it first", digest: digest)
+    }
+}
+
+/// A user's storage on a backend against its quota (SPEC §8): live records, Recently
+/// Deleted and replaced versions all count.
+public struct AccountQuota: Hashable, Codable, Sendable {
+    public var usedBytes: Int64
+    public var quotaBytes: Int64
+
+    public init(usedBytes: Int64, quotaBytes: Int64) {
+        self.usedBytes = usedBytes
+        self.quotaBytes = quotaBytes
     }
 }

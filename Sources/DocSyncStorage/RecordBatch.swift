@@ -51,10 +51,14 @@ public struct RecordDeletion: Hashable, Codable, Sendable {
     public var id: RecordID
     /// When set, the deletion fails with `serverRecordChanged` if the record has moved on.
     public var baseTag: ChangeTag?
+    /// The device deleting it, kept with the record in Recently Deleted (`nil`: a backend
+    /// that knows the device, such as `docsync-server` from its token, names it itself).
+    public var device: String?
 
-    public init(id: RecordID, baseTag: ChangeTag? = nil) {
+    public init(id: RecordID, baseTag: ChangeTag? = nil, device: String? = nil) {
         self.id = id
         self.baseTag = baseTag
+        self.device = device
     }
 }
 

@@ -87,6 +87,28 @@ public protocol StorageBackend: Sendable {
     /// iterating or the backend is closed.
     func changeNotifications() -> AsyncStream<ChangeNotification>
 
+    /// The records of `zone` in Recently Deleted (SPEC §4a): deleted within the backend's
+    /// `deleted_retention`, and neither recovered nor purged since; newest deletion first.
+    /// With `since`, only those deleted at or after it. A record deleted, recovered and
+    /// deleted again is listed once, with its latest deletion.
+    /// Throws `zoneNotFound` when the zone does not exist.
+    func listDeleted(in zone: ZoneID, since: Timestamp?) async throws(SyncError) -> [DeletedRecord]
+
+    /// Brings records back from Recently Deleted as live records with new change tags (each
+    /// at the `path` its recovery names, or its last one; `lastModifiedBy` the recovering
+    /// device), returning each item's own result as `modifyRecords` does: saved, or failed
+    /// with `unknownItem` (not in Recently Deleted: never deleted, recovered already,
+    /// purged or expired), `serverRecordChanged` carrying the live record (a record with
+    /// that name lives again), or `invalidArguments` (a bad path). A recovered record leaves
+    /// Recently Deleted and reaches other devices through `fetchChanges` like any save.
+    /// Throws `zoneNotFound`, and `limitExceeded` for more than `RecordBatch.maximumItems`.
+    func recoverDeleted(_ recoveries: [DeletedRecordRecovery], in zone: ZoneID) async throws(SyncError) -> ModifyResult
+
+    /// Empties Recently Deleted of `ids` now (`nil`: of every record of `zone`), returning
+    /// how many records left it; names not listed are ignored. Their chunks become garbage
+    /// once nothing else references them. Throws `zoneNotFound`.
+    func purgeDeleted(in zone: ZoneID, ids: [RecordID]?) async throws(SyncError) -> Int
+
     /// How much the user stores.
     func usage() async throws(SyncError) -> StorageUsage
 

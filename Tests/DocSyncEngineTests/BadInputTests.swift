@@ -106,6 +106,9 @@ private struct PathForgingBackend: StorageBackend {
     func downloadChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> [SHA256Digest: Data] { try await inner.downloadChunks(digests) }
     func changeNotifications() -> AsyncStream<ChangeNotification> { inner.changeNotifications() }
     func usage() async throws(SyncError) -> StorageUsage { try await inner.usage() }
+    func listDeleted(in zone: ZoneID, since: Timestamp?) async throws(SyncError) -> [DeletedRecord] { try await inner.listDeleted(in: zone, since: since) }
+    func recoverDeleted(_ recoveries: [DeletedRecordRecovery], in zone: ZoneID) async throws(SyncError) -> ModifyResult { try await inner.recoverDeleted(recoveries, in: zone) }
+    func purgeDeleted(in zone: ZoneID, ids: [RecordID]?) async throws(SyncError) -> Int { try await inner.purgeDeleted(in: zone, ids: ids) }
 }
 
 @Suite("SPEC §9: a remote record whose path escapes the folder")

@@ -65,6 +65,9 @@ final class TransferCountingBackend: StorageBackend {
     func fetchRecords(_ ids: [RecordID]) async throws(SyncError) -> [RecordID: Record] { try await inner.fetchRecords(ids) }
     func changeNotifications() -> AsyncStream<ChangeNotification> { inner.changeNotifications() }
     func usage() async throws(SyncError) -> StorageUsage { try await inner.usage() }
+    func listDeleted(in zone: ZoneID, since: Timestamp?) async throws(SyncError) -> [DeletedRecord] { try await inner.listDeleted(in: zone, since: since) }
+    func recoverDeleted(_ recoveries: [DeletedRecordRecovery], in zone: ZoneID) async throws(SyncError) -> ModifyResult { try await inner.recoverDeleted(recoveries, in: zone) }
+    func purgeDeleted(in zone: ZoneID, ids: [RecordID]?) async throws(SyncError) -> Int { try await inner.purgeDeleted(in: zone, ids: ids) }
 }
 
 /// Two engines on one embedded backend in a temporary directory, each through its own

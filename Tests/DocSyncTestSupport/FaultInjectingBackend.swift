@@ -123,6 +123,18 @@ public final class FaultInjectingBackend: StorageBackend {
         try await intercept(.downloadChunk) { () throws(SyncError) in try await inner.downloadChunk(digest) }
     }
 
+    public func listDeleted(in zone: ZoneID, since: Timestamp?) async throws(SyncError) -> [DeletedRecord] {
+        try await intercept(.listDeleted) { () throws(SyncError) in try await inner.listDeleted(in: zone, since: since) }
+    }
+
+    public func recoverDeleted(_ recoveries: [DeletedRecordRecovery], in zone: ZoneID) async throws(SyncError) -> ModifyResult {
+        try await intercept(.recoverDeleted) { () throws(SyncError) in try await inner.recoverDeleted(recoveries, in: zone) }
+    }
+
+    public func purgeDeleted(in zone: ZoneID, ids: [RecordID]?) async throws(SyncError) -> Int {
+        try await intercept(.purgeDeleted) { () throws(SyncError) in try await inner.purgeDeleted(in: zone, ids: ids) }
+    }
+
     public func changeNotifications() -> AsyncStream<ChangeNotification> { inner.changeNotifications() }
 
     public func usage() async throws(SyncError) -> StorageUsage {

@@ -5,6 +5,7 @@ import Foundation
 public enum BackendOperation: String, CaseIterable, Hashable, Sendable {
     case createZone, deleteZone, listZones, modifyRecords, fetchChanges, fetchRecords
     case missingChunks, uploadChunk, downloadChunk, usage
+    case listDeleted, recoverDeleted, purgeDeleted
 }
 
 /// One way to misbehave: which calls, when, and how.
