@@ -32,6 +32,18 @@ public enum ControlRequest: Codable, Sendable, Hashable {
     case versions(path: String)
     /// Brings a kept version back (the newest when `version` is nil) as a new local change (`.actions`).
     case restore(path: String, version: Int64?)
+    /// What held folders and the mass-delete brake hold back (SPEC §4a), for the folder at
+    /// the absolute path `folder` or every folder (`.held`); with `choice`, the person's
+    /// choice over it (`.actions`: each item's outcome).
+    case deletions(folder: String?, choice: HeldChoice?)
+}
+
+/// What a person chooses for what a folder holds back (`docs-status deletions`).
+public enum HeldChoice: String, Codable, Sendable, Hashable {
+    /// Send the held deletions to the other devices.
+    case confirm
+    /// Bring the held items back from the backend.
+    case restore
 }
 
 /// The daemon's answer to one `ControlRequest`.
@@ -52,13 +64,15 @@ public enum ControlResponse: Codable, Sendable, Hashable {
     case problems(problems: [ProblemEntry])
     case actions(outcomes: [ActionOutcome])
     case versions(versions: [VersionEntry])
+    /// What each folder holds back (`deletions`).
+    case held(folders: [HeldFolder])
 
     /// Whether this response ends the answer to its request. A client reads responses until
     /// it gets a final one; only a live query's `.changes` are not final.
     public var isFinal: Bool {
         switch self {
         case .changes: false
-        case .status, .settled, .failure, .items, .problems, .actions, .versions: true
+        case .status, .settled, .failure, .items, .problems, .actions, .versions, .held: true
         }
     }
 }
@@ -76,6 +90,9 @@ extension ControlResponse {
         public static let badPredicate = "badPredicate"
         /// A path given is not inside any synced folder, or names no item.
         public static let notFound = "notFound"
+        /// A `wait` or `sync` cannot settle: a folder, or some of its deletions, are held
+        /// for a person to decide (SPEC §4a; `docs-status deletions`).
+        public static let held = "held"
     }
 }
 

@@ -15,7 +15,8 @@ import TOMLKit
 /// - Every problem is a `ConfigurationError` naming the file, line and key (or the flag).
 /// - Defaults: `device` = the host name; `state_dir` = `$XDG_STATE_HOME/docsync` or
 ///   `~/.local/state/docsync`; `socket` = `ControlSocketLocation.defaultPath`; a folder's
-///   `mode` = mirror, `conflict` = keep-both, `max_file_size` = 50MB, `keep_versions_days` = 30.
+///   `mode` = mirror, `conflict` = keep-both, `max_file_size` = 50MB, `keep_versions_days` = 30,
+///   `delete_brake_percent` = 50, `delete_brake_min` = 100.
 /// - Paths in the file must be absolute or start with `~`; paths given as flags may also be
 ///   relative to the current directory. Paths come back absolute and normalized.
 /// - The environment, home directory, host name and current directory are inputs, so the
@@ -30,7 +31,8 @@ public struct ConfigurationLoader: Sendable {
     public enum Keys {
         public static let topLevel = ["device", "state_dir", "socket", "backend", "folders"]
         public static let backend = ["url", "token_file", "ca_file"]
-        public static let folder = ["id", "path", "mode", "conflict", "max_file_size", "keep_versions_days"]
+        public static let folder = ["id", "path", "mode", "conflict", "max_file_size", "keep_versions_days",
+                                    "delete_brake_percent", "delete_brake_min"]
     }
 
     /// Defaults come from this process: its environment, `$HOME` (or the password database),
@@ -210,6 +212,18 @@ public struct ConfigurationLoader: Sendable {
             }
             folder.keepVersionsDays = days
         }
+        if let percent = try document.integer(table, "delete_brake_percent", at: path) {
+            guard (0...100).contains(percent) else {
+                throw document.error(.invalidValue, at: path.appending("delete_brake_percent"), "\(percent) is out of range; use a percentage from 0 (no brake) to 100")
+            }
+            folder.deleteBrake.percent = percent
+        }
+        if let minimum = try document.integer(table, "delete_brake_min", at: path) {
+            guard minimum >= 0 else {
+                throw document.error(.invalidValue, at: path.appending("delete_brake_min"), "\(minimum) is out of range; use a number of items, 0 or more")
+            }
+            folder.deleteBrake.minimum = minimum
+        }
         return folder
     }
 
@@ -279,7 +293,16 @@ public struct ConfigurationLoader: Sendable {
         }
         if let folder = overrides.folder {
             let path = try flagValue("--folder") { try flagPath(folder) }
-            settings.folders = [FolderConfiguration(id: Self.folderID(forPath: path), path: URL(filePath: path, directoryHint: .isDirectory))]
+            var id = Self.folderID(forPath: path)
+            if let given = overrides.folderID {
+                if let problem = ZoneID.problem(with: given) {
+                    throw ConfigurationError(.invalidValue, key: "--folder-id", message: "\(quoted(given)) cannot be a zone name: \(problem)")
+                }
+                id = given
+            }
+            settings.folders = [FolderConfiguration(id: id, path: URL(filePath: path, directoryHint: .isDirectory))]
+        } else if overrides.folderID != nil {
+            throw ConfigurationError(.invalidValue, key: "--folder-id", message: "names the zone of --folder PATH; give --folder too, or set id in the configuration file")
         }
         try applyFolderFlags(overrides, to: &settings.folders)
         guard let backendURL = settings.backendURL else {
@@ -325,6 +348,16 @@ public struct ConfigurationLoader: Sendable {
         if let days = overrides.keepVersionsDays {
             guard days >= 0 else { throw ConfigurationError(.invalidValue, key: "--keep-versions-days", message: "must not be negative") }
             for index in folders.indices { folders[index].keepVersionsDays = days }
+        }
+        if let percent = overrides.deleteBrakePercent {
+            guard (0...100).contains(percent) else {
+                throw ConfigurationError(.invalidValue, key: "--delete-brake-percent", message: "\(percent) is out of range; use a percentage from 0 (no brake) to 100")
+            }
+            for index in folders.indices { folders[index].deleteBrake.percent = percent }
+        }
+        if let minimum = overrides.deleteBrakeMinimum {
+            guard minimum >= 0 else { throw ConfigurationError(.invalidValue, key: "--delete-brake-min", message: "must not be negative") }
+            for index in folders.indices { folders[index].deleteBrake.minimum = minimum }
         }
     }
 

@@ -27,12 +27,23 @@ public struct ConfigurationOverrides: Sendable, Hashable {
     public var maxFileSize: String?
     /// `--keep-versions-days N`, for every folder.
     public var keepVersionsDays: Int?
+    /// `--folder-id ID`: the zone name of the `--folder` folder, instead of one made from
+    /// its last path component (so `~/Documents` and `~/Docs` can be one zone). Only with `--folder`.
+    public var folderID: String?
+    /// `--delete-brake-percent N` (0 turns the brake off), for every folder.
+    public var deleteBrakePercent: Int?
+    /// `--delete-brake-min N`, for every folder.
+    public var deleteBrakeMinimum: Int?
 
     public init(
         device: String? = nil, stateDirectory: String? = nil, socketPath: String? = nil,
         backendURL: String? = nil, tokenFile: String? = nil, caFile: String? = nil, folder: String? = nil,
-        mode: String? = nil, conflictPolicy: String? = nil, maxFileSize: String? = nil, keepVersionsDays: Int? = nil
+        mode: String? = nil, conflictPolicy: String? = nil, maxFileSize: String? = nil, keepVersionsDays: Int? = nil,
+        folderID: String? = nil, deleteBrakePercent: Int? = nil, deleteBrakeMinimum: Int? = nil
     ) {
+        self.folderID = folderID
+        self.deleteBrakePercent = deleteBrakePercent
+        self.deleteBrakeMinimum = deleteBrakeMinimum
         self.mode = mode
         self.conflictPolicy = conflictPolicy
         self.maxFileSize = maxFileSize

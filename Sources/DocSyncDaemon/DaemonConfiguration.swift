@@ -56,11 +56,15 @@ public struct FolderConfiguration: Sendable, Hashable {
     public var maxFileSize: Int64
     /// How long the version store keeps replaced and deleted content. Default 30.
     public var keepVersionsDays: Int
+    /// The mass-delete brake (SPEC §4a): `delete_brake_percent` (50; 0 turns it off) and
+    /// `delete_brake_min` (100).
+    public var deleteBrake: DeleteBrake
 
     public init(
         id: String, path: URL, mode: Mode = .mirror, conflictPolicy: ConflictPolicy = .keepBoth,
-        maxFileSize: Int64 = 50_000_000, keepVersionsDays: Int = 30
+        maxFileSize: Int64 = 50_000_000, keepVersionsDays: Int = 30, deleteBrake: DeleteBrake = DeleteBrake()
     ) {
+        self.deleteBrake = deleteBrake
         self.id = id
         self.path = path
         self.mode = mode

@@ -35,6 +35,20 @@ struct DaemonControlHandler: ControlHandler {
             case .restore(let path, let version):
                 let (folder, relative) = try resolveItem(path)
                 return .actions(outcomes: await folder.engine.perform(.restore(relative, version: version)))
+            case .deletions(let path, let choice):
+                let chosen = try folders(named: path)
+                if let choice {
+                    var outcomes: [ActionOutcome] = []
+                    for folder in chosen {
+                        outcomes += await folder.engine.perform(choice == .confirm ? .confirmDeletions : .restoreHeld)
+                    }
+                    return .actions(outcomes: outcomes)
+                }
+                return .held(folders: chosen.map { folder in
+                    let held = folder.engine.held
+                    let (items, total) = held == nil ? ([], 0) : folder.engine.heldItems(limit: HeldFolder.listedItems)
+                    return HeldFolder(folder: folder.engine.configuration.zone.name, path: folder.root.path, held: held, items: items, total: total)
+                })
             case .download(let paths, let predicate):
                 return .actions(outcomes: try await act(paths: paths, predicate: predicate, EngineAction.download))
             case .evict(let paths, let predicate):
@@ -62,6 +76,11 @@ struct DaemonControlHandler: ControlHandler {
         let deadline = ContinuousClock.now + .milliseconds(Int64(min(max(0, timeoutSeconds), 1e9) * 1000))
         var settledChecks = 0
         while ContinuousClock.now < deadline {
+            let held = folders.compactMap { folder in folder.engine.held.map { (folder.engine.configuration.zone.name, $0) } }
+            if !held.isEmpty {
+                // Held work waits for a person, not for time: say so at once.
+                return .failure(code: ControlResponse.FailureCode.held, message: held.map { "\($0.0): \($0.1.message)" }.joined(separator: "; "))
+            }
             let advanced = rounds.map { rounds in zip(folders, rounds).allSatisfy { $0.engine.completedRounds > $1 } } ?? true
             if advanced && folders.allSatisfy(\.isSettled) {
                 settledChecks += 1
@@ -95,6 +114,16 @@ struct DaemonControlHandler: ControlHandler {
             }
         }
         throw HandlerFailure(ControlResponse.FailureCode.notFound, "\(absolute) is not inside a synced folder")
+    }
+
+    /// The folder holding the absolute `path`, or named by its last component (a folder
+    /// id); every folder when `path` is nil.
+    private func folders(named path: String?) throws(HandlerFailure) -> [FolderService] {
+        guard let path else { return folders }
+        if let (folder, _) = try? resolve(path) { return [folder] }
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        if let folder = folders.first(where: { $0.engine.configuration.zone.name == name }) { return [folder] }
+        throw HandlerFailure(ControlResponse.FailureCode.notFound, "\(path) is neither inside a synced folder nor a folder id")
     }
 
     /// Like `resolve`, for calls that need an item rather than a folder.

@@ -5,24 +5,27 @@ import DocSyncWatcher
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// One synced folder as a service: its watcher feeding its engine, and the backend's
 /// notifications for its zone. Stops when the service group shuts down gracefully.
+///
+/// The watcher follows the folder's root: when the root goes (an unmounted disk, a folder
+/// moved away) and comes back as another directory, a new watcher is started on it and the
+/// engine compares the whole folder again. Meanwhile the engine holds the folder (SPEC §4a).
 final class FolderService: Service, Sendable {
     let engine: FolderEngine
-    let watcher: InotifyWatcher
     let backend: any StorageBackend
     let zone: ZoneID
+    let root: URL
     let logger: Logger
+    /// The watcher of the root directory now there (`nil` while there is none).
+    private let watching = Mutex<InotifyWatcher?>(nil)
 
     init(folder: FolderConfiguration, daemon: DaemonConfiguration, backend: any StorageBackend, logger: Logger) throws {
         let zone: ZoneID
         do { zone = try ZoneID(validating: folder.id) } catch {
             throw DaemonError("folder id \(folder.id.debugDescription) cannot be a zone name: \(error.message)")
-        }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder.path.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw DaemonError("folder \(folder.path.path) does not exist or is not a directory; create it or fix the path")
         }
         let direction: EngineConfiguration.Direction = switch folder.mode {
         case .sendOnly: .sendOnly
@@ -33,26 +36,30 @@ final class FolderService: Service, Sendable {
             zone: zone, root: folder.path,
             stateDirectory: daemon.stateDirectory.appendingPathComponent("folders").appendingPathComponent(folder.id),
             device: daemon.device, conflictPolicy: folder.conflictPolicy, direction: direction,
-            onDemand: folder.mode == .onDemand, maxFileSize: folder.maxFileSize, keepVersionsDays: folder.keepVersionsDays)
+            onDemand: folder.mode == .onDemand, maxFileSize: folder.maxFileSize, keepVersionsDays: folder.keepVersionsDays,
+            deleteBrake: folder.deleteBrake)
         self.engine = try FolderEngine(configuration: configuration, backend: backend, logger: logger)
-        // The engine's own temporary files are never news to it, nor is one it moved into place.
-        self.watcher = InotifyWatcher(root: folder.path, logger: logger, ignoredFilePrefix: IgnoreRules.temporaryFilePrefix,
-                                      ownRenamePrefix: FolderEngine.ownTemporaryPrefix)
+        // A folder never synced must exist; one synced before is held while it is missing.
+        if RootIdentity.of(folder.path.path) == nil, engine.indexedItemCount() == 0 {
+            throw DaemonError("folder \(folder.path.path) does not exist or is not a directory; create it or fix the path")
+        }
         self.backend = backend
         self.zone = zone
+        self.root = folder.path
         self.logger = logger
     }
 
     func run() async throws {
-        let events = try watcher.start()
+        // A folder that is there is watched before anything else, and a watch that cannot
+        // start (the watch limit, overlapping folders) stops the daemon, as the log says.
+        let identity = RootIdentity.of(root.path)
+        let first: (RootIdentity, AsyncStream<WatchEvent>)? = try identity.map { ($0, try startWatcher()) }
         let engine = self.engine, zone = self.zone
         let notifications = backend.changeNotifications()
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await engine.run() }
-                group.addTask {
-                    for await event in events { engine.noteLocal([event]) }
-                }
+                group.addTask { await self.followRoot(from: first) }
                 group.addTask {
                     for await notification in notifications where notification.zones.contains(zone) {
                         engine.noteRemoteChange()
@@ -62,19 +69,89 @@ final class FolderService: Service, Sendable {
                 group.cancelAll()
             }
         }
-        watcher.stop()
+        stopWatcher()
+    }
+
+    /// Feeds the watcher's events to the engine, and once a second looks whether the root is
+    /// still the directory watched; when it is gone or another, the watcher is replaced.
+    private func followRoot(from first: (RootIdentity, AsyncStream<WatchEvent>)?) async {
+        var watched = first?.0
+        var feeding = first.map { feed($0.1) }
+        var failedOn: RootIdentity?
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(1))
+            let current = RootIdentity.of(root.path)
+            guard current != watched else { continue }
+            if watched != nil {
+                feeding?.cancel()
+                feeding = nil
+                stopWatcher()
+                watched = nil
+                logger.notice("the folder's root is gone or was replaced; watching stopped", metadata: ["path": "\(root.path)"])
+            }
+            guard let current, current != failedOn else { continue }
+            do {
+                feeding = feed(try startWatcher())
+                watched = current
+                failedOn = nil
+                logger.notice("watching the folder's root again", metadata: ["path": "\(root.path)"])
+                engine.requestSync()  // whatever changed while it was not watched
+            } catch {
+                failedOn = current
+                logger.error("cannot watch the folder's root", metadata: ["path": "\(root.path)", "error": "\(error.message)"])
+            }
+        }
+        feeding?.cancel()
+    }
+
+    private func feed(_ events: AsyncStream<WatchEvent>) -> Task<Void, Never> {
+        let engine = self.engine
+        return Task {
+            for await event in events { engine.noteLocal([event]) }
+        }
+    }
+
+    /// A new watcher on the root, recorded as the current one.
+    private func startWatcher() throws(WatcherError) -> AsyncStream<WatchEvent> {
+        // The engine's own temporary files are never news to it, nor is one it moved into place.
+        let watcher = InotifyWatcher(root: root, logger: logger, ignoredFilePrefix: IgnoreRules.temporaryFilePrefix,
+                                     ownRenamePrefix: FolderEngine.ownTemporaryPrefix)
+        let events = try watcher.start()
+        watching.withLock { $0 = watcher }
+        return events
+    }
+
+    private func stopWatcher() {
+        let watcher = watching.withLock { current -> InotifyWatcher? in
+            defer { current = nil }
+            return current
+        }
+        watcher?.stop()
     }
 
     /// The engine's status, with the watcher's latest warning (a queue overflow, a watch limit
     /// reached) shown as a problem of the folder itself.
     func status() -> FolderStatus {
         var status = engine.status()
-        if let warning = watcher.warnings.last {
+        if let warning = watching.withLock({ $0 })?.warnings.last {
             status.problems.insert(ItemProblem(path: ".", message: "watcher: \(warning) (the folder was scanned again)"), at: 0)
         }
         return status
     }
 
     /// Settled: the engine has nothing to do and the watcher has nothing held back.
-    var isSettled: Bool { watcher.isQuiet && engine.isSettled }
+    var isSettled: Bool { (watching.withLock({ $0 })?.isQuiet ?? true) && engine.isSettled }
+}
+
+/// Which directory a path names now (device and inode, symlinks followed); `nil` when it
+/// names none.
+struct RootIdentity: Hashable {
+    var device: UInt64
+    var inode: UInt64
+
+    static func of(_ path: String) -> RootIdentity? {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
+        return RootIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
 }

@@ -26,6 +26,8 @@ public struct EngineConfiguration: Sendable {
     /// Larger files stay local with a per-file error.
     public var maxFileSize: Int64
     public var keepVersionsDays: Int
+    /// The mass-delete brake (SPEC §4a).
+    public var deleteBrake: DeleteBrake
     public var retryPolicy: RetryPolicy
     /// How often to fetch even without a notification (a safety net, not the mechanism).
     public var safetyNetInterval: Duration
@@ -35,8 +37,10 @@ public struct EngineConfiguration: Sendable {
     public init(
         zone: ZoneID, root: URL, stateDirectory: URL, device: String, conflictPolicy: ConflictPolicy = .keepBoth,
         direction: Direction = .both, onDemand: Bool = false, maxFileSize: Int64 = 50_000_000, keepVersionsDays: Int = 30,
+        deleteBrake: DeleteBrake = DeleteBrake(),
         retryPolicy: RetryPolicy = .standard, safetyNetInterval: Duration = .seconds(300), transferConcurrency: Int = 8
     ) {
+        self.deleteBrake = deleteBrake
         self.zone = zone
         self.root = root.standardizedFileURL
         self.stateDirectory = stateDirectory

@@ -10,6 +10,10 @@ public enum EngineAction: Sendable, Hashable {
     case evict([RelativePath])
     /// Bring back a kept version (`nil`: the newest of the item at the path) as a local change.
     case restore(RelativePath, version: Int64?)
+    /// Send the deletions the folder holds back (SPEC §4a).
+    case confirmDeletions
+    /// Bring the items the folder holds back from the backend (SPEC §4a).
+    case restoreHeld
 }
 
 /// An action waiting for the engine's loop, with whom to tell the outcome.
@@ -29,30 +33,50 @@ extension FolderEngine {
         }
     }
 
-    /// Runs queued actions; called by the loop.
-    func run(_ queued: [QueuedAction]) async {
+    /// Runs queued actions; called by the loop. While the folder is held (`root` is not
+    /// `.proceed`) only the choices over what it holds run: nothing else writes into it.
+    func run(_ queued: [QueuedAction], root: RootCheck) async {
         for item in queued {
             var outcomes: [ActionOutcome] = []
-            switch item.action {
-            case .download(let paths):
+            switch (item.action, root) {
+            case (.confirmDeletions, _):
+                outcomes = confirmHeldDeletions(root: root)
+            case (.restoreHeld, _):
+                outcomes = await restoreHeldItems(root: root)
+            case (_, .held), (_, .waiting):
+                let message = switch root {
+                case .held(let reason): "refused: the folder is held (\(reason.rawValue)); see 'docs-status deletions'"
+                case .waiting(let why): "refused: \(why)"
+                case .proceed: ""
+                }
+                outcomes = affectedPaths(item.action).map { ActionOutcome(folder: configuration.zone.name, path: $0.string, done: false, message: message) }
+            case (.download(let paths), .proceed):
                 for path in paths { outcomes.append(await download(path)) }
-            case .evict(let paths):
+            case (.evict(let paths), .proceed):
                 for path in paths { outcomes.append(evict(path)) }
-            case .restore(let path, let version):
+            case (.restore(let path, let version), .proceed):
                 outcomes.append(restore(path, version: version))
             }
             item.reply(outcomes)
         }
     }
 
+    /// The paths an action names (none for the folder-wide ones).
+    private func affectedPaths(_ action: EngineAction) -> [RelativePath] {
+        switch action {
+        case .download(let paths), .evict(let paths): paths
+        case .restore(let path, _): [path]
+        case .confirmDeletions, .restoreHeld: []
+        }
+    }
+
     /// Answers queued actions the loop will never run (it is stopping).
     func abandon(_ queued: [QueuedAction]) {
         for item in queued {
-            let paths: [RelativePath] = switch item.action {
-            case .download(let paths), .evict(let paths): paths
-            case .restore(let path, _): [path]
-            }
-            item.reply(paths.map { ActionOutcome(folder: configuration.zone.name, path: $0.string, done: false, message: "docsyncd is stopping") })
+            let paths = affectedPaths(item.action)
+            item.reply((paths.isEmpty ? [RelativePath(".")] : paths).map {
+                ActionOutcome(folder: configuration.zone.name, path: $0.string, done: false, message: "docsyncd is stopping")
+            })
         }
     }
 

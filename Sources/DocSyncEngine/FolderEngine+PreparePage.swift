@@ -43,12 +43,13 @@ extension FolderEngine {
     /// and returns what is to be sent; `nil` when nothing is pending after `cursor`.
     func preparePage(after cursor: PageCursor) throws(SyncError) -> PreparedPage? {
         var fetched: [String: IndexItem.Fingerprint] = [:]
+        let condition = sendableCondition  // deletions only when the brake lets them go
         // The fingerprint's columns first, then the whole row (read by name: the repeated
         // columns hold the same values).
         let rows = try readIndex { db in
             // Decoded from the cursor's rows as they are stepped, without copying each row.
             let found = try Row.fetchCursor(db, sql: """
-                SELECT \(IndexItem.Fingerprint.columns), * FROM item WHERE pending != 0 AND uploadingError IS NULL AND (path > ? OR (path = ? AND recordName > ?))
+                SELECT \(IndexItem.Fingerprint.columns), * FROM item WHERE \(condition) AND (path > ? OR (path = ? AND recordName > ?))
                 ORDER BY path, recordName LIMIT 1000
                 """, arguments: [cursor.path, cursor.path, cursor.recordName])
             var items: [IndexItem] = []

@@ -54,6 +54,11 @@ extension FolderEngine {
             examined.append((path, stat == nil))
         }
         for problem in problems { report(problem) }
+        // A root unmounted or moved away while it was walked looks emptied: what was seen is
+        // not recorded, and the loop finds the folder held (SPEC §4a).
+        guard checkRoot() == .proceed else {
+            throw SyncError(.assetFileModified, "the folder's root changed while it was compared; looking at it again")
+        }
         let created = createdDirectories.withLock { $0 }
         do {
             try index.write { db in
@@ -140,6 +145,16 @@ extension FolderEngine {
         for (path, stat) in unmatched {
             guard let type = RecordType(stat.kind) else { continue }
             if type == .folder, created.contains(path) { continue }
+            if var row = try db.itemPendingDeletion(at: path, kind: type) {
+                // Back where its deletion waits to be sent (put back by hand, or written anew
+                // by an editor): the same item, changed, not a new one.
+                row.take(stat)
+                if type != .folder { row.needsRead = true; row.chunksUploaded = false }
+                markChanged(&row)
+                try row.update(db)
+                try refreshConflictFlags(db, around: [path])
+                continue
+            }
             if type == .document, vanishedDocuments.contains(where: { $0.size == stat.size && vanished[$0.recordName] != nil }),
                let content = try? ContentReader.read(scanner.absolute(path)),
                let match = vanished.values.first(where: { $0.kind == .document && $0.digest == content.manifest.contentDigest }) {
@@ -161,6 +176,7 @@ extension FolderEngine {
             try refreshConflictFlags(db, around: [path])
         }
         // What is left is gone.
+        if vanished.values.contains(where: { $0.acked != nil }) { noteLocalDeletions() }
         for var row in vanished.values {
             if row.acked == nil {
                 try db.deleteItem(named: row.recordName)

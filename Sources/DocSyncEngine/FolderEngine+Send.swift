@@ -91,7 +91,10 @@ extension FolderEngine {
             let batch = RecordBatch(
                 zone: configuration.zone,
                 saves: slice.filter { !$0.delete }.map { $0.row.record(zone: configuration.zone, device: configuration.device) },
-                deletions: slice.filter(\.delete).map { RecordDeletion(id: RecordID(zone: configuration.zone, recordName: $0.row.recordName), baseTag: $0.row.acked?.changeTag) },
+                deletions: slice.filter(\.delete).map {
+                    RecordDeletion(id: RecordID(zone: configuration.zone, recordName: $0.row.recordName), baseTag: $0.row.acked?.changeTag,
+                                   device: configuration.device)
+                },
                 knownToken: loadToken())
             let result: ModifyResult
             do {
@@ -102,6 +105,7 @@ extension FolderEngine {
                 continue
             }
             try await record(result, sent: slice.map(\.row), knownToken: batch.knownToken)
+            noteDeletionsSent(batch.deletions.filter { result.deleted.contains($0.id) }.count)
             items.removeFirst(slice.count)
         }
         logger.trace("sent a page", metadata: ["items": "\(page.itemCount)", "prepared": "\(page.preparation)",

@@ -28,6 +28,10 @@ public final class FolderEngine: Sendable {
     let createdDirectories = Mutex(Set<RelativePath>())
     /// Remote documents written ahead for the page being applied, by record name.
     let preparedFiles = Mutex([String: PreparedFile]())
+    /// Deletion safety (SPEC §4a), as stored in the index.
+    let safety: Mutex<SafetyState>
+    /// When the reconciler last saw local deletions (the brake's quiet period).
+    let lastLocalDeletion = Mutex<ContinuousClock.Instant?>(nil)
 
     /// How the names of this process's temporary files start: a file renamed from such a
     /// name is an engine's own write moved into place, recorded in its index by the engine
@@ -45,6 +49,8 @@ public final class FolderEngine: Sendable {
         /// Sync rounds finished (the loop went idle with the backend reached).
         var completedRounds = 0
         var busy = true
+        /// Whether pending local deletions are sent (`decideDeletionGate`).
+        var deletionGate: DeletionGate = .release
     }
 
     public init(configuration: EngineConfiguration, backend: any StorageBackend, logger: Logger) throws {
@@ -55,6 +61,8 @@ public final class FolderEngine: Sendable {
         self.logger = logger
         try FileManager.default.createDirectory(at: configuration.stateDirectory, withIntermediateDirectories: true)
         self.index = try LocalIndex(url: configuration.indexURL)
+        let stored = try index.read { db in try db.engineValue(SafetyState.key) }
+        self.safety = Mutex(SafetyState.load(stored))
         self.versions = VersionStore(directory: configuration.versionsURL)
         self.scanner = Mutex(FolderScanner(root: configuration.root, ignores: FolderEngine.loadIgnores(configuration.root)))
     }
@@ -85,11 +93,28 @@ public final class FolderEngine: Sendable {
     public func run() async {
         var retry = RetryState()
         inbox.withLock { $0.fullScan = true; $0.fetch = true; $0.send = true }
-        removeLeftoverTemporaryFiles()
+        // The walk for leftovers only where the root is the indexed folder.
+        if checkRoot() == .proceed { removeLeftoverTemporaryFiles() }
         pruneVersions()
         var lastSafetyNet = ContinuousClock.now
         var busySince: ContinuousClock.Instant?
         while !Task.isCancelled {
+            let root = checkRoot()
+            guard root == .proceed else {
+                // Held (SPEC §4a) or no folder yet: nothing is sent or written; only a
+                // person's choices run. The root is looked at again every second (and at
+                // once when the watcher or a person wakes the loop).
+                let actions = inbox.withLock { inbox -> [QueuedAction] in
+                    defer { inbox = EngineInbox() }
+                    return inbox.actions
+                }
+                await run(actions, root: root)
+                showStopped(root)
+                setBusy(false)
+                await wake.wait(timeout: .seconds(1))
+                continue
+            }
+            let gate = decideDeletionGate()
             let work = inbox.withLock { inbox -> EngineInbox in
                 let taken = inbox
                 inbox = EngineInbox()
@@ -105,8 +130,13 @@ public final class FolderEngine: Sendable {
                     await wake.wait(timeout: notBefore - ContinuousClock.now)
                     continue
                 }
+                if case .wait(let until) = gate {
+                    // Deletions wait for the rest of what may be a mass deletion.
+                    await wake.wait(timeout: until - ContinuousClock.now)
+                    continue
+                }
                 setBusy(false)
-                if live.withLock({ $0.state == .idle || $0.state == .syncing || $0.state == .scanning }) {
+                if live.withLock({ [.idle, .syncing, .scanning, .deletionsHeld].contains($0.state) }) {
                     finishedSync()
                 }
                 if let since = busySince, ContinuousClock.now - since > .seconds(1) {
@@ -132,7 +162,7 @@ public final class FolderEngine: Sendable {
                 logger.warning("rescanning after lost events", metadata: ["reason": "\(warning)"])
             }
             // Actions first: each checks the item it touches against the disk itself.
-            await run(work.actions)
+            await run(work.actions, root: root)
             do throws(SyncError) {
                 if work.fullScan {
                     showWorking(.scanning)
@@ -160,9 +190,13 @@ public final class FolderEngine: Sendable {
                     }
                 }
                 var sentEverything = true
-                if hasSendablePending() {
+                // Joining (no change token yet: never fetched, or fetching everything again)
+                // sends nothing before the server's records are known, so a local file is
+                // matched with the record at its path instead of racing it as a new one.
+                if hasSendablePending(), loadToken() != nil {
                     showWorking(.syncing)
                     let started = ContinuousClock.now
+                    _ = decideDeletionGate()
                     sentEverything = try await sendPending()
                     logger.debug("sent pending changes", metadata: ["took": "\(ContinuousClock.now - started)"])
                 }
@@ -239,23 +273,37 @@ public final class FolderEngine: Sendable {
     /// The folder's state and counts now.
     public func status() -> FolderStatus {
         let live = self.live.withLock { $0 }
-        let counts = (try? index.read { db in try IndexCounts.fetch(db) }) ?? IndexCounts()
+        let released = live.deletionGate != .hold
+        let counts = (try? index.read { db in try IndexCounts.fetch(db, deletionsReleased: released) }) ?? IndexCounts()
         let problems = live.problems.values.sorted { $0.path < $1.path } + counts.problems
+        let safety = self.safety.withLock { $0 }
+        let held = heldFolderStatus(safety, items: counts.items) ?? heldDeletionsStatus(safety)
         return FolderStatus(
             id: configuration.zone.name, path: configuration.root.path, state: live.state, message: live.message,
             items: counts.items, pendingUploads: counts.pendingUploads, pendingUploadBytes: counts.pendingUploadBytes,
             pendingDownloads: live.pendingDownloads, pendingDownloadBytes: live.pendingDownloadBytes,
-            conflicts: counts.conflicts, problems: problems, lastSync: live.lastSync)
+            conflicts: counts.conflicts, problems: problems, lastSync: live.lastSync, held: held)
     }
 
     /// How many sync rounds have finished: a round asked for with `requestSync` is done once
     /// this has grown and the engine is settled.
     public var completedRounds: Int { live.withLock { $0.completedRounds } }
 
-    /// True when the loop is waiting with nothing to do and nothing pending.
+    /// True when the loop is waiting with nothing to do and nothing pending (held deletions
+    /// and a held folder are not settled: they wait for a person).
     public var isSettled: Bool {
-        let idle = live.withLock { !$0.busy && $0.state == .idle }
+        let idle = live.withLock { !$0.busy && $0.state == .idle && $0.deletionGate == .release }
         return idle && inbox.withLock { $0.isEmpty } && !hasSendablePending()
+    }
+
+    /// What the folder holds back for a person now (a held folder, or deletions the brake
+    /// holds), `nil` when nothing.
+    public var held: HeldDeletions? {
+        let safety = self.safety.withLock { $0 }
+        if safety.heldReason != nil {
+            return heldFolderStatus(safety, items: indexedItemCount())
+        }
+        return heldDeletionsStatus(safety)
     }
 
     func setState(_ state: FolderState, message: String? = nil) {
@@ -276,8 +324,33 @@ public final class FolderEngine: Sendable {
         live.withLock { $0.busy = busy }
     }
 
+    /// The loop went idle with the backend reached: a round is done. Held deletions keep the
+    /// folder's state (and the count of deletions since it last settled).
     private func finishedSync() {
-        live.withLock { $0.lastSync = Date(); $0.state = .idle; $0.message = nil; $0.completedRounds += 1 }
+        let holding = deletionGate == .hold
+        if !holding { settleDeletionCount() }
+        live.withLock { live in
+            live.lastSync = Date()
+            live.state = holding ? .deletionsHeld : .idle
+            live.message = holding ? "local deletions held by the mass-delete brake: see 'docs-status deletions'" : nil
+            live.completedRounds += 1
+        }
+    }
+
+    /// Every item of the index, pending deletions too.
+    public func indexedItemCount() -> Int {
+        ((try? index.readLatest { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") }) ?? nil) ?? 0
+    }
+
+    /// Shows why the loop does nothing: a held folder, or no folder to sync yet.
+    private func showStopped(_ root: RootCheck) {
+        switch root {
+        case .proceed: return
+        case .held(let reason):
+            setState(.held, message: reason.explanation(root: configuration.root.path, items: indexedItemCount()))
+        case .waiting(let message):
+            setState(.error, message: message)
+        }
     }
 
     func report(_ problem: ItemProblem) {
@@ -289,10 +362,12 @@ public final class FolderEngine: Sendable {
         live.withLock { _ = $0.problems.removeValue(forKey: path) }
     }
 
+    /// Whether something is to be sent now: deletions only when the brake's gate lets them.
     func hasSendablePending() -> Bool {
         guard configuration.direction != .receiveOnly else { return false }
+        let condition = sendableCondition
         let pending = try? index.read { db in
-            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item WHERE pending != 0 AND uploadingError IS NULL)")
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item WHERE \(condition))")
         }
         return pending ?? false
     }
@@ -342,14 +417,20 @@ struct IndexCounts {
     var conflicts = 0
     var problems: [ItemProblem] = []
 
-    /// Items waiting to be sent and their bytes: read from the covering `item_pending` index (migrations v4, v6).
-    static let pendingUploadsSQL = "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM item WHERE pending != 0 AND uploadingError IS NULL"
+    /// Items waiting to be sent and the bytes of the files among them: read from the
+    /// covering `item_pending` index (migrations v4, v6). Deletions are counted only when
+    /// `deletionsReleased` (the brake does not hold them), and carry no bytes. (`pending != 0`
+    /// is always a term of its own: that is what lets SQLite use the partial index.)
+    static func pendingUploadsSQL(deletionsReleased: Bool) -> String {
+        "SELECT COUNT(*), COALESCE(SUM(CASE WHEN pending = 1 THEN size ELSE 0 END), 0) FROM item WHERE "
+            + (deletionsReleased ? "pending != 0" : "pending != 0 AND pending != 2") + " AND uploadingError IS NULL"
+    }
 
-    static func fetch(_ db: GRDB.Database) throws -> IndexCounts {
+    static func fetch(_ db: GRDB.Database, deletionsReleased: Bool = true) throws -> IndexCounts {
         var counts = IndexCounts()
         // Each query reads a narrow or partial index (migration v3), not the item rows.
         counts.items = try Int.fetchOne(db, sql: "SELECT (SELECT COUNT(*) FROM item) - (SELECT COUNT(*) FROM item WHERE pending = 2)") ?? 0
-        if let row = try Row.fetchOne(db, sql: IndexCounts.pendingUploadsSQL) {
+        if let row = try Row.fetchOne(db, sql: IndexCounts.pendingUploadsSQL(deletionsReleased: deletionsReleased)) {
             counts.pendingUploads = row[0]
             counts.pendingUploadBytes = row[1]
         }

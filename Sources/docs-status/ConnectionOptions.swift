@@ -46,7 +46,7 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     /// Reports a `.failure` response (stderr, and a JSON `error` object on stdout with
-    /// `--json`) and exits: 2 for a bad predicate, 4 for `notFound`, 1 otherwise.
+    /// `--json`) and exits: 2 for a bad predicate, 4 for `notFound`, 5 for `held`, 1 otherwise.
     func fail(code: String, message: String, jsonLines: Bool = false) throws -> Never {
         if json {
             let report = ErrorReport(error: .init(code: code, message: message))
@@ -56,6 +56,7 @@ struct ConnectionOptions: ParsableArguments {
         switch code {
         case ControlResponse.FailureCode.badPredicate: throw DocsStatusExit.usage
         case ControlResponse.FailureCode.notFound: throw DocsStatusExit.notFound
+        case ControlResponse.FailureCode.held: throw DocsStatusExit.held
         default: throw DocsStatusExit.failure
         }
     }
@@ -85,4 +86,5 @@ extension ControlResponse {
     var problemList: [ProblemEntry]? { if case .problems(let problems) = self { problems } else { nil } }
     var outcomeList: [ActionOutcome]? { if case .actions(let outcomes) = self { outcomes } else { nil } }
     var versionList: [VersionEntry]? { if case .versions(let versions) = self { versions } else { nil } }
+    var heldFolders: [HeldFolder]? { if case .held(let folders) = self { folders } else { nil } }
 }

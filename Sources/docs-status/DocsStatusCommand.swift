@@ -13,6 +13,8 @@ import Foundation
 ///   cannot parse (its message gives the position).
 /// - 3: docsyncd is not running: `docs-status: docsyncd is not running (no daemon answers on PATH)`.
 /// - 4: not found: a path outside every synced folder, or no such item.
+/// - 5: held: `wait` or `sync` cannot settle because a folder, or some of its deletions, are
+///   held for a person to decide (SPEC §4a; see `docs-status deletions`). Returned at once.
 @main
 struct DocsStatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -28,13 +30,19 @@ struct DocsStatusCommand: AsyncParsableCommand {
         subcommands: [
             OverviewCommand.self, ListCommand.self, QueryCommand.self, WaitCommand.self,
             ConflictsCommand.self, ErrorsCommand.self, DownloadCommand.self, EvictCommand.self,
-            SyncCommand.self, VersionsCommand.self, RestoreCommand.self,
+            SyncCommand.self, VersionsCommand.self, RestoreCommand.self, DeletionsCommand.self,
         ],
         defaultSubcommand: OverviewCommand.self
     )
 
-    /// Usage errors exit with 2 (not argument-parser's 64).
-    static func main() async { await mainExitingTwoOnUsageErrors() }
+    /// Usage errors exit with 2 (not argument-parser's 64). The options every call shares
+    /// may come before the call's name (`docs-status --json ls`).
+    static func main() async {
+        let placement = SharedOptionPlacement(
+            calls: Set(configuration.subcommands.compactMap { $0.configuration.commandName }),
+            valued: ["--socket"], flags: ["--json"])
+        await mainExitingTwoOnUsageErrors(placement.reordered(Array(CommandLine.arguments.dropFirst())))
+    }
 }
 
 /// The exit codes of `docs-status` (see `DocsStatusCommand`).
@@ -43,12 +51,14 @@ enum DocsStatusExit {
     static let usage = ExitCode(2)
     static let daemonNotRunning = ExitCode(3)
     static let notFound = ExitCode(4)
+    static let held = ExitCode(5)
 
     /// The exit codes as every command's help states them.
     static let help = """
         Exit codes: 0 ok; 1 failure (the daemon answered an error, a timeout, an action \
         refused or failed for any item); 2 usage (bad option, missing argument, a predicate \
         that does not parse); 3 docsyncd is not running; 4 not found (a path outside every \
-        synced folder, or no such item).
+        synced folder, or no such item); 5 held (wait or sync: a folder or its deletions wait \
+        for you, see docs-status deletions).
         """
 }

@@ -32,7 +32,13 @@ enum StatusReport {
             )
         }
         let progress = progressLines(status.folders, inFlight: inFlight)
-        let notes = status.folders.compactMap { folder in folder.message.map { "\(folder.id): \($0)" } }
+        let notes = status.folders.flatMap { folder -> [String] in
+            var notes = folder.message.map { ["\(folder.id): \($0)"] } ?? []
+            if let held = folder.held, held.message != folder.message {
+                notes.append(Color.yellow.paint("\(folder.id): since \(Format.dateTime(held.since)): \(held.message)"))
+            }
+            return notes
+        }
         let problems = status.folders.flatMap { folder in
             folder.problems.map { Color.red.paint("\(Format.join(folder.path, $0.path)): \($0.message)") }
         }
@@ -91,7 +97,8 @@ enum StatusReport {
         case .idle: Cell(state.rawValue, color: .green)
         case .scanning, .syncing: Cell(state.rawValue, color: .cyan)
         case .offline: Cell(state.rawValue, color: .yellow)
-        case .error: Cell(state.rawValue, color: .red)
+        case .error, .held: Cell(state.rawValue, color: .red)
+        case .deletionsHeld: Cell(state.rawValue, color: .yellow)
         }
     }
 }

@@ -22,7 +22,7 @@ struct DocSyncDaemonCommand: AsyncParsableCommand {
         discussion: """
             With --config FILE, or with no --folder, docsyncd reads its configuration file \
             (default: $XDG_CONFIG_HOME/docsync/docsync.toml); flags override its settings for this run. \
-            For one folder without a file: docsyncd --folder PATH --backend URL.
+            For one folder without a file: docsyncd --folder PATH [--folder-id ID] --backend URL.
 
             Exit codes: 0 stopped by SIGTERM/SIGINT, 1 failed while running, 2 usage or configuration error.
             """
@@ -33,6 +33,9 @@ struct DocSyncDaemonCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Sync just this folder (replaces the file's [[folders]]).", valueName: "path"))
     var folder: String?
+
+    @Option(name: .customLong("folder-id"), help: ArgumentHelp("The zone name of --folder (default: made from its last path component), so folders of different names on two machines can be one zone.", valueName: "id"))
+    var folderID: String?
 
     @Option(name: .long, help: ArgumentHelp("The backend: file:///path or http(s)://host:port.", valueName: "url"))
     var backend: String?
@@ -64,6 +67,12 @@ struct DocSyncDaemonCommand: AsyncParsableCommand {
     @Option(name: .customLong("keep-versions-days"), help: ArgumentHelp("Days the version store keeps replaced and deleted files, for every folder.", valueName: "days"))
     var keepVersionsDays: Int?
 
+    @Option(name: .customLong("delete-brake-percent"), help: ArgumentHelp("Hold local deletions once they reach this share of a folder's items (and --delete-brake-min items); 0 turns the brake off. For every folder.", valueName: "percent"))
+    var deleteBrakePercent: Int?
+
+    @Option(name: .customLong("delete-brake-min"), help: ArgumentHelp("The fewest local deletions the brake holds (with --delete-brake-percent). For every folder.", valueName: "items"))
+    var deleteBrakeMinimum: Int?
+
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -74,7 +83,8 @@ struct DocSyncDaemonCommand: AsyncParsableCommand {
         let overrides = ConfigurationOverrides(
             device: device, stateDirectory: stateDirectory, socketPath: socket,
             backendURL: backend, tokenFile: tokenFile, caFile: caFile, folder: folder,
-            mode: mode, conflictPolicy: conflict, maxFileSize: maxFileSize, keepVersionsDays: keepVersionsDays
+            mode: mode, conflictPolicy: conflict, maxFileSize: maxFileSize, keepVersionsDays: keepVersionsDays,
+            folderID: folderID, deleteBrakePercent: deleteBrakePercent, deleteBrakeMinimum: deleteBrakeMinimum
         )
         let configuration: DaemonConfiguration
         do {

@@ -53,7 +53,15 @@ import Testing
         #expect(IgnoreRules(ignoreFileContents: nil).problems.isEmpty)
         #expect(IgnoreRules(ignoreFileContents: "").problems.isEmpty)
         #expect(IgnoreRules.fileName == ".docsyncignore")
-        #expect(IgnoreRules.defaultPatterns.count == 8)
+        #expect(IgnoreRules.defaultPatterns.count == 9)
+    }
+
+    @Test func theRootMarkerIsIgnoredAtTheRootOnly() {
+        let marker = IgnoreRules.rootMarkerName
+        #expect(marker == ".docsync-root")
+        #expect(IgnoreRules.defaults.isIgnored(Self.path(marker), isDirectory: false))
+        #expect(!IgnoreRules.defaults.isIgnored(Self.path("sub/" + marker), isDirectory: false), "a synced folder's copy inside another is ordinary content")
+        #expect(!IgnoreRules.defaults.isIgnored(Self.path(marker + "x"), isDirectory: false))
     }
 
     // MARK: - .docsyncignore

@@ -56,16 +56,21 @@ final class EngineDevice: Sendable {
     }
 
     /// Names in the folder's root, sorted.
-    func names() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted() }
+    /// The names at the folder's top level, less its root marker (never synced, one per device).
+    func names() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0 != IgnoreRules.rootMarkerName }.sorted()
+    }
 
     var status: FolderStatus { engine.status() }
 }
 
-/// Both folders hold the same names with the same contents (recursively).
+/// Both folders hold the same names with the same contents (recursively), their root
+/// markers aside (never synced, one per device).
 func sameTrees(_ a: EngineDevice, _ b: EngineDevice) -> Bool {
     let fm = FileManager.default
-    guard let left = try? fm.subpathsOfDirectory(atPath: a.folder.path).sorted(),
-          let right = try? fm.subpathsOfDirectory(atPath: b.folder.path).sorted(), left == right else { return false }
+    guard let left = try? fm.subpathsOfDirectory(atPath: a.folder.path).filter({ $0 != IgnoreRules.rootMarkerName }).sorted(),
+          let right = try? fm.subpathsOfDirectory(atPath: b.folder.path).filter({ $0 != IgnoreRules.rootMarkerName }).sorted(),
+          left == right else { return false }
     return left.allSatisfy { fm.contents(atPath: a.file($0).path) == fm.contents(atPath: b.file($0).path) }
 }
 

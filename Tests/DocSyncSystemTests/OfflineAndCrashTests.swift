@@ -41,9 +41,9 @@ struct OfflineAndCrashTests {
         try overwrite(pair.a.file("report.txt"), "alpha's version\n")
         try overwrite(pair.b.file("report.txt"), "beta's version\n")
         try pair.startBoth()
-        let twoFiles = { (try? FileManager.default.contentsOfDirectory(atPath: pair.a.folder.path).count) == 2 }
+        let twoFiles = { syncedNames(pair.a.folder).count == 2 }
         await pair.converge("conflict", also: twoFiles)
-        let names = try FileManager.default.contentsOfDirectory(atPath: pair.a.folder.path).sorted()
+        let names = syncedNames(pair.a.folder).sorted()
         #expect(names.count == 2)
         #expect(names.contains("report.txt"))
         let copy = names.first { $0 != "report.txt" } ?? ""
@@ -63,7 +63,7 @@ struct OfflineAndCrashTests {
         try overwrite(pair.b.file("draft.txt"), "second draft\n")
         try pair.startBoth()
         await pair.converge("rename vs edit", also: { contents(pair.a.file("final.txt")) == "second draft\n" })
-        let names = try FileManager.default.contentsOfDirectory(atPath: pair.b.folder.path)
+        let names = syncedNames(pair.b.folder)
         #expect(names == ["final.txt"])
         #expect(contents(pair.b.file("final.txt")) == "second draft\n")
         await pair.stopBoth()

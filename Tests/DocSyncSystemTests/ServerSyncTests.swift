@@ -43,9 +43,9 @@ struct ServerSyncTests {
         try overwrite(b.file("plan.txt"), "beta's plan\n")
         try pair.startBoth()
         await pair.converge("concurrent edits", also: {
-            ((try? FileManager.default.contentsOfDirectory(atPath: a.folder.path)) ?? []).count == 3
+            syncedNames(a.folder).count == 3
         })
-        let texts = Set(((try? FileManager.default.contentsOfDirectory(atPath: a.folder.path)) ?? [])
+        let texts = Set(syncedNames(a.folder)
             .filter { $0.hasPrefix("plan") }.compactMap { contents(a.file($0)) })
         #expect(texts == ["alpha's plan\n", "beta's plan\n"], "one file and one conflict copy, both contents present")
         #expect(try await server.stop() == 0, "SIGTERM stops the server cleanly")

@@ -3,7 +3,8 @@ import Foundation
 
 /// What a synced folder holds, as two devices must agree on it: every path with its kind,
 /// content digest (files) or target (symlinks), size and permission bits, and the file's
-/// mtime. Nothing is excluded, so a leftover temporary file is a difference.
+/// mtime. Nothing is excluded but the root marker (never synced, one per device), so a
+/// leftover temporary file is a difference.
 struct TreeSnapshot: Equatable, CustomStringConvertible {
     struct Entry: Equatable {
         var kind: String
@@ -20,7 +21,7 @@ struct TreeSnapshot: Equatable, CustomStringConvertible {
         while let next = stack.popLast() {
             let directory = next.isEmpty ? root.path : root.path + "/" + next
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { continue }
-            for name in names {
+            for name in names where !(next.isEmpty && name == IgnoreRules.rootMarkerName) {
                 let relative = next.isEmpty ? name : next + "/" + name
                 let path = root.path + "/" + relative
                 var st = stat()
@@ -60,4 +61,9 @@ struct TreeSnapshot: Equatable, CustomStringConvertible {
             return "\(key): \(a.map { "\($0)" } ?? "missing") vs \(b.map { "\($0)" } ?? "missing")"
         }.prefix(20).joined(separator: "\n")
     }
+}
+
+/// The names in `directory`, less a folder root's marker (never synced, one per device).
+func syncedNames(_ directory: URL) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0 != IgnoreRules.rootMarkerName }
 }

@@ -37,14 +37,19 @@ public struct IgnoreRules: Sendable {
     /// them itself, so they are never synced as files.
     public static let placeholderSuffix = ".docsync"
 
+    /// The hidden file at a folder's root that tells the daemon "this is the directory I
+    /// indexed" (SPEC §4a): never synced.
+    public static let rootMarkerName = ".docsync-root"
+
     /// The default patterns, in the ignore-file syntax: editor swap and backup files, the
-    /// daemon's own temporary files and placeholders, and any name ending in `.nosync`.
+    /// daemon's own temporary files and placeholders, the root marker, and any name ending
+    /// in `.nosync`.
     public static let defaultPatterns = ["*.swp", "*~", ".#*", "~$*", ".~lock.*#", "*.nosync", temporaryFilePrefix + "*",
-                                         ".?*" + placeholderSuffix]
+                                         ".?*" + placeholderSuffix, "/" + rootMarkerName]
 
     /// The defaults of SPEC §9: `*.swp`, `*~`, `.#*`, `~$*`, `.~lock.*#`, any name ending in
-    /// `.nosync`, the daemon's own temporary files (names starting with `.docsync-tmp-`) and
-    /// on-demand placeholders (`.NAME.docsync`).
+    /// `.nosync`, the daemon's own temporary files (names starting with `.docsync-tmp-`),
+    /// on-demand placeholders (`.NAME.docsync`) and the root marker (`/.docsync-root`).
     public static let defaults = IgnoreRules(ignoreFileContents: nil)
 
     /// Lines of the ignore file that were skipped, in line order. Never includes the defaults.

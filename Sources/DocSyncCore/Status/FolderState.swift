@@ -10,4 +10,9 @@ public enum FolderState: String, Codable, Sendable, CaseIterable {
     case offline
     /// Stopped for a reason a person must act on (not authenticated, quota exceeded).
     case error
+    /// The folder looks missing or replaced (SPEC §4a): nothing is sent or written until it
+    /// is back or a person chooses (`docs-status deletions`). `FolderStatus.held` says why.
+    case held
+    /// Everything syncs but a mass deletion, held by the brake until a person chooses.
+    case deletionsHeld = "deletions held"
 }

@@ -25,12 +25,16 @@ public struct FolderStatus: Codable, Sendable, Hashable {
     public var problems: [ItemProblem]
     /// When the folder last finished a sync with nothing left pending.
     public var lastSync: Date?
+    /// What the folder holds back for a person to decide (SPEC §4a), if anything.
+    public var held: HeldDeletions?
 
     public init(
         id: String, path: String, state: FolderState, message: String? = nil, items: Int = 0,
         pendingUploads: Int = 0, pendingUploadBytes: Int64 = 0, pendingDownloads: Int = 0,
-        pendingDownloadBytes: Int64 = 0, conflicts: Int = 0, problems: [ItemProblem] = [], lastSync: Date? = nil
+        pendingDownloadBytes: Int64 = 0, conflicts: Int = 0, problems: [ItemProblem] = [], lastSync: Date? = nil,
+        held: HeldDeletions? = nil
     ) {
+        self.held = held
         self.id = id
         self.path = path
         self.state = state

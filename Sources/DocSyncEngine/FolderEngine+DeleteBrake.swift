@@ -1,0 +1,113 @@
+import DocSyncCore
+import Foundation
+import GRDB
+
+/// The mass-delete brake (SPEC §4a): local deletions not yet sent are counted together with
+/// those sent since the folder last settled, and held once they reach the folder's
+/// `DeleteBrake` threshold; everything else keeps syncing.
+extension FolderEngine {
+    /// Whether pending local deletions may be sent now.
+    enum DeletionGate: Equatable, Sendable {
+        case release
+        /// Not yet: more deletions may be on their way (an `rm -rf` the watcher delivers in
+        /// pieces), and together they could reach the brake.
+        case wait(until: ContinuousClock.Instant)
+        /// The brake holds them until a person confirms.
+        case hold
+    }
+
+    /// How long after the last local deletion seen the deletions wait before they are
+    /// sent, when together with more they could reach the brake.
+    static let deletionQuietPeriod: Duration = .seconds(2)
+
+    /// Decides the gate from the index's counts and the safety state, engaging the brake
+    /// (and storing that) when the threshold is reached.
+    func decideDeletionGate() -> DeletionGate {
+        let counts = (try? index.readLatest { db in try DeletionCounts.fetch(db) }) ?? DeletionCounts()
+        let state = safety.withLock { $0 }
+        let gate: DeletionGate
+        if counts.pending == 0 {
+            if state.brakeEngagedAt != nil { updateSafety { $0.brakeEngagedAt = nil } }
+            gate = .release
+        } else if state.deletionsConfirmed {
+            gate = .release
+        } else if state.brakeEngagedAt != nil {
+            gate = .hold
+        } else {
+            let brake = configuration.deleteBrake
+            let deletions = counts.pending + state.deletionsSentSinceSettled
+            let items = counts.live + deletions
+            if !brake.engages(deletions: items, items: items) {
+                gate = .release  // deleting everything would not reach it: no need to wait
+            } else if brake.engages(deletions: deletions, items: items) {
+                updateSafety { $0.brakeEngagedAt = .now }
+                logger.warning("mass deletion held: confirm with 'docs-status deletions --confirm' or bring the files back with '--restore'",
+                               metadata: ["path": "\(configuration.root.path)", "deletions": "\(deletions)", "items": "\(items)",
+                                          "brake": "\(brake.description)"])
+                gate = .hold
+            } else if let last = lastLocalDeletion.withLock({ $0 }), ContinuousClock.now - last < FolderEngine.deletionQuietPeriod {
+                gate = .wait(until: last + FolderEngine.deletionQuietPeriod)
+            } else {
+                gate = .release
+            }
+        }
+        live.withLock { $0.deletionGate = gate }
+        return gate
+    }
+
+    /// The gate as last decided.
+    var deletionGate: DeletionGate { live.withLock { $0.deletionGate } }
+
+    /// The condition on `item` rows that are sent now: saves, and deletions unless the gate
+    /// keeps them back.
+    var sendableCondition: String {
+        // `pending != 0` stays a term of its own, so SQLite uses the partial index `item_pending`.
+        deletionGate == .release ? "pending != 0 AND uploadingError IS NULL" : "pending != 0 AND pending != 2 AND uploadingError IS NULL"
+    }
+
+    /// The reconciler saw local deletions just now.
+    func noteLocalDeletions() {
+        lastLocalDeletion.withLock { $0 = .now }
+    }
+
+    /// The server confirmed `count` local deletions.
+    func noteDeletionsSent(_ count: Int) {
+        guard count > 0 else { return }
+        updateSafety { $0.deletionsSentSinceSettled += count }
+    }
+
+    /// The folder settled with nothing pending: counting starts again.
+    func settleDeletionCount() {
+        updateSafety { state in
+            state.deletionsSentSinceSettled = 0
+            state.deletionsConfirmed = false
+            state.brakeEngagedAt = nil
+        }
+    }
+
+    /// What the brake holds, for status.
+    func heldDeletionsStatus(_ state: SafetyState) -> HeldDeletions? {
+        guard let since = state.brakeEngagedAt, !state.deletionsConfirmed else { return nil }
+        let counts = (try? index.readLatest { db in try DeletionCounts.fetch(db) }) ?? DeletionCounts()
+        guard counts.pending > 0 else { return nil }
+        let of = counts.live + counts.pending + state.deletionsSentSinceSettled
+        let message = "\(counts.pending) local deletion\(counts.pending == 1 ? "" : "s") held by the mass-delete brake "
+            + "(\(counts.pending + state.deletionsSentSinceSettled) of \(of) items, brake at \(configuration.deleteBrake.description)); "
+            + "the other devices keep the files. Send them with 'docs-status deletions --confirm', or bring the files back with '--restore'"
+        return HeldDeletions(reason: HeldDeletions.brake, message: message, since: since.date, items: counts.pending, ofItems: of)
+    }
+}
+
+/// Pending local deletions and live items, from the index.
+struct DeletionCounts {
+    var pending = 0
+    var live = 0
+
+    /// Reads the pending deletions from their index; the whole count only when there are any.
+    static func fetch(_ db: Database) throws -> DeletionCounts {
+        let pending = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE pending = 2") ?? 0
+        guard pending > 0 else { return DeletionCounts() }
+        let all = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") ?? pending
+        return DeletionCounts(pending: pending, live: all - pending)
+    }
+}
