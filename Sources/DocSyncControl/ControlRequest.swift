@@ -36,6 +36,12 @@ public enum ControlRequest: Codable, Sendable, Hashable {
     /// the absolute path `folder` or every folder (`.held`); with `choice`, the person's
     /// choice over it (`.actions`: each item's outcome).
     case deletions(folder: String?, choice: HeldChoice?)
+    /// The backend's Recently Deleted items the selection picks, newest deletion first
+    /// (`.deleted`); with `purge`, Recently Deleted is emptied of them (`.actions`). Paths
+    /// are absolute: a folder's root takes the whole folder.
+    case deleted(selection: DeletedSelection, purge: Bool)
+    /// Brings the Recently Deleted items the selection picks back on every device (`.actions`).
+    case recover(selection: DeletedSelection)
 }
 
 /// What a person chooses for what a folder holds back (`docs-status deletions`).
@@ -66,13 +72,15 @@ public enum ControlResponse: Codable, Sendable, Hashable {
     case versions(versions: [VersionEntry])
     /// What each folder holds back (`deletions`).
     case held(folders: [HeldFolder])
+    /// Recently Deleted items (`deleted`).
+    case deleted(entries: [DeletedEntry])
 
     /// Whether this response ends the answer to its request. A client reads responses until
     /// it gets a final one; only a live query's `.changes` are not final.
     public var isFinal: Bool {
         switch self {
         case .changes: false
-        case .status, .settled, .failure, .items, .problems, .actions, .versions, .held: true
+        case .status, .settled, .failure, .items, .problems, .actions, .versions, .held, .deleted: true
         }
     }
 }

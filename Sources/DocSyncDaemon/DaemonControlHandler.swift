@@ -49,6 +49,23 @@ struct DaemonControlHandler: ControlHandler {
                     let (items, total) = held == nil ? ([], 0) : folder.engine.heldItems(limit: HeldFolder.listedItems)
                     return HeldFolder(folder: folder.engine.configuration.zone.name, path: folder.root.path, held: held, items: items, total: total)
                 })
+            case .deleted(let selection, let purge):
+                var entries: [DeletedEntry] = [], outcomes: [ActionOutcome] = []
+                for (folder, paths, predicate) in try recentlyDeleted(selection) {
+                    let since = selection.since.map(Timestamp.init)
+                    if purge {
+                        outcomes += try await folder.engine.purgeDeleted(paths: paths, predicate: predicate, since: since)
+                    } else {
+                        entries += try await folder.engine.deletedEntries(paths: paths, predicate: predicate, since: since)
+                    }
+                }
+                return purge ? .actions(outcomes: outcomes) : .deleted(entries: entries)
+            case .recover(let selection):
+                var outcomes: [ActionOutcome] = []
+                for (folder, paths, predicate) in try recentlyDeleted(selection) {
+                    outcomes += try await folder.engine.recoverDeleted(paths: paths, predicate: predicate, since: selection.since.map(Timestamp.init))
+                }
+                return .actions(outcomes: outcomes)
             case .download(let paths, let predicate):
                 return .actions(outcomes: try await act(paths: paths, predicate: predicate, EngineAction.download))
             case .evict(let paths, let predicate):
@@ -58,6 +75,8 @@ struct DaemonControlHandler: ControlHandler {
             }
         } catch let failure as HandlerFailure {
             return .failure(code: failure.code, message: failure.message)
+        } catch let error as SyncError {
+            return .failure(code: error.code.rawValue, message: "the backend could not answer: \(error.message)")
         } catch {
             return .failure(code: "internalError", message: "docsyncd could not answer: \(error)")
         }
@@ -124,6 +143,28 @@ struct DaemonControlHandler: ControlHandler {
         let name = URL(fileURLWithPath: path).lastPathComponent
         if let folder = folders.first(where: { $0.engine.configuration.zone.name == name }) { return [folder] }
         throw HandlerFailure(ControlResponse.FailureCode.notFound, "\(path) is neither inside a synced folder nor a folder id")
+    }
+
+    /// The folders a Recently Deleted selection concerns, each with its paths relative to
+    /// it (empty: the whole folder) and the parsed predicate.
+    private func recentlyDeleted(_ selection: DeletedSelection) throws -> [(FolderService, [RelativePath], MetadataPredicate?)] {
+        var predicate: MetadataPredicate?
+        if let text = selection.predicate {
+            do { predicate = try MetadataPredicate(parsing: text) } catch {
+                throw HandlerFailure(ControlResponse.FailureCode.badPredicate, "\(error)")
+            }
+        }
+        guard !selection.paths.isEmpty else { return folders.map { ($0, [], predicate) } }
+        var chosen: [(FolderService, [RelativePath], MetadataPredicate?)] = []
+        for path in selection.paths {
+            let (folder, relative) = try resolve(path)
+            if let index = chosen.firstIndex(where: { $0.0 === folder }) {
+                if let relative, !chosen[index].1.isEmpty { chosen[index].1.append(relative) } else { chosen[index].1 = [] }
+            } else {
+                chosen.append((folder, relative.map { [$0] } ?? [], predicate))
+            }
+        }
+        return chosen
     }
 
     /// Like `resolve`, for calls that need an item rather than a folder.

@@ -13,6 +13,11 @@ extension FolderEngine {
     func fetchAndApply() async throws(SyncError) {
         var token = loadToken()
         let fromScratch = token == nil
+        // Joining: a first fetch into an index that never had anything acknowledged.
+        let anythingAcknowledged = try readIndex { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item WHERE acked IS NOT NULL)") ?? false }
+        let joining = fromScratch && !anythingAcknowledged
+        joiningNow.withLock { $0 = joining }
+        defer { joiningNow.withLock { $0 = false } }
         var seen = Set<String>()
         var next: Task<Result<ChangeSet, SyncError>, Never>?
         defer { next?.cancel() }
@@ -34,9 +39,12 @@ extension FolderEngine {
             live.withLock { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 }
             if !page.moreComing { break }
         }
-        if fromScratch { try forgetUnseen(seen) }
+        if fromScratch { try await settleUnseen(seen) }
         claimCreatedDirectories()
     }
+
+    /// True while a first fetch joins the zone (`collide` then treats older local files as stale copies).
+    var isJoining: Bool { joiningNow.withLock { $0 } }
 
     /// Fetches the page after `token` on a task of its own.
     private func prefetch(after token: ChangeToken) -> Task<Result<ChangeSet, SyncError>, Never> {
@@ -124,10 +132,30 @@ extension FolderEngine {
         }
     }
 
-    /// After a fetch from scratch (token expired, zone recreated), items the server no
-    /// longer has are sent again rather than deleted: nothing is lost.
-    private func forgetUnseen(_ seen: Set<String>) throws(SyncError) {
-        try writeIndex { db in try forgetAcknowledgements(db, except: seen) }
+    /// After a fetch from scratch (token expired, zone recreated), the acknowledged items the
+    /// server did not send: those its Recently Deleted lists were deleted elsewhere while the
+    /// token was stale, and are applied as remote deletions (SPEC §4a); the others the server
+    /// forgot, and are sent again rather than deleted: nothing is lost.
+    private func settleUnseen(_ seen: Set<String>) async throws(SyncError) {
+        let unseen = try readIndex { db in
+            try String.fetchAll(db, sql: "SELECT recordName FROM item WHERE acked IS NOT NULL").filter { !seen.contains($0) }
+        }
+        var deletedElsewhere = Set<String>()
+        if !unseen.isEmpty {
+            do {
+                deletedElsewhere = Set(try await backend.listDeleted(in: configuration.zone, since: nil).map(\.record.id.recordName))
+            } catch where error.isTransient {
+                throw error
+            } catch {
+                // A backend that keeps no Recently Deleted: what it did not send is sent again.
+                logger.warning("cannot list Recently Deleted; items the server did not send are sent again", metadata: ["error": "\(error)"])
+            }
+        }
+        let rows = try readIndex { db in try unseen.filter(deletedElsewhere.contains).compactMap { try db.item(named: $0) } }
+        for row in rows.sorted(by: { $0.path.depth > $1.path.depth }) {
+            try applyRemoteDeletion(row.recordName)
+        }
+        try writeIndex { db in try forgetAcknowledgements(db, except: seen.union(deletedElsewhere)) }
     }
 
     /// Items the server acknowledged but no longer has become new again (sent without a

@@ -85,6 +85,16 @@ extension FolderEngine {
         }
         if local.acked == nil && local.kind == server.type {
             if local.needsRead { try readContent(&local) }
+            if local.kind == .document, contentKey(of: local) != contentKey(of: server), local.modified < server.modified, isJoining {
+                // Joining (SPEC §4a): a local file older than the server's version is a stale
+                // copy (a backup restored, a folder synced long ago): the server's version
+                // takes its place and the local one goes to the version store, not beside it.
+                try writeIndex { db in try db.deleteItem(named: local.recordName) }
+                try await place(server, replacing: local, then: { _ in })
+                logger.info("joining: an older local file was replaced by the server's version and kept in the version store",
+                            metadata: ["path": "\(server.path)", "record": "\(server.id.recordName)"])
+                return
+            }
             if contentKey(of: local) == contentKey(of: server) {
                 // The same content was created on both devices: one item, the server's.
                 var row = local

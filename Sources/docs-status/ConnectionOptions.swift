@@ -87,4 +87,5 @@ extension ControlResponse {
     var outcomeList: [ActionOutcome]? { if case .actions(let outcomes) = self { outcomes } else { nil } }
     var versionList: [VersionEntry]? { if case .versions(let versions) = self { versions } else { nil } }
     var heldFolders: [HeldFolder]? { if case .held(let folders) = self { folders } else { nil } }
+    var deletedEntries: [DeletedEntry]? { if case .deleted(let entries) = self { entries } else { nil } }
 }

@@ -31,6 +31,7 @@ struct DocsStatusCommand: AsyncParsableCommand {
             OverviewCommand.self, ListCommand.self, QueryCommand.self, WaitCommand.self,
             ConflictsCommand.self, ErrorsCommand.self, DownloadCommand.self, EvictCommand.self,
             SyncCommand.self, VersionsCommand.self, RestoreCommand.self, DeletionsCommand.self,
+            DeletedCommand.self, RecoverCommand.self,
         ],
         defaultSubcommand: OverviewCommand.self
     )

@@ -109,7 +109,7 @@ import Testing
             case .percentDownloaded, .percentUploaded:
                 if chance(50) { return pick(["0", "12.5", "42.5", "50", "99.99", "100", "100.0", "-1", "42"]) }
                 return String(item.value(of: attribute) == .null ? 0 : (attribute == .percentUploaded ? item.status.percentUploaded : item.status.percentDownloaded))
-            case .modified:
+            case .modified, .deletedAt:  // no live item is deleted: deletedAt compares with nil
                 if chance(25) { return pick(["2026-01-01", "2026-01-01T00:00:00.000000001Z", "1970-01-01", "2025-12-31T23:59:59.999999999Z",
                                              "2026-01-01T01:00:00+01:00", "'2024-06-01'"]) }
                 let nanoseconds = item.modified.nanosecondsSince1970 + Int64(pick([-1, 0, 0, 1]))

@@ -29,6 +29,11 @@ public enum MetadataAttribute: String, CaseIterable, Hashable, Sendable, Codable
     /// Why the last upload failed, or nil (a string or nil).
     case uploadingError
     case hasUnresolvedConflicts
+    /// When the item was deleted (a date, or nil): items in a backend's Recently Deleted
+    /// (`docs-status deleted`, `recover`, SPEC §4a); nil for every live item.
+    case deletedAt
+    /// The device that deleted it (a string, or nil), as `deletedAt`.
+    case deletedBy
 
     /// The type of an attribute's values.
     public enum ValueType: String, Hashable, Sendable {
@@ -48,15 +53,16 @@ public enum MetadataAttribute: String, CaseIterable, Hashable, Sendable, Codable
     /// The type of this attribute's values (besides nil, for optional attributes).
     public var type: ValueType {
         switch self {
-        case .name, .path, .kind, .downloadingStatus, .downloadingError, .uploadingError: .string
+        case .name, .path, .kind, .downloadingStatus, .downloadingError, .uploadingError, .deletedBy: .string
         case .size, .percentDownloaded, .percentUploaded: .number
-        case .modified: .date
+        case .modified, .deletedAt: .date
         case .isDownloading, .isUploading, .isUploaded, .hasUnresolvedConflicts: .bool
         }
     }
 
-    /// True for the attributes that may have no value (nil): the two error attributes.
-    public var isOptional: Bool { self == .downloadingError || self == .uploadingError }
+    /// True for the attributes that may have no value (nil): the two error attributes and
+    /// the two of Recently Deleted.
+    public var isOptional: Bool { [.downloadingError, .uploadingError, .deletedAt, .deletedBy].contains(self) }
 
     /// True for number attributes whose values are fractional (the percentages): number
     /// literals compared with them are taken as `Double`. `size` is a whole number of bytes.
@@ -68,10 +74,11 @@ public enum MetadataAttribute: String, CaseIterable, Hashable, Sendable, Codable
         case .name, .path: "a string in quotes"
         case .kind: "a string in quotes: 'Document', 'Folder' or 'Symlink'"
         case .downloadingStatus: "a string in quotes: 'notDownloaded', 'downloaded' or 'current'"
-        case .downloadingError, .uploadingError: "a string in quotes or nil"
+        case .downloadingError, .uploadingError, .deletedBy: "a string in quotes or nil"
         case .size: "a number or size like 10MB"
         case .percentDownloaded, .percentUploaded: "a number from 0 to 100"
         case .modified: "a date like 2026-01-01 or 2026-01-01T12:30:00Z"
+        case .deletedAt: "a date like 2026-01-01 or 2026-01-01T12:30:00Z, or nil"
         case .isDownloading, .isUploading, .isUploaded, .hasUnresolvedConflicts: "true or false"
         }
     }

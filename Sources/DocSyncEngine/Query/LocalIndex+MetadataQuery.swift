@@ -19,7 +19,13 @@ extension LocalIndex {
 extension MetadataAttribute {
     /// The attribute's column in table `item`, quoted: `modified` is `mtime`, the others have
     /// their own names.
-    var itemColumn: String { self == .modified ? "\"mtime\"" : "\"\(rawValue)\"" }
+    var itemColumn: String {
+        switch self {
+        case .modified: "\"mtime\""
+        case .deletedAt, .deletedBy: "NULL"  // no live item is deleted
+        default: "\"\(rawValue)\""
+        }
+    }
 }
 
 extension Database {

@@ -42,6 +42,7 @@ public struct MetadataItem: Hashable, Sendable, MetadataValues {
         case .downloadingError: status.downloadingError.map(MetadataValue.string) ?? .null
         case .uploadingError: status.uploadingError.map(MetadataValue.string) ?? .null
         case .hasUnresolvedConflicts: .bool(status.hasUnresolvedConflicts)
+        case .deletedAt, .deletedBy: .null  // a live item
         }
     }
 

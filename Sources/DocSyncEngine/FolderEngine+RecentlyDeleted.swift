@@ -1,0 +1,163 @@
+import DocSyncCore
+import DocSyncStorage
+import Foundation
+
+/// Recently Deleted (SPEC §4a) from this folder's side: listing what the backend keeps of
+/// the zone's deleted items, purging it, and recovering items as records that reach every
+/// device. Runs beside the loop: these calls only read the index and call the backend; a
+/// recovered item arrives here, as everywhere, through the next fetch.
+extension FolderEngine {
+    /// How far apart in time a folder's deletion and its contents' may be for them to count
+    /// as deleted with it (one `rm -rf`, or one confirmed brake).
+    static let deletedTogetherWindow: TimeInterval = 600
+
+    /// The zone's Recently Deleted items at or beneath `paths` (none: all), matching
+    /// `predicate`, deleted at or after `since`; newest deletion first.
+    public func deletedEntries(paths: [RelativePath], predicate: MetadataPredicate?, since: Timestamp?) async throws(SyncError) -> [DeletedEntry] {
+        let all = try await backend.listDeleted(in: configuration.zone, since: since)
+        return select(all, paths: paths, predicate: predicate).map(entry)
+    }
+
+    /// Empties Recently Deleted of the items the selection picks (each its own outcome).
+    public func purgeDeleted(paths: [RelativePath], predicate: MetadataPredicate?, since: Timestamp?) async throws(SyncError) -> [ActionOutcome] {
+        let all = try await backend.listDeleted(in: configuration.zone, since: since)
+        let chosen = select(all, paths: paths, predicate: predicate)
+        guard !chosen.isEmpty else { return [] }
+        let ids = chosen.map(\.record.id)
+        for start in stride(from: 0, to: ids.count, by: RecordBatch.maximumItems) {
+            _ = try await backend.purgeDeleted(in: configuration.zone, ids: Array(ids[start..<min(start + RecordBatch.maximumItems, ids.count)]))
+        }
+        logger.notice("purged from Recently Deleted", metadata: ["items": "\(chosen.count)"])
+        return chosen.map { ActionOutcome(folder: configuration.zone.name, path: $0.record.path.string, done: true, message: "purged") }
+    }
+
+    /// Brings back the items the selection picks — with the folders they were in, when
+    /// those were deleted too, and a folder with what was deleted with it — as records that
+    /// reach every device: at their last path when it is free, under a conflict name
+    /// otherwise (SPEC §4a). Each item gets its own outcome.
+    public func recoverDeleted(paths: [RelativePath], predicate: MetadataPredicate?, since: Timestamp?) async throws(SyncError) -> [ActionOutcome] {
+        let all = try await backend.listDeleted(in: configuration.zone, since: nil)
+        let chosen = expand(select(all, paths: paths, predicate: predicate, since: since), in: all)
+        guard !chosen.isEmpty else { return [] }
+        let placed = destinations(for: chosen)
+        var outcomes: [ActionOutcome] = []
+        for start in stride(from: 0, to: placed.count, by: RecordBatch.maximumItems) {
+            let slice = Array(placed[start..<min(start + RecordBatch.maximumItems, placed.count)])
+            let result = try await backend.recoverDeleted(slice.map { item in
+                DeletedRecordRecovery(id: item.deleted.record.id, path: item.path == item.deleted.record.path ? nil : item.path, device: configuration.device)
+            }, in: configuration.zone)
+            for item in slice {
+                let id = item.deleted.record.id
+                let renamed = item.path == item.deleted.record.path ? "" : " as \(item.path.name) (its path is taken)"
+                let outcome: ActionOutcome = if result.saved[id] != nil {
+                    ActionOutcome(folder: configuration.zone.name, path: item.path.string, done: true, message: "recovered\(renamed)")
+                } else if let error = result.failed[id], error.code == .serverRecordChanged {
+                    ActionOutcome(folder: configuration.zone.name, path: item.path.string, done: true, message: "back already (another device recovered it)")
+                } else if let error = result.failed[id], error.code == .unknownItem {
+                    ActionOutcome(folder: configuration.zone.name, path: item.path.string, done: false, message: "no longer in Recently Deleted (purged or past its retention)")
+                } else {
+                    ActionOutcome(folder: configuration.zone.name, path: item.path.string, done: false, message: result.failed[id]?.message ?? "not recovered")
+                }
+                outcomes.append(outcome)
+            }
+        }
+        logger.notice("recovered from Recently Deleted", metadata: ["items": "\(outcomes.filter(\.done).count)"])
+        noteRemoteChange()
+        return outcomes
+    }
+
+    // MARK: choosing
+
+    private func select(_ all: [DeletedRecord], paths: [RelativePath], predicate: MetadataPredicate?, since: Timestamp? = nil) -> [DeletedRecord] {
+        all.filter { deleted in
+            let path = deleted.record.path.string
+            if let since, deleted.deletedAt < since { return false }
+            if !paths.isEmpty, !paths.contains(where: { path == $0.string || path.hasPrefix($0.string + "/") }) { return false }
+            if let predicate, !predicate.evaluate(DeletedItem(deleted: deleted)) { return false }
+            return true
+        }
+    }
+
+    /// `chosen`, one item per path (the latest deletion), with what each folder among them
+    /// had deleted with it, and the deleted folders they were in (unless a folder lives at
+    /// that path again): folders first, shallow before deep.
+    private func expand(_ chosen: [DeletedRecord], in all: [DeletedRecord]) -> [DeletedRecord] {
+        var byName: [String: DeletedRecord] = [:]
+        var latestAt: [RelativePath: DeletedRecord] = [:]
+        for deleted in all where latestAt[deleted.record.path].map({ $0.deletedAt < deleted.deletedAt }) ?? true {
+            latestAt[deleted.record.path] = deleted
+        }
+        func add(_ deleted: DeletedRecord) { byName[deleted.record.id.recordName] = deleted }
+        var latestChosen: [RelativePath: DeletedRecord] = [:]
+        for deleted in chosen where latestChosen[deleted.record.path].map({ $0.deletedAt < deleted.deletedAt }) ?? true {
+            latestChosen[deleted.record.path] = deleted
+        }
+        for deleted in latestChosen.values {
+            add(deleted)
+            guard deleted.record.type == .folder else { continue }
+            let prefix = deleted.record.path.string + "/"
+            for inside in all where inside.record.path.string.hasPrefix(prefix)
+                && abs(inside.deletedAt.date.timeIntervalSince(deleted.deletedAt.date)) <= FolderEngine.deletedTogetherWindow
+                && latestAt[inside.record.path] == inside {
+                add(inside)
+            }
+        }
+        for deleted in Array(byName.values) {
+            var parent = deleted.record.path.parent
+            while let folder = parent, !livesHere(folder), let gone = latestAt[folder], gone.record.type == .folder {
+                add(gone)
+                parent = folder.parent
+            }
+        }
+        return byName.values.sorted { a, b in
+            if (a.record.type == .folder) != (b.record.type == .folder) { return a.record.type == .folder }
+            return (a.record.path.depth, a.record.path.string) < (b.record.path.depth, b.record.path.string)
+        }
+    }
+
+    /// Where each item comes back: its path, moved along with a folder recovered under
+    /// another name, or a conflict name when something else is there.
+    private func destinations(for ordered: [DeletedRecord]) -> [(deleted: DeletedRecord, path: RelativePath)] {
+        var moved: [String: RelativePath] = [:]
+        var claimed = Set<RelativePath>()
+        var placed: [(deleted: DeletedRecord, path: RelativePath)] = []
+        for deleted in ordered {
+            var path = deleted.record.path
+            var ancestor = path.parent
+            while let folder = ancestor {
+                if let target = moved[folder.string] {
+                    path = RelativePath(target.string + "/" + path.string.dropFirst(folder.string.count + 1))
+                    break
+                }
+                ancestor = folder.parent
+            }
+            let isTaken = { [self] (candidate: RelativePath) in claimed.contains(candidate) || isTakenHere(candidate) }
+            if isTaken(path) {
+                let aside = ConflictName.copyPath(for: path, device: configuration.device, time: deleted.deletedAt, isTaken: isTaken)
+                if deleted.record.type == .folder { moved[deleted.record.path.string] = aside }
+                path = aside
+            } else if path != deleted.record.path, deleted.record.type == .folder {
+                moved[deleted.record.path.string] = path
+            }
+            claimed.insert(path)
+            placed.append((deleted, path))
+        }
+        return placed
+    }
+
+    /// A live item of this device's index at `path` (a folder there again, say).
+    private func livesHere(_ path: RelativePath) -> Bool {
+        ((try? index.readLatest { db in try db.item(at: path) }) ?? nil) != nil
+    }
+
+    /// Something at `path` here: a live item of the index, or anything on disk.
+    private func isTakenHere(_ path: RelativePath) -> Bool {
+        livesHere(path) || ((try? FileStat.of(absolute(path))) ?? nil) != nil
+    }
+
+    private func entry(_ deleted: DeletedRecord) -> DeletedEntry {
+        DeletedEntry(folder: configuration.zone.name, path: deleted.record.path.string, kind: deleted.record.type.rawValue,
+                     size: deleted.record.size, modified: deleted.record.modified.date, deletedAt: deleted.deletedAt.date,
+                     deletedBy: deleted.deletedBy, recordName: deleted.record.id.recordName)
+    }
+}
