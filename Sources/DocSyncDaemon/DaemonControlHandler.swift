@@ -55,6 +55,7 @@ struct DaemonControlHandler: ControlHandler {
                     let since = selection.since.map(Timestamp.init)
                     if purge {
                         outcomes += try await folder.engine.purgeDeleted(paths: paths, predicate: predicate, since: since)
+                        folder.engine.requestSync()  // room may have freed for uploads held back
                     } else {
                         entries += try await folder.engine.deletedEntries(paths: paths, predicate: predicate, since: since)
                     }
@@ -85,8 +86,12 @@ struct DaemonControlHandler: ControlHandler {
     func status() -> DaemonStatus {
         let folders = self.folders.map { $0.status() }
         let refused = folders.contains { $0.message == FolderStatus.notAuthenticated }
+        let full = folders.lazy.compactMap(\.message).first { $0.hasPrefix(FolderStatus.accountFullPrefix) }
+        // "storage full (1.2 GB / 1 GB)": the part of the message before the first ';'.
+        let account = refused ? "not authenticated"
+            : full.map { String($0.dropFirst("account: ".count).prefix { $0 != ";" }) } ?? "signed in"
         return DaemonStatus(device: configuration.device, backend: configuration.backend.url.absoluteString,
-                            account: refused ? "not authenticated" : "signed in", folders: folders)
+                            account: account, folders: folders)
     }
 
     /// Answers once every folder is settled (twice in a row, 50 ms apart, so an event on its

@@ -16,6 +16,8 @@ struct EngineInbox: Sendable {
     var fullScan = false
     var fetch = false
     var send = false
+    /// A person asked for a sync now: a backoff in progress ends.
+    var retryNow = false
     var rescanWarnings: [String] = []
     /// Actions asked for through `docs-status`, in order.
     var actions: [QueuedAction] = []

@@ -45,8 +45,12 @@ extension FolderEngine {
 
     /// Everything in this folder that needs a person: per-item upload and download errors and
     /// the problems the engine and watcher reported.
+    /// What needs a person: what the folder holds back (the folder itself, path "."), then
+    /// each item's problem.
     public func problemEntries() -> [ProblemEntry] {
-        status().problems.map { ProblemEntry(folder: configuration.zone.name, path: $0.path, message: $0.message) }
+        let status = status()
+        let held = status.held.map { [ProblemEntry(folder: configuration.zone.name, path: ".", message: $0.message)] } ?? []
+        return held + status.problems.map { ProblemEntry(folder: configuration.zone.name, path: $0.path, message: $0.message) }
     }
 
     /// The kept versions of the item at `path` (and of whatever record was last there), newest first.

@@ -96,13 +96,14 @@ extension FolderEngine {
                 return
             }
             if contentKey(of: local) == contentKey(of: server) {
-                // The same content was created on both devices: one item, the server's.
+                // The same content was created on both devices: one item, the server's, with
+                // the server's modification time (the content is the same: the trees match).
                 var row = local
                 row.recordName = server.id.recordName
                 let keepMode = row.mode
                 row.take(server)
                 row.mode = keepMode
-                row.take(local.stat)
+                row.take(adjustMetadata(of: local, mode: keepMode, modified: server.modified))
                 settle(&row, acked: server)
                 if keepMode != server.mode { markChanged(&row) }
                 let adopted = row

@@ -84,9 +84,9 @@ public final class FolderEngine: Sendable {
         wake.fire()
     }
 
-    /// Fetch, compare the whole folder and send now.
+    /// Fetch, compare the whole folder and send now — without waiting for a backoff to end.
     public func requestSync() {
-        inbox.withLock { $0.fetch = true; $0.send = true; $0.fullScan = true }
+        inbox.withLock { $0.fetch = true; $0.send = true; $0.fullScan = true; $0.retryNow = true }
         wake.fire()
     }
 
@@ -123,6 +123,7 @@ public final class FolderEngine: Sendable {
                 return taken
             }
             if work.fetch { retry.fetchOwed = true }
+            if work.retryNow { retry.notBefore = nil }
             let backendAllowed = retry.notBefore.map { ContinuousClock.now >= $0 } ?? true
             let backendWork = retry.fetchOwed || hasSendablePending()
             if work.scopes.isEmpty && !work.fullScan && work.actions.isEmpty && !(backendAllowed && backendWork) {
@@ -255,9 +256,11 @@ public final class FolderEngine: Sendable {
             retry.fetchOwed = true
             logger.notice("change token expired; fetching everything again")
         case .pauseUploads:
-            setState(.error, message: "storage quota exceeded: uploads paused, everything is kept on this device")
-            retry.wait(backoff)
-            logger.error("quota exceeded; uploads paused", metadata: ["error": "\(error.message)"])
+            setState(.error, message: FolderStatus.storageFull(error.quota))
+            // Space frees without telling (a purge elsewhere, a larger quota): look again at
+            // least every half minute.
+            retry.wait(min(backoff, .seconds(30)))
+            logger.error("storage full; uploads paused, everything is kept on this device", metadata: ["error": "\(error.message)"])
         case .stopUntilSignedIn:
             setState(.error, message: FolderStatus.notAuthenticated)
             retry.wait(backoff)

@@ -13,6 +13,20 @@ public struct FolderStatus: Codable, Sendable, Hashable {
     /// The message of a folder whose backend refused this device's credentials.
     public static let notAuthenticated =
         "account: not authenticated; the backend refused this device's token: make one with 'docsync-server user token NAME' on the server, write it to the token_file, and restart docsyncd"
+    /// The message of a folder whose backend has no room left: the account's quota (with
+    /// what it uses and may use), or the backend's own disk.
+    public static func storageFull(_ quota: AccountQuota?) -> String {
+        guard let quota else {
+            return "backend storage full: the server's disk has no room left; uploads paused, everything is kept on this device, and they resume by themselves when it has"
+        }
+        return "\(accountFullPrefix) (\(ByteCountFormatter.string(fromByteCount: quota.usedBytes, countStyle: .file)) / "
+            + "\(ByteCountFormatter.string(fromByteCount: quota.quotaBytes, countStyle: .file))); uploads paused, everything is kept on this device; "
+            + "they resume by themselves when space frees (docs-status deleted --purge, deletions past their retention, a larger quota)"
+    }
+
+    /// How `storageFull` starts for an account over its quota.
+    public static let accountFullPrefix = "account: storage full"
+
     /// Items in the index (files, folders, symlinks).
     public var items: Int
     public var pendingUploads: Int

@@ -1,0 +1,232 @@
+import DocSyncControl
+import DocSyncCore
+import DocSyncStorage
+import DocSyncTestSupport
+import Foundation
+import Testing
+
+/// SPEC §4a with two real daemons, over the embedded `file://` backend and over a real
+/// `docsync-server`: a folder that looks missing or replaced is held, a mass deletion is
+/// braked, and a person's choice (`docs-status deletions --confirm | --restore`) ends both
+/// converged. The other device is checked file by file.
+@Suite("Deletion safety with two daemons", .serialized)
+struct DeletionSafetyTests {
+    enum Backend: String, CaseIterable, CustomTestStringConvertible {
+        case embedded, server
+        var testDescription: String { rawValue }
+    }
+
+    /// Two devices, running, both holding the same `count` files (and `extra` more steps).
+    struct Devices {
+        let pair: DevicePair
+        let server: ServerProcess?
+        let data: TemporaryDirectory?
+
+        var a: DaemonProcess { pair.a }
+        var b: DaemonProcess { pair.b }
+
+        static func start(_ backend: Backend, files: Int) async throws -> Devices {
+            let devices: Devices
+            switch backend {
+            case .embedded:
+                devices = Devices(pair: try DevicePair(), server: nil, data: nil)
+            case .server:
+                let data = try TemporaryDirectory("docsync-server-data")
+                let server = try await ServerProcess(dataDirectory: data.url)
+                devices = Devices(pair: try await DevicePair(server: server, user: "ana"), server: server, data: data)
+            }
+            for number in 0..<files {
+                try "file \(number)\n".write(to: devices.a.file(Self.name(number)), atomically: false, encoding: .utf8)
+            }
+            try devices.pair.startBoth()
+            await devices.pair.converge("the first sync of \(files) files", also: { syncedNames(devices.b.folder).count == files })
+            #expect(try await devices.a.waitSettled())
+            #expect(try await devices.b.waitSettled())
+            return devices
+        }
+
+        static func name(_ number: Int) -> String { "f\(String(format: "%03d", number)).txt" }
+
+        func docsStatus(_ device: DaemonProcess, _ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
+            try await runProcess(builtProduct("docs-status"), arguments + ["--socket", device.socket])
+        }
+
+        /// The folder state `device` reports.
+        func state(_ device: DaemonProcess) async throws -> FolderState? {
+            try await device.status()?.folders.first?.state
+        }
+    }
+
+    // MARK: held folders
+
+    @Test(arguments: Backend.allCases)
+    func aRootMovedAwayIsHeldAndResumesWhenItIsBack(_ backend: Backend) async throws {
+        let devices = try await Devices.start(backend, files: 30)
+        let away = devices.pair.base.url.appendingPathComponent("alpha/away")
+        try FileManager.default.moveItem(at: devices.a.folder, to: away)
+        #expect(await eventually { (try? await devices.state(devices.a)) == .held })
+        let status = try await devices.a.status()
+        #expect(status?.folders.first?.held?.reason == "rootMissing")
+        #expect(status?.folders.first?.held?.items == 30)
+        let wait = try await devices.docsStatus(devices.a, ["wait", "--timeout", "30"])
+        #expect(wait.status == 5, "wait returns at once, exit 5 while held: \(wait.errors)")
+        #expect(wait.errors.contains("is missing"))
+        let errors = try await devices.docsStatus(devices.a, ["errors"])
+        #expect(errors.output.contains("held") || errors.output.contains("missing"), "errors says why: \(errors.output)")
+        #expect(!FileManager.default.fileExists(atPath: devices.a.folder.path), "a missing root is never created")
+        #expect(syncedNames(devices.b.folder).count == 30, "the other device keeps every file")
+
+        try FileManager.default.moveItem(at: away, to: devices.a.folder)
+        #expect(try await devices.a.waitSettled(), "resumes by itself")
+        try "after\n".write(to: devices.a.file("after.txt"), atomically: false, encoding: .utf8)
+        await devices.pair.converge("a change after the folder came back", also: { contents(devices.b.file("after.txt")) == "after\n" })
+        #expect(syncedNames(devices.b.folder).count == 31)
+        await devices.pair.stopBoth()
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aFolderEmptiedWhileItsDaemonWasStoppedIsHeldAndRestored(_ backend: Backend) async throws {
+        let devices = try await Devices.start(backend, files: 40)
+        await devices.a.stop()
+        // What an unmounted disk's mount point or a restored empty home looks like.
+        try FileManager.default.moveItem(at: devices.a.folder, to: devices.pair.base.url.appendingPathComponent("alpha/disk"))
+        try FileManager.default.createDirectory(at: devices.a.folder, withIntermediateDirectories: false)
+        try devices.a.start()
+        #expect(await eventually { (try? await devices.state(devices.a)) == .held })
+        #expect(try await devices.a.status()?.folders.first?.held?.reason == "markerMissing")
+        let listed = try await devices.docsStatus(devices.a, ["deletions", "--json"])
+        let held = try ControlFraming.makeDecoder().decode([HeldFolder].self, from: Data(listed.output.utf8))
+        #expect(held.first?.total == 40)
+        #expect(held.first?.items.count == 40)
+        try await Task.sleep(for: .seconds(2))
+        #expect(syncedNames(devices.b.folder).count == 40, "the other device keeps every file")
+
+        let restore = try await devices.docsStatus(devices.a, ["deletions", "--restore"])
+        #expect(restore.status == 0, "\(restore.output)\(restore.errors)")
+        #expect(restore.output.contains("brought back"))
+        await devices.pair.converge("restored from the backend", also: { syncedNames(devices.a.folder).count == 40 })
+        #expect(contents(devices.a.file(Devices.name(7))) == "file 7\n")
+        #expect(FileManager.default.fileExists(atPath: devices.a.file(IgnoreRules.rootMarkerName).path), "the marker is back")
+        #expect(try await devices.a.waitSettled())
+        await devices.pair.stopBoth()
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aRemovedMarkerHoldsTheFolderUntilConfirmed(_ backend: Backend) async throws {
+        let devices = try await Devices.start(backend, files: 10)
+        try FileManager.default.removeItem(at: devices.a.file(IgnoreRules.rootMarkerName))
+        // Written before the deletion, so that it cannot take the deleted file's inode (and
+        // look like it renamed).
+        try "written while held\n".write(to: devices.a.file("new.txt"), atomically: false, encoding: .utf8)
+        try FileManager.default.removeItem(at: devices.a.file(Devices.name(3)))
+        #expect(await eventually { (try? await devices.state(devices.a)) == .held })
+        try await Task.sleep(for: .seconds(2))
+        #expect(syncedNames(devices.b.folder).count == 10, "nothing is sent while held")
+
+        let confirm = try await devices.docsStatus(devices.a, ["deletions", "--confirm"])
+        #expect(confirm.status == 0, "\(confirm.output)\(confirm.errors)")
+        #expect(confirm.output.contains(Devices.name(3)), "the one missing file is the one deletion: \(confirm.output)\n\(devices.a.logText().suffix(6000))")
+        await devices.pair.converge("confirmed", also: {
+            !FileManager.default.fileExists(atPath: devices.b.file(Devices.name(3)).path) && contents(devices.b.file("new.txt")) != nil
+        })
+        #expect(syncedNames(devices.b.folder).count == 10)
+        #expect(FileManager.default.fileExists(atPath: devices.a.file(IgnoreRules.rootMarkerName).path))
+        await devices.pair.stopBoth()
+    }
+
+    // MARK: the brake
+
+    @Test(arguments: Backend.allCases)
+    func deletionsJustBelowTheBrakeAreSent(_ backend: Backend) async throws {
+        let devices = try await Devices.start(backend, files: 200)
+        for number in 0..<99 { try FileManager.default.removeItem(at: devices.a.file(Devices.name(number))) }
+        await devices.pair.converge("99 of 200 deleted", also: { syncedNames(devices.b.folder).count == 101 })
+        #expect(try await devices.a.waitSettled())
+        await devices.pair.stopBoth()
+    }
+
+    @Test(arguments: Backend.allCases)
+    func deletionsAtTheBrakeAreHeldAcrossARestartUntilConfirmed(_ backend: Backend) async throws {
+        let devices = try await Devices.start(backend, files: 200)
+        try FileManager.default.createDirectory(at: devices.a.file("kept"), withIntermediateDirectories: false)
+        #expect(await eventually { FileManager.default.fileExists(atPath: devices.b.file("kept").path) })
+        // 101 of 201 items: at least half, and at least 100.
+        for number in 0..<101 { try FileManager.default.removeItem(at: devices.a.file(Devices.name(number))) }
+        #expect(await eventually { (try? await devices.state(devices.a)) == .deletionsHeld })
+        let status = try await devices.a.status()?.folders.first
+        #expect(status?.held?.reason == HeldDeletions.brake)
+        #expect(status?.held?.items == 101)
+        // Everything else keeps syncing.
+        try "still syncing\n".write(to: devices.a.file("kept/new.txt"), atomically: false, encoding: .utf8)
+        #expect(await eventually { contents(devices.b.file("kept/new.txt")) == "still syncing\n" })
+        #expect(syncedNames(devices.b.folder).count == 201, "no deletion reached the other device")
+        #expect(try await devices.docsStatus(devices.a, ["wait", "--timeout", "30"]).status == 5)
+        let errors = try await devices.docsStatus(devices.a, ["errors"])
+        #expect(errors.output.contains("101 local deletions held"), "\(errors.output)")
+
+        await devices.a.stop()
+        try devices.a.start()
+        #expect(await eventually { (try? await devices.state(devices.a)) == .deletionsHeld }, "held state survives a restart")
+        try await Task.sleep(for: .seconds(2))
+        #expect(syncedNames(devices.b.folder).count == 201)
+
+        let confirm = try await devices.docsStatus(devices.a, ["--json", "deletions", "--confirm"])
+        #expect(confirm.status == 0, "\(confirm.errors)")
+        let outcomes = try ControlFraming.makeDecoder().decode([ActionOutcome].self, from: Data(confirm.output.utf8))
+        #expect(outcomes.count == 101 && outcomes.allSatisfy(\.done))
+        await devices.pair.converge("confirmed", also: { syncedNames(devices.b.folder).count == 100 })
+        #expect(try await devices.a.waitSettled())
+        await devices.pair.stopBoth()
+    }
+
+    @Test(arguments: Backend.allCases)
+    func deletionsArrivingInPiecesAreCountedWholeAndRestored(_ backend: Backend) async throws {
+        let devices = try await Devices.start(backend, files: 200)
+        for number in 0..<60 { try FileManager.default.removeItem(at: devices.a.file(Devices.name(number))) }
+        try await Task.sleep(for: .milliseconds(700))
+        for number in 60..<120 { try FileManager.default.removeItem(at: devices.a.file(Devices.name(number))) }
+        #expect(await eventually { (try? await devices.state(devices.a)) == .deletionsHeld })
+        #expect(try await devices.a.status()?.folders.first?.held?.items == 120)
+        #expect(syncedNames(devices.b.folder).count == 200, "no deletion reached the other device")
+
+        let restore = try await devices.docsStatus(devices.a, ["deletions", "--restore"])
+        #expect(restore.status == 0, "\(restore.output)\(restore.errors)")
+        await devices.pair.converge("restored", also: { syncedNames(devices.a.folder).count == 200 })
+        #expect(contents(devices.a.file(Devices.name(100))) == "file 100\n")
+        #expect(try await devices.a.waitSettled())
+        await devices.pair.stopBoth()
+    }
+
+    // MARK: joining
+
+    @Test(arguments: Backend.allCases)
+    func aStaleBackupJoiningKeepsTheServerVersionsAndSendsNoDeletion(_ backend: Backend) async throws {
+        let devices = try await Devices.start(backend, files: 5)
+        await devices.a.stop()
+        // Beta's folder is replaced by a stale backup: older copies of two files, a newer
+        // edit of a third, an identical fourth, the fifth missing, and its index gone.
+        await devices.b.stop()
+        try FileManager.default.removeItem(at: devices.b.folder)
+        try FileManager.default.removeItem(at: devices.b.stateDirectory)
+        try FileManager.default.createDirectory(at: devices.b.folder, withIntermediateDirectories: false)
+        let past = Date(timeIntervalSinceNow: -30 * 86_400), future = Date(timeIntervalSinceNow: 3_600)
+        for (number, text, date) in [(0, "old 0\n", past), (1, "old 1\n", past), (2, "newer 2\n", future), (3, "file 3\n", past)] {
+            let url = devices.b.file(Devices.name(number))
+            try text.write(to: url, atomically: false, encoding: .utf8)
+            try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: url.path)
+        }
+        try devices.pair.startBoth()
+        await devices.pair.converge("joined", also: { syncedNames(devices.a.folder).count == 6 })
+        #expect(contents(devices.b.file(Devices.name(0))) == "file 0\n", "the server's version replaces an older copy")
+        #expect(contents(devices.b.file(Devices.name(1))) == "file 1\n")
+        #expect(contents(devices.b.file(Devices.name(4))) == "file 4\n", "an absent file is not a deletion")
+        #expect(contents(devices.b.file(Devices.name(3))) == "file 3\n")
+        let copies = syncedNames(devices.a.folder).filter { ConflictName.isConflictCopy($0) }
+        #expect(copies.count == 1, "only the newer edit is kept beside: \(copies)")
+        #expect(copies.first.flatMap { contents(devices.a.file($0)) } == "newer 2\n")
+        let versions = try await devices.docsStatus(devices.b, ["--json", "versions", devices.b.file(Devices.name(0)).path])
+        let kept = try ControlFraming.makeDecoder().decode([VersionEntry].self, from: Data(versions.output.utf8))
+        #expect(kept.count == 1, "the older copy went to the version store: \(versions.output)\(versions.errors)")
+        await devices.pair.stopBoth()
+    }
+}
