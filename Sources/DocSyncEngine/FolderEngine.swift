@@ -96,7 +96,10 @@ public final class FolderEngine: Sendable {
         var retry = RetryState()
         inbox.withLock { $0.fullScan = true; $0.fetch = true; $0.send = true }
         // The walk for leftovers only where the root is the indexed folder.
-        if checkRoot() == .proceed { removeLeftoverTemporaryFiles() }
+        let looking = ContinuousClock.now
+        let root = checkRoot()
+        logger.debug("looked at the folder's root", metadata: ["took": "\(ContinuousClock.now - looking)", "root": "\(root)"])
+        if root == .proceed { removeLeftoverTemporaryFiles() }
         pruneVersions()
         var lastSafetyNet = ContinuousClock.now
         var busySince: ContinuousClock.Instant?
