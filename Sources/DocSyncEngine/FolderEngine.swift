@@ -199,7 +199,9 @@ public final class FolderEngine: Sendable {
                 // Joining (no change token yet: never fetched, or fetching everything again)
                 // sends nothing before the server's records are known, so a local file is
                 // matched with the record at its path instead of racing it as a new one.
-                if hasSendablePending(), loadToken() != nil {
+                let joined = loadToken() != nil
+                if !joined { retry.fetchOwed = true }
+                if hasSendablePending(), joined {
                     showWorking(.syncing)
                     let started = ContinuousClock.now
                     _ = decideDeletionGate()

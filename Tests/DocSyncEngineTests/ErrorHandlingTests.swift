@@ -109,11 +109,14 @@ struct ErrorHandlingTests {
         #expect(records.count == 2, "no duplicate records: \(records.values.map(\.path))")
     }
 
-    @Test func quotaExceededStopsUploadsKeepsEverythingAndResumes() async throws {
-        faulty.setPlan(FaultPlan(rules: [FaultRule([.uploadChunk, .modifyRecords], .fromCall(1), .fail(SyncError(.quotaExceeded, "injected: full")))]))
+    @Test(arguments: [nil, AccountQuota(usedBytes: 2_000_000, quotaBytes: 1_000_000)])
+    func quotaExceededStopsUploadsKeepsEverythingAndResumes(_ quota: AccountQuota?) async throws {
+        faulty.setPlan(FaultPlan(rules: [FaultRule([.uploadChunk, .modifyRecords], .fromCall(1), .fail(SyncError(.quotaExceeded, "injected: full", quota: quota)))]))
         let (a, b) = try devices()
         try a.write("big-idea.txt", "kept locally\n")
-        #expect(await eventually(timeout: .seconds(60)) { a.status.state == .error && a.status.message?.contains("quota") == true })
+        // The account's quota and the server's disk are told apart.
+        let shown = quota == nil ? "backend storage full" : "account: storage full (2 MB / 1 MB)"
+        #expect(await eventually(timeout: .seconds(60)) { a.status.state == .error && a.status.message?.hasPrefix(shown) == true })
         #expect(a.read("big-idea.txt") == "kept locally\n")
         #expect(b.read("big-idea.txt") == nil)
         faulty.setPlan(.none)
