@@ -21,18 +21,11 @@ extension LocalBackend {
             do { try record.validate() } catch { failed[record.id] = error }
         }
         for deletion in batch.deletions where failed[deletion.id] == nil {
-            if let problem = deletion.device.flatMap(problem(withDevice:)) {
+            if let problem = deletion.device.flatMap(DeviceName.problem(with:)) {
                 failed[deletion.id] = SyncError(.invalidArguments, "the deletion of \(deletion.id) names a device that \(problem)")
             }
         }
         return failed
-    }
-
-    /// Why `device` cannot name a device (over 255 bytes, control characters), or `nil`.
-    static func problem(withDevice device: String) -> String? {
-        if device.utf8.count > 255 { return "is longer than 255 bytes" }
-        if device.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) { return "has control characters" }
-        return nil
     }
 
     /// The modify algorithm, inside the write transaction. Rolls back an atomic batch with

@@ -278,6 +278,12 @@ public final class LocalBackend: StorageBackend {
         }
     }
 
+    /// The bytes of every chunk stored, from the counters (no count of records): what a
+    /// quota is checked against.
+    public func storedChunkBytes() async throws(SyncError) -> Int64 {
+        try await read("read usage") { db in try StoreCounters.read(db).chunkBytes }
+    }
+
     // MARK: Compaction
 
     /// Deletes tombstones older than `age` seconds and expires the tokens that could have

@@ -257,7 +257,8 @@ extension SeededRandom {
 }
 
 extension Array {
-    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+    /// The elements transformed one after another by an async `transform`.
+    public func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
         var results: [T] = []
         for element in self { results.append(try await transform(element)) }
         return results
