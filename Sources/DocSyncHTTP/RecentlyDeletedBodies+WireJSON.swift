@@ -54,18 +54,11 @@ extension WireBody.Recovery: WireJSONCodable {
     }
 }
 
-/// Failures are rare and of every shape: written by `JSONEncoder` inside the hand-written
-/// answer, and an answer with any is read by `JSONDecoder`.
+/// Its failures are written and read as a modify answer's are.
 extension WireBody.RecoverAnswer: WireJSONCodable {
     public func writeJSON(to writer: inout WireJSONWriter) {
         writer.beginObject()
-        writer.key("failed")
-        if failed.isEmpty {
-            writer.beginArray()
-            writer.endArray()
-        } else {
-            writer.encoded(failed)
-        }
+        writer.key("failed"); writer.failures(failed)
         writer.key("saved"); writer.array(saved)
         writer.endObject()
     }
@@ -76,11 +69,7 @@ extension WireBody.RecoverAnswer: WireJSONCodable {
         try reader.beginObject()
         while let key = try reader.nextKey() {
             switch key {
-            case "failed":
-                try fields.insert(0, reader)
-                try reader.beginArray()
-                guard try !reader.nextElement() else { throw reader.unexpected() }
-                sawFailed = true
+            case "failed": try fields.insert(0, reader); try reader.noFailures(); sawFailed = true
             case "saved": try fields.insert(1, reader); saved = try reader.array(of: Record.self)
             default: throw reader.unexpected()
             }

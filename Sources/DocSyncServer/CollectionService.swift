@@ -39,7 +39,7 @@ struct CollectionService: Service {
             logger.error("cannot list users to collect", metadata: ["error": "\(error)"])
             return
         }
-        for user in names where !Task.isShuttingDownGracefully {
+        for user in names where !Task.isShuttingDownGracefully && backends.hasStore(user) {
             do {
                 let backend = try backends.backend(for: user)
                 if let last = try backend.lastCollection(), Date().timeIntervalSince(last) < interval { continue }

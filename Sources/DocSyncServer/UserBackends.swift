@@ -40,6 +40,11 @@ public final class UserBackends: Sendable {
         dataDirectory.appendingPathComponent("users", isDirectory: true).appendingPathComponent(user, isDirectory: true)
     }
 
+    /// Whether `user` has a store yet (it is created by the first request that needs it).
+    public func hasStore(_ user: String) -> Bool {
+        FileManager.default.fileExists(atPath: directory(of: user).appendingPathComponent("records.sqlite").path)
+    }
+
     /// `user`'s backend, opened (and created) if needed.
     public func backend(for user: String) throws(SyncError) -> LocalBackend {
         if let backend = opened.withLock({ Self.use(user, in: &$0) }) { return backend }

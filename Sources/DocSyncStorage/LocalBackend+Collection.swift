@@ -49,7 +49,8 @@ extension LocalBackend {
         } catch {
             throw LocalBackend.map(error, "note the collection")
         }
-        logger.info("collected garbage", metadata: [
+        let removedAnything = report.chunksRemoved + report.packsRemoved + report.expiredDeletedRecords + report.expiredReplacedVersions > 0
+        logger.log(level: removedAnything ? .info : .debug, "collected garbage", metadata: [
             "store": "\(directory.path)", "chunksRemoved": "\(report.chunksRemoved)", "bytesRemoved": "\(report.chunkBytesRemoved)",
             "packsCompacted": "\(report.packsCompacted)", "packsRemoved": "\(report.packsRemoved)",
             "packBytes": "\(report.packBytesBefore) -> \(report.packBytesAfter)", "seconds": "\(report.seconds)",

@@ -7,7 +7,8 @@ import Foundation
 /// `docsync-server gc [--user NAME]`: collects every user's storage now (or one user's),
 /// as the server's schedule would: expired deleted records and versions, then chunks
 /// nothing keeps, then sparse packs. Works while the server runs; a store another
-/// collector is working on is waited for. Prints one line per user.
+/// collector is working on is waited for. Prints one line per user (`nothing stored yet`
+/// for one whose devices never connected).
 struct CollectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gc",
@@ -19,6 +20,9 @@ struct CollectCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("How long to wait for another collector of the same store before giving up.", valueName: "seconds"))
     var wait: Double = 600
+
+    @Flag(help: "Print each user's report as one line of JSON ({\"user\": …, \"report\": …}) instead of a sentence.")
+    var json = false
 
     @OptionGroup var options: DataOptions
 
@@ -43,9 +47,13 @@ struct CollectCommand: AsyncParsableCommand {
         let backends = UserBackends(dataDirectory: configuration.dataDirectory, settings: configuration.storeSettings)
         var failed = false
         for name in names {
+            guard backends.hasStore(name) else {
+                say("\(name): nothing stored yet")
+                continue
+            }
             do {
                 let report = try await Self.collect(try backends.backend(for: name), waiting: wait)
-                say("\(name): \(report.summary)")
+                say(json ? try Self.jsonLine(user: name, report) : "\(name): \(report.summary)")
                 if report.stoppedBecause != nil || !report.ran { failed = true }
             } catch {
                 complain("\(name): \(error.message)")
@@ -53,6 +61,13 @@ struct CollectCommand: AsyncParsableCommand {
             }
         }
         if failed { throw ExitCode(1) }
+    }
+
+    static func jsonLine(user: String, _ report: GarbageCollectionReport) throws(SyncError) -> String {
+        struct Line: Encodable { let user: String; let report: GarbageCollectionReport }
+        do { return String(decoding: try WireCoding.encoder.encode(Line(user: user, report: report)), as: UTF8.self) } catch {
+            throw SyncError(.internalError, "cannot encode the report of \(user): \(error)")
+        }
     }
 
     /// Collects `backend`'s store, waiting up to `seconds` while another collector works on it.

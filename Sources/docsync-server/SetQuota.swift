@@ -52,7 +52,7 @@ struct SetQuota: AsyncParsableCommand {
     /// What the user's storage keeps now (0 before its first use).
     static func usedBytes(of user: String, in configuration: ServerConfiguration) async throws(SyncError) -> Int64 {
         let backends = UserBackends(dataDirectory: configuration.dataDirectory, settings: configuration.storeSettings)
-        guard FileManager.default.fileExists(atPath: backends.directory(of: user).path) else { return 0 }
+        guard backends.hasStore(user) else { return 0 }
         return try await backends.backend(for: user).storedChunkBytes()
     }
 }
