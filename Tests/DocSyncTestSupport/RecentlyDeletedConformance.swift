@@ -181,17 +181,9 @@ extension Conformance {
         let v1 = try await backend.save(try await TestRecords.document(zone, "file.bin", content: small, on: backend))
         let largeAsset = try await backend.storeAsset(large)
         #expect(largeAsset.reference.depth == 1)
-        var v2 = v1
-        v2.asset = largeAsset.reference
-        v2.contentDigest = largeAsset.reference.contentDigest
-        v2.size = Int64(large.count)
-        v2 = try await backend.save(v2)
+        let v2 = try await backend.save(replacingContent(of: v1, with: largeAsset.reference))
         let newestAsset = try await backend.storeAsset(newest)
-        var v3 = v2
-        v3.asset = newestAsset.reference
-        v3.contentDigest = newestAsset.reference.contentDigest
-        v3.size = Int64(newest.count)
-        _ = try await backend.save(v3)
+        _ = try await backend.save(replacingContent(of: v2, with: newestAsset.reference))
 
         let orphan = try await uploadOrphan(backend, seed: 54)
         try await fixture.collectGarbage()
@@ -209,11 +201,7 @@ extension Conformance {
         let deleted = Data(SeededRandom(seed: 63).bytesArray(3 << 20))  // a manifest tree
         let v1 = try await backend.save(try await TestRecords.document(zone, "kept.bin", content: replaced, on: backend))
         let liveAsset = try await backend.storeAsset(live)
-        var v2 = v1
-        v2.asset = liveAsset.reference
-        v2.contentDigest = liveAsset.reference.contentDigest
-        v2.size = Int64(live.count)
-        _ = try await backend.save(v2)
+        _ = try await backend.save(replacingContent(of: v1, with: liveAsset.reference))
         let doomed = try await backend.save(try await TestRecords.document(zone, "doomed.bin", content: deleted, on: backend))
         let doomedDigests = try await assetDigests(try #require(doomed.asset), on: backend)
         let replacedDigests = try await assetDigests(try #require(v1.asset), on: backend)
@@ -231,6 +219,15 @@ extension Conformance {
         let usage = try await backend.usage()
         #expect(usage.chunkCount == liveAsset.reference.entries.count && usage.chunkBytes == Int64(live.count),
                 "only the live record's chunks are left: \(usage)")
+    }
+
+    /// `record` (its change tag kept) with the content `reference` stands for.
+    static func replacingContent(of record: Record, with reference: AssetReference) -> Record {
+        var next = record
+        next.asset = reference
+        next.contentDigest = reference.contentDigest
+        next.size = reference.size
+        return next
     }
 
     /// Uploads a chunk nothing references; returns its digest.
