@@ -34,13 +34,7 @@ extension WireBody.ModifyAnswer: WireJSONCodable {
     public func writeJSON(to writer: inout WireJSONWriter) {
         writer.beginObject()
         writer.key("deleted"); writer.array(deleted)
-        writer.key("failed")
-        if failed.isEmpty {
-            writer.beginArray()
-            writer.endArray()
-        } else {
-            writer.encoded(failed)
-        }
+        writer.key("failed"); writer.failures(failed)
         writer.key("saved")
         writer.beginObject()
         for (name, tag) in saved.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
@@ -59,11 +53,7 @@ extension WireBody.ModifyAnswer: WireJSONCodable {
         while let key = try reader.nextKey() {
             switch key {
             case "deleted": try fields.insert(0, reader); deleted = try reader.array(of: String.self)
-            case "failed":
-                try fields.insert(1, reader)
-                try reader.beginArray()
-                guard try !reader.nextElement() else { throw reader.unexpected() }
-                sawFailed = true
+            case "failed": try fields.insert(1, reader); try reader.noFailures(); sawFailed = true
             case "saved":
                 try fields.insert(2, reader)
                 var tags: [String: ChangeTag] = [:]
@@ -78,5 +68,27 @@ extension WireBody.ModifyAnswer: WireJSONCodable {
         }
         guard let deleted, let saved, sawFailed else { throw reader.unexpected() }
         self.init(saved: saved, deleted: deleted, token: token)
+    }
+}
+
+/// The failures of an answer to a batch (modify, recover): rare and of every shape, so
+/// written by `JSONEncoder` inside the hand-written answer, and read by the fast reader only
+/// when there are none (an answer with any goes to `JSONDecoder`).
+extension WireJSONWriter {
+    mutating func failures(_ failed: [WireBody.ModifyAnswer.Failure]) {
+        if failed.isEmpty {
+            beginArray()
+            endArray()
+        } else {
+            encoded(failed)
+        }
+    }
+}
+
+extension WireJSONReader {
+    /// Reads an empty array; throws on any other value.
+    mutating func noFailures() throws(WireJSONReader.Unexpected) {
+        try beginArray()
+        guard try !nextElement() else { throw unexpected() }
     }
 }

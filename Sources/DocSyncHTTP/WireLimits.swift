@@ -11,6 +11,12 @@ public enum WireLimits {
     public static let recordNamesPerLookup = 1000
     /// A lookup request's JSON body.
     public static let lookupBody = 1 << 20
+    /// A recover request's JSON body (400 recoveries of the longest names and paths fit).
+    public static let recoverBody = 4 << 20
+    /// Record names in one purge request.
+    public static let recordNamesPerPurge = 1000
+    /// A purge request's JSON body.
+    public static let purgeBody = 1 << 20
     /// Digests in one `missing` or `download` request.
     public static let digestsPerRequest = 10_000
     /// A `missing` or `download` request's JSON body (10,000 digests take about 680 kB).

@@ -18,6 +18,13 @@ public enum WireRoute {
     public static func changes(_ zone: ZoneID) -> String { WireRoute.zone(zone) + "/changes" }
     /// `POST` `WireBody.RecordNames`, answered with `WireBody.Records`.
     public static func lookup(_ zone: ZoneID) -> String { WireRoute.zone(zone) + "/records/lookup" }
+    /// `GET ?since=NANOSECONDS`: the zone's Recently Deleted (`WireBody.DeletedRecords`),
+    /// those deleted at or after `since` (nanoseconds since 1970) when it is given.
+    public static func deleted(_ zone: ZoneID) -> String { WireRoute.zone(zone) + "/deleted" }
+    /// `POST` `WireBody.Recoveries`, answered with `WireBody.RecoverAnswer`.
+    public static func recover(_ zone: ZoneID) -> String { WireRoute.deleted(zone) + "/recover" }
+    /// `POST` `WireBody.Purge`, answered with `WireBody.Purged`.
+    public static func purge(_ zone: ZoneID) -> String { WireRoute.deleted(zone) + "/purge" }
     /// `POST` `WireBody.Digests`, answered with `WireBody.Missing`.
     public static let missingChunks = "/v1/chunks/missing"
     /// `PUT` the raw bytes of one chunk; `GET` them back (`application/octet-stream`).

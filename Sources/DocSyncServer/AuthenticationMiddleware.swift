@@ -5,7 +5,8 @@ import Logging
 
 /// Authenticates every request by its `Authorization: Bearer TOKEN` header and applies the
 /// token's rate limit: an absent or unknown token is `notAuthenticated` (401), a token over
-/// its rate is `requestRateLimited` (429 with `Retry-After`). Sets `context.user`.
+/// its rate is `requestRateLimited` (429 with `Retry-After`). Sets `context.user` and
+/// `context.device`.
 struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
     let users: UserStore
@@ -20,10 +21,11 @@ struct AuthenticationMiddleware: RouterMiddleware {
             throw SyncError(.notAuthenticated, "the Authorization header is not `Bearer TOKEN`")
         }
         let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
-        guard let user = try users.authenticate(token) else {
+        guard let account = try users.authenticate(token) else {
             context.logger.notice("unknown token", metadata: ["path": "\(request.uri.path)"])
             throw SyncError(.notAuthenticated, "the server does not know this token; ask its administrator for one (docsync-server user token NAME)")
         }
+        let user = account.user
         if let wait = rateLimiter.admit(AccessToken.hash(token)) {
             context.logger.info("rate limited", metadata: ["user": "\(user)", "retryAfter": "\(wait)"])
             throw SyncError(.requestRateLimited,
@@ -32,6 +34,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
         }
         var context = context
         context.user = user
+        context.device = account.device
         context.logger[metadataKey: "user"] = "\(user)"
         return try await next(request, context)
     }

@@ -9,9 +9,10 @@ import Hummingbird
 /// before it is sent. An upload batch is read and stored as its body streams in.
 struct ChunkRoutes: Sendable {
     let backends: UserBackends
+    let quotas: AccountQuotas
 
     func register(on api: RouterGroup<ServerRequestContext>) {
-        let records = RecordRoutes(backends: backends)
+        let records = RecordRoutes(backends: backends, quotas: quotas)
         api.post("chunks/missing") { request, context in
             let digests = try await RequestInput.json(WireBody.Digests.self, request, limit: WireLimits.digestListBody).digests
             try Self.checkCount(digests.count)
@@ -21,7 +22,8 @@ struct ChunkRoutes: Sendable {
         api.put("chunks/{digest}") { request, context in
             let digest = try RequestInput.digest(context)
             let bytes = try await RequestInput.body(request, limit: WireLimits.chunkBody)
-            try await records.backend(context).uploadChunk(digest, bytes: bytes)
+            let limit = try quotas.limit(for: try RecordRoutes.user(context))
+            try await records.backend(context).uploadChunks([ChunkUpload(digest: digest, bytes: bytes)], byteLimit: limit)
             return Responses.noContent
         }
         api.get("chunks/{digest}") { _, context in
@@ -29,7 +31,7 @@ struct ChunkRoutes: Sendable {
             return Responses.bytes(try await records.backend(context).downloadChunk(digest))
         }
         api.post("chunks/upload") { request, context in
-            try await Self.storeStreamed(request, into: records.backend(context))
+            try await Self.storeStreamed(request, into: records.backend(context), byteLimit: try quotas.limit(for: try RecordRoutes.user(context)))
             return Responses.noContent
         }
         api.post("chunks/download") { request, context in
@@ -44,12 +46,14 @@ struct ChunkRoutes: Sendable {
     /// of about 1 MB at a time, into one new pack (`ChunkBatchWriter`), so a request holds
     /// one group and one frame in memory, not its whole body. The batch is stored only once
     /// the body has ended between frames with every chunk right; otherwise nothing of it is.
-    static func storeStreamed(_ request: Request, into backend: LocalBackend) async throws(SyncError) {
+    /// With `byteLimit` (the user's quota), a batch whose new chunks would take the user's
+    /// storage past it is refused whole (`quotaExceeded`).
+    static func storeStreamed(_ request: Request, into backend: LocalBackend, byteLimit: Int64?) async throws(SyncError) {
         try RequestInput.checkDeclaredLength(request, limit: WireLimits.uploadBatchBody)
         let batch = backend.chunkBatch()
         do {
             try await receiveFrames(of: request, into: batch)
-            try await offload { () throws(SyncError) in try batch.commit() }
+            try await offload { () throws(SyncError) in try batch.commit(byteLimit: byteLimit) }
         } catch {
             batch.abort()
             throw (error as? SyncError) ?? SyncError(.networkFailure, "reading the request body failed (\(error))")

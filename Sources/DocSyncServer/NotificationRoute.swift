@@ -14,9 +14,8 @@ struct NotificationRoute: Sendable {
     let backends: UserBackends
 
     func register(on api: RouterGroup<ServerRequestContext>) {
-        let records = RecordRoutes(backends: backends)
         api.get("notifications") { _, context in
-            let backend = try records.backend(context)
+            let backend = try backends.backend(for: try RecordRoutes.user(context))
             let notifications = backend.changeNotifications()
             let zones = try await backend.listZones()
             let logger = context.logger

@@ -7,6 +7,7 @@ import Hummingbird
 /// input, calls the authenticated user's `LocalBackend`, and answers with JSON.
 struct RecordRoutes: Sendable {
     let backends: UserBackends
+    let quotas: AccountQuotas
 
     func register(on api: RouterGroup<ServerRequestContext>) {
         api.get("zones") { _, context in
@@ -29,7 +30,14 @@ struct RecordRoutes: Sendable {
             guard batch.itemCount <= RecordBatch.maximumItems else {
                 throw SyncError(.limitExceeded, "batch of \(batch.itemCount) items exceeds \(RecordBatch.maximumItems); split it and resend")
             }
-            return try Responses.json(WireBody.ModifyAnswer(try await self.backend(context).modifyRecords(batch)))
+            let backend = try self.backend(context)
+            if !batch.saves.isEmpty { try await quotas.refuseSavesOverQuota(of: try Self.user(context), in: backend) }
+            // A deletion that names no device was made by the token's.
+            var deviceNamed = batch
+            for index in deviceNamed.deletions.indices where deviceNamed.deletions[index].device == nil {
+                deviceNamed.deletions[index].device = context.device
+            }
+            return try Responses.json(WireBody.ModifyAnswer(try await backend.modifyRecords(deviceNamed)))
         }
         api.get("zones/{zone}/changes") { request, context in
             let zone = try RequestInput.zone(context)
@@ -54,7 +62,11 @@ struct RecordRoutes: Sendable {
     }
 
     func backend(_ context: ServerRequestContext) throws(SyncError) -> LocalBackend {
+        try backends.backend(for: try Self.user(context))
+    }
+
+    static func user(_ context: ServerRequestContext) throws(SyncError) -> String {
         guard let user = context.user else { throw SyncError(.notAuthenticated, "the request was not authenticated") }
-        return try backends.backend(for: user)
+        return user
     }
 }

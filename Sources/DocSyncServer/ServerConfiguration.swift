@@ -1,3 +1,4 @@
+import DocSyncStorage
 import Foundation
 import TOMLKit
 
@@ -12,14 +13,17 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var tlsKey: URL?
     /// Requests per second per token (bursts of ten seconds' worth).
     public var rateLimit: Double
+    /// Every user's store settings: `deleted_retention`, `gc_interval`, `gc_grace`.
+    public var storeSettings: StoreSettings
 
     public init(dataDirectory: URL, listen: ListenAddress = .default, tlsCertificate: URL? = nil, tlsKey: URL? = nil,
-                rateLimit: Double = RateLimiter.defaultRatePerSecond) {
+                rateLimit: Double = RateLimiter.defaultRatePerSecond, storeSettings: StoreSettings = StoreSettings()) {
         self.dataDirectory = dataDirectory
         self.listen = listen
         self.tlsCertificate = tlsCertificate
         self.tlsKey = tlsKey
         self.rateLimit = rateLimit
+        self.storeSettings = storeSettings
     }
 
     public var usesTLS: Bool { tlsCertificate != nil }
@@ -31,18 +35,22 @@ public struct ServerConfiguration: Sendable, Hashable {
         public var tlsCertificate: String?
         public var tlsKey: String?
         public var rateLimit: Double?
+        /// Store settings by key (`StoreSettings.keys`), each a duration as text.
+        public var store: [String: String]
 
-        public init(data: String? = nil, listen: String? = nil, tlsCertificate: String? = nil, tlsKey: String? = nil, rateLimit: Double? = nil) {
+        public init(data: String? = nil, listen: String? = nil, tlsCertificate: String? = nil, tlsKey: String? = nil, rateLimit: Double? = nil,
+                    store: [String: String] = [:]) {
             self.data = data
             self.listen = listen
             self.tlsCertificate = tlsCertificate
             self.tlsKey = tlsKey
             self.rateLimit = rateLimit
+            self.store = store
         }
     }
 
     /// The keys the TOML file may hold.
-    public static let keys = ["data", "listen", "tls_cert", "tls_key", "rate_limit"]
+    public static let keys = ["data", "listen", "tls_cert", "tls_key", "rate_limit"] + StoreSettings.keys
 
     /// Reads `file` (when given), applies `overrides` and checks the result: a data
     /// directory is required; plain HTTP only on a loopback address; TLS needs both files.
@@ -55,6 +63,13 @@ public struct ServerConfiguration: Sendable, Hashable {
         if let value = overrides.tlsCertificate { merged.tlsCertificate = value }
         if let value = overrides.tlsKey { merged.tlsKey = value }
         if let value = overrides.rateLimit { merged.rateLimit = value }
+        for (key, value) in overrides.store {
+            var check = StoreSettings()
+            if let problem = check.set(key, to: value) {
+                throw ServerConfigurationError("--\(key.replacingOccurrences(of: "_", with: "-")): \(problem)")
+            }
+            merged.store[key] = value
+        }
 
         guard let data = merged.data else {
             throw ServerConfigurationError("no data directory; pass --data DIR or set data = \"/path\" in the configuration file")
@@ -68,6 +83,9 @@ public struct ServerConfiguration: Sendable, Hashable {
                 throw ServerConfigurationError("rate_limit \(rate) must be a positive number of requests per second")
             }
             configuration.rateLimit = rate
+        }
+        for (key, value) in merged.store.sorted(by: { $0.key < $1.key }) {
+            if let problem = configuration.storeSettings.set(key, to: value) { throw ServerConfigurationError(problem) }
         }
         try configuration.check()
         return configuration
@@ -130,6 +148,15 @@ public struct ServerConfiguration: Sendable, Hashable {
                 throw ServerConfigurationError("\(line("rate_limit")): rate_limit must be a number of requests per second")
             }
             values.rateLimit = rate
+        }
+        for key in StoreSettings.keys {
+            guard let value = table[key] else { continue }
+            guard let text = value.string ?? value.int.map(String.init) ?? value.double.map({ String($0) }) else {
+                throw ServerConfigurationError("\(line(key)): \(key) must be a duration such as \"30d\", \"12h\" or \"90s\"")
+            }
+            var check = StoreSettings()
+            if let problem = check.set(key, to: text) { throw ServerConfigurationError("\(line(key)): \(problem)") }
+            values.store[key] = text
         }
         return values
     }

@@ -22,7 +22,7 @@ public struct SyncServer: Sendable {
     public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "docsync.server")) throws(SyncError) {
         self.configuration = configuration
         self.users = try UserStore(dataDirectory: configuration.dataDirectory)
-        self.backends = UserBackends(dataDirectory: configuration.dataDirectory)
+        self.backends = UserBackends(dataDirectory: configuration.dataDirectory, settings: configuration.storeSettings)
         self.rateLimiter = RateLimiter(ratePerSecond: configuration.rateLimit)
         self.logger = logger
     }
@@ -35,8 +35,11 @@ public struct SyncServer: Sendable {
         router.add(middleware: ErrorMiddleware())
         let api = router.group("v1")
             .add(middleware: AuthenticationMiddleware(users: users, rateLimiter: rateLimiter))
-        RecordRoutes(backends: backends).register(on: api)
-        ChunkRoutes(backends: backends).register(on: api)
+        let quotas = AccountQuotas(users: users)
+        let records = RecordRoutes(backends: backends, quotas: quotas)
+        records.register(on: api)
+        RecentlyDeletedRoutes(records: records).register(on: api)
+        ChunkRoutes(backends: backends, quotas: quotas).register(on: api)
         NotificationRoute(backends: backends).register(on: api)
         return router
     }
@@ -57,7 +60,8 @@ public struct SyncServer: Sendable {
             router: router(),
             server: server,
             configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "docsync-server"),
-            services: [IdleStorageService(backends: backends, interval: .seconds(60))],
+            services: [IdleStorageService(backends: backends, interval: .seconds(60)),
+                       CollectionService(users: users, backends: backends, interval: configuration.storeSettings.collectionInterval, logger: logger)],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? listen.port
                 let url = "\(scheme)://\(listen.urlHost):\(port)"

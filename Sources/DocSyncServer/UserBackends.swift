@@ -4,7 +4,8 @@ import Foundation
 import Logging
 import Synchronization
 
-/// Each user's `LocalBackend`, in `DATA/users/<name>/`, opened on first use and kept open.
+/// Each user's `LocalBackend`, in `DATA/users/<name>/`, opened on first use (with the
+/// server's store settings) and kept open.
 ///
 /// A user's backend is found only by the name the token authenticated, so one user's
 /// zones, records and chunks cannot be reached by another's requests.
@@ -20,23 +21,35 @@ public final class UserBackends: Sendable {
     }
 
     public let dataDirectory: URL
+    /// The settings every user's store is opened with (docsync-server's `deleted_retention`,
+    /// `gc_interval`, `gc_grace`); the server collects on its own schedule (`CollectionService`).
+    public let settings: StoreSettings
     private let opened = Mutex<[String: Entry]>([:])
     private let logger = Logger(label: "docsync.server.storage")
 
-    public init(dataDirectory: URL) {
+    public init(dataDirectory: URL, settings: StoreSettings = StoreSettings()) {
         self.dataDirectory = dataDirectory
+        self.settings = settings
     }
+
+    /// How a user's store is opened: with the server's settings, without a schedule of its own.
+    public var options: LocalBackend.Options { LocalBackend.Options(settings: settings, collectsOnSchedule: false) }
 
     /// The directory of `user`'s backend.
     public func directory(of user: String) -> URL {
         dataDirectory.appendingPathComponent("users", isDirectory: true).appendingPathComponent(user, isDirectory: true)
     }
 
+    /// Whether `user` has a store yet (it is created by the first request that needs it).
+    public func hasStore(_ user: String) -> Bool {
+        FileManager.default.fileExists(atPath: directory(of: user).appendingPathComponent("records.sqlite").path)
+    }
+
     /// `user`'s backend, opened (and created) if needed.
     public func backend(for user: String) throws(SyncError) -> LocalBackend {
         if let backend = opened.withLock({ Self.use(user, in: &$0) }) { return backend }
         precondition(UserStore.problem(withUserName: user) == nil, "user names are validated before they name a directory")
-        let backend = try LocalBackend(directory: directory(of: user))
+        let backend = try LocalBackend(directory: directory(of: user), options: options)
         logger.info("opened storage", metadata: ["user": "\(user)"])
         return opened.withLock { opened in
             if let existing = Self.use(user, in: &opened) { return existing }

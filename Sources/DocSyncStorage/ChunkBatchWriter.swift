@@ -12,8 +12,9 @@ import Glibc
 /// It keeps the guarantees of a store: each group given to `add` is checked whole (sizes
 /// and digests) before any of it is written; nothing is indexed, so nothing is stored,
 /// until `commit`, which flushes the pack and then indexes every chunk in one transaction;
-/// a batch that fails, or is `abort`ed, leaves nothing behind. Chunks already stored, or
-/// already added to this batch, are skipped. Use it from one task at a time.
+/// a batch that fails, or is `abort`ed, leaves nothing behind. Chunks already stored are
+/// not written again but count as stored now (a collection's grace period starts over for
+/// them); chunks already added to this batch are skipped. Use it from one task at a time.
 public final class ChunkBatchWriter: Sendable {
     /// The batch's pack once it has a chunk: its descriptor, and the writer that puts it
     /// past the page cache (see `DirectFileWriter`), whose `length` is where the next chunk goes.
@@ -51,13 +52,17 @@ public final class ChunkBatchWriter: Sendable {
                 throw SyncError(.chunkDigestMismatch, "chunk bytes do not hash to \(chunk.digest.shortHex); nothing was stored", digest: chunk.digest)
             }
         }
-        let absent = try packs.missing(chunks.map(\.digest))
+        // Chunks already stored are stored again: their age starts over, so a collection
+        // leaves them for another grace period. One that went meanwhile is written anew.
+        let digests = chunks.map(\.digest)
+        let missing = try packs.missing(digests)
+        let absent = missing.union(try packs.refresh(Set(digests).subtracting(missing)))
         try state.withLock { (state: inout State) throws(SyncError) in
             guard !state.finished else { throw SyncError(.internalError, "chunks added to a batch that was already committed or aborted") }
             let new = chunks.filter { absent.contains($0.digest) && state.added.insert($0.digest).inserted }
             guard !new.isEmpty else { return }
             if state.pack == nil {
-                state.name = "\(Int64(Date().timeIntervalSince1970 * 1000))-\(RecordID.newName().suffix(12)).pack"  // the random half
+                state.name = PackStore.newPackName()
                 let path = packs.root.path + "/" + state.name
                 let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
                 guard fd >= 0 else { throw SyncError.posix("create \(path)", errno) }
@@ -76,7 +81,12 @@ public final class ChunkBatchWriter: Sendable {
 
     /// Makes the batch's new chunks durable, then stored: flushes the pack and its directory
     /// and indexes every chunk in one transaction. On failure nothing is stored.
-    public func commit() throws(SyncError) {
+    ///
+    /// With `byteLimit`, the store's chunks may not grow past that many bytes: a batch whose
+    /// new chunks would take them further is refused whole with `quotaExceeded` carrying the
+    /// account's usage and quota (checked in the indexing transaction, so batches committed
+    /// at once cannot overshoot it together).
+    public func commit(byteLimit: Int64? = nil) throws(SyncError) {
         let (pack, name, entries) = state.withLock { state in
             state.finished = true
             defer { state.pack = nil }
@@ -89,6 +99,12 @@ public final class ChunkBatchWriter: Sendable {
         let code = writer.finish()
         if code != 0 { failure = SyncError.posix("write \(path)", code) }
         if failure == nil, fsync(fd) != 0 { failure = SyncError.posix("flush \(path)", errno) }
+        // A collection removes pack files nobody indexed for an hour: one written that slowly
+        // may be gone, and is not indexed.
+        var status = stat()
+        if failure == nil, fstat(fd, &status) == 0, status.st_nlink == 0 {
+            failure = SyncError(.serviceUnavailable, "the pack \(path) was removed while it was written (over an hour without a write); upload the chunks again")
+        }
         close(fd)
         if failure == nil { failure = packs.syncDirectory() }
         if let failure {
@@ -99,20 +115,34 @@ public final class ChunkBatchWriter: Sendable {
             try packs.pool.write { db in
                 try db.execute(sql: "INSERT INTO pack (name) VALUES (?)", arguments: [name])
                 let number = db.lastInsertedRowID
-                // A chunk another process stored since `add` looked keeps its first copy.
-                let present = try db.directStatement(sql: PackStore.presenceQuery)
-                let statement = try db.directStatement(sql: "INSERT INTO chunk (digestKey, digest, pack, offset, length) VALUES (?, ?, ?, ?, ?)")
+                let now = PackStore.storageTime()
+                // A chunk another process stored since `add` looked keeps its first copy, stored again now.
+                let refresh = try db.directStatement(sql: PackStore.refreshStatement)
+                let statement = try db.directStatement(sql: "INSERT INTO chunk (digestKey, digest, pack, offset, length, storedAt) VALUES (?, ?, ?, ?, ?, ?)")
+                var added: (count: Int64, bytes: Int64) = (0, 0)
                 for entry in entries {
-                    present.bind(1, entry.digest.indexKey)
-                    present.bind(2, entry.digest)
-                    if try present.yieldsRow() { continue }
+                    refresh.bind(1, now)
+                    refresh.bind(2, entry.digest.indexKey)
+                    refresh.bind(3, entry.digest)
+                    try refresh.execute()
+                    if db.changesCount > 0 { continue }
                     statement.bind(1, entry.digest.indexKey)
                     statement.bind(2, entry.digest)
                     statement.bind(3, number)
                     statement.bind(4, entry.offset)
                     statement.bind(5, Int64(entry.length))
+                    statement.bind(6, now)
                     try statement.execute()
+                    added.count += 1
+                    added.bytes += Int64(entry.length)
                 }
+                if let byteLimit, added.bytes > 0 {
+                    let used = try StoreCounters.read(db).chunkBytes
+                    if used + added.bytes > byteLimit {
+                        throw SyncError.accountFull(AccountQuota(usedBytes: used, quotaBytes: byteLimit), adding: added.bytes)
+                    }
+                }
+                try StoreCounters.add(chunks: added.count, bytes: added.bytes, db)
             }
         } catch {
             unlink(path)

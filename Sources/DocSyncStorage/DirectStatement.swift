@@ -79,7 +79,7 @@ public struct DirectStatement {
     }
 
     /// Runs the statement with the bound arguments, giving each row to `body` (columns
-    /// through `text` and `integer`).
+    /// through `text`, `integer` and `digest`).
     public func forEachRow(_ body: (DirectStatement) throws -> Void) throws {
         defer { sqlite3_reset(handle) }
         while try step() { try body(self) }
@@ -101,6 +101,13 @@ public struct DirectStatement {
     /// Column `index` (0-based) of the current row, as an integer.
     public func integer(_ index: Int32) -> Int64 {
         sqlite3_column_int64(handle, index)
+    }
+
+    /// Column `index` (0-based) of the current row, as a digest: `nil` unless it is a blob
+    /// of 32 bytes.
+    public func digest(_ index: Int32) -> SHA256Digest? {
+        guard sqlite3_column_bytes(handle, index) == 32, let bytes = sqlite3_column_blob(handle, index) else { return nil }
+        return SHA256Digest(bytes: UnsafeRawBufferPointer(start: bytes, count: 32))
     }
 
     private func step() throws -> Bool {

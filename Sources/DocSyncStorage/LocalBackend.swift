@@ -13,29 +13,48 @@ import Synchronization
 /// `Options.tombstoneRetention` are compacted when the backend opens and hourly while it is
 /// written to; a change token from before a compaction gets `changeTokenExpired`.
 ///
-/// Layout of the directory: `records.sqlite` (+ `-wal`, `-shm`; records, history, the chunk
-/// index), `packs/` (chunk data), `commit-signal`.
+/// Deleted records (Recently Deleted) and the versions saves replaced are kept for the
+/// settings' `deletedRetention`, then removed when the backend opens and before each
+/// collection. Garbage collection (`collectGarbage`) runs on the settings' schedule while
+/// the backend is alive, off the caller's thread, one collector per store at a time
+/// across processes.
+///
+/// Layout of the directory: `records.sqlite` (+ `-wal`, `-shm`; records, history, kept
+/// versions, the chunk index and counters), `packs/` (chunk data), `commit-signal`,
+/// `collect.lock` (the collectors' lock), `store.toml` (`StoreSettingsFile`).
 public final class LocalBackend: StorageBackend {
     public struct Options: Sendable {
         /// How long tombstones are kept: a device offline for longer refetches everything.
         public var tombstoneRetention: TimeInterval
         /// How long a write waits for another process's write to finish before `zoneBusy`.
         public var busyTimeout: TimeInterval
+        /// The store's settings; `nil`: those of `store.toml` in its directory (defaults for
+        /// what it does not set). docsync-server gives its own to every user's store.
+        public var settings: StoreSettings?
+        /// Whether this backend collects on the settings' schedule while it is alive (a
+        /// daemon's does; docsync-server runs one schedule for all its users instead).
+        public var collectsOnSchedule: Bool
 
-        public init(tombstoneRetention: TimeInterval = 90 * 86_400, busyTimeout: TimeInterval = 30) {
+        public init(tombstoneRetention: TimeInterval = 90 * 86_400, busyTimeout: TimeInterval = 30,
+                    settings: StoreSettings? = nil, collectsOnSchedule: Bool = true) {
             self.tombstoneRetention = tombstoneRetention
             self.busyTimeout = busyTimeout
+            self.settings = settings
+            self.collectsOnSchedule = collectsOnSchedule
         }
     }
 
     public let directory: URL
     public let options: Options
+    /// The settings in force: `options.settings`, or the directory's `store.toml`.
+    public let settings: StoreSettings
     let pool: DatabasePool
     let chunks: PackStore
     let commitSignal: CommitSignal
     let logger = Logger(label: "docsync.storage.local")
     private let notifier = Mutex(NotifierState())
     private let lastCompaction = Mutex(Date())
+    private let schedule = Mutex<Task<Void, Never>?>(nil)
 
     /// Opens (creating if needed) the backend a `file://` URL names.
     /// Throws `invalidArguments` for any other kind of URL.
@@ -46,10 +65,14 @@ public final class LocalBackend: StorageBackend {
         try self.init(directory: url, options: options)
     }
 
-    /// Opens (creating if needed) the backend stored in `directory`.
+    /// Opens (creating if needed) the backend stored in `directory`. Throws
+    /// `invalidArguments` when its `store.toml` is not valid (naming the line and the key).
     public init(directory: URL, options: Options = Options()) throws(SyncError) {
         self.directory = directory.standardizedFileURL
         self.options = options
+        if let given = options.settings { settings = given } else { settings = try StoreSettingsFile.read(in: self.directory) }
+        let databasePath = self.directory.appendingPathComponent("records.sqlite").path
+        let isNew = !FileManager.default.fileExists(atPath: databasePath)
         do {
             try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
             var configuration = Configuration()
@@ -61,13 +84,18 @@ public final class LocalBackend: StorageBackend {
                     try db.execute(sql: WriteAheadLog.writerCacheSize)
                 }
             }
-            pool = try LocalBackend.openAndMigrate(self.directory.appendingPathComponent("records.sqlite").path, configuration)
+            pool = try LocalBackend.openAndMigrate(databasePath, configuration)
         } catch {
             throw LocalBackend.map(error, "open the backend at \(directory.path)")
         }
         chunks = try PackStore(root: self.directory.appendingPathComponent("packs"), pool: pool)
         commitSignal = try CommitSignal(path: self.directory.appendingPathComponent("commit-signal").path)
+        if isNew, options.settings == nil, !StoreSettingsFile.createTemplate(in: self.directory) {
+            logger.warning("could not write the store's settings template; the defaults apply", metadata: ["store": "\(self.directory.path)"])
+        }
         try compactTombstones(olderThan: options.tombstoneRetention)
+        try pruneExpiredVersions()
+        if options.collectsOnSchedule { schedule.withLock { $0 = startCollectionSchedule() } }
     }
 
     /// Opens the database and applies the migrations. Both are idempotent, but two processes
@@ -124,18 +152,9 @@ public final class LocalBackend: StorageBackend {
         guard batch.itemCount <= RecordBatch.maximumItems else {
             throw SyncError(.limitExceeded, "batch of \(batch.itemCount) items exceeds \(RecordBatch.maximumItems); split it and resend")
         }
-        var failed = LocalBackend.validate(batch)
-        let chunks = self.chunks
-        let referenced = batch.saves.flatMap { $0.asset?.entries.map(\.digest) ?? [] }
-        let absent = try await offload { () throws(SyncError) in try chunks.missing(referenced) }
-        for record in batch.saves where failed[record.id] == nil {
-            if let missing = record.asset?.entries.first(where: { absent.contains($0.digest) }) {
-                failed[record.id] = SyncError(.chunkNotFound, "\(record.path): chunk \(missing.digest.shortHex) of its asset is not stored; upload the chunks first", digest: missing.digest)
-            }
-        }
-        let prevalidated = failed
+        let failed = LocalBackend.validate(batch)
         let result = try await writeDeciding("modify \(batch.itemCount) records in \(batch.zone)") { db in
-            try LocalBackend.apply(batch, failedBefore: prevalidated, db)
+            try LocalBackend.apply(batch, failedBefore: failed, now: .now, db)
         }
         if !result.saved.isEmpty || !result.deleted.isEmpty { committed() }
         compactIfDue()
@@ -181,12 +200,19 @@ public final class LocalBackend: StorageBackend {
 
     public func uploadChunk(_ digest: SHA256Digest, bytes: Data) async throws(SyncError) {
         let chunks = self.chunks
-        try await offload { () throws(SyncError) in try chunks.store([ChunkUpload(digest: digest, bytes: bytes)]) }
+        try await offload { () throws(SyncError) in try chunks.store([ChunkUpload(digest: digest, bytes: bytes)], byteLimit: nil) }
     }
 
     public func uploadChunks(_ chunks: [ChunkUpload]) async throws(SyncError) {
+        try await uploadChunks(chunks, byteLimit: nil)
+    }
+
+    /// Stores chunks as `uploadChunks(_:)` does; with `byteLimit`, a batch whose new chunks
+    /// would take the store's chunks past that many bytes is refused whole with
+    /// `quotaExceeded` carrying the usage and the limit (docsync-server's per-user quotas).
+    public func uploadChunks(_ chunks: [ChunkUpload], byteLimit: Int64?) async throws(SyncError) {
         let directory = self.chunks
-        try await offload { () throws(SyncError) in try directory.store(chunks) }
+        try await offload { () throws(SyncError) in try directory.store(chunks, byteLimit: byteLimit) }
     }
 
     /// Starts a batch of chunks stored as they arrive (a streamed upload): see `ChunkBatchWriter`.
@@ -240,14 +266,22 @@ public final class LocalBackend: StorageBackend {
         pool.releaseMemoryEventually()
     }
 
+    /// The zones and records counted, the chunks from the store's counters (kept as chunks
+    /// are stored and collected): chunks of live records, of Recently Deleted, of replaced
+    /// versions, and those not collected yet.
     public func usage() async throws(SyncError) -> StorageUsage {
-        let counts = try await read("count zones and records") { db in
-            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM zone") ?? 0,
-             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record") ?? 0)
+        try await read("read usage") { db in
+            let counters = try StoreCounters.read(db)
+            return StorageUsage(zoneCount: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM zone") ?? 0,
+                                recordCount: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record") ?? 0,
+                                chunkCount: Int(counters.chunkCount), chunkBytes: counters.chunkBytes)
         }
-        let chunks = self.chunks
-        let stored = try await offload { () throws(SyncError) in try chunks.usage() }
-        return StorageUsage(zoneCount: counts.0, recordCount: counts.1, chunkCount: stored.count, chunkBytes: stored.bytes)
+    }
+
+    /// The bytes of every chunk stored, from the counters (no count of records): what a
+    /// quota is checked against.
+    public func storedChunkBytes() async throws(SyncError) -> Int64 {
+        try await read("read usage") { db in try StoreCounters.read(db).chunkBytes }
     }
 
     // MARK: Compaction
@@ -342,7 +376,7 @@ public final class LocalBackend: StorageBackend {
         }
     }
 
-    private func committed() {
+    func committed() {
         if !commitSignal.signal() {
             logger.warning("could not signal a commit; other clients will see it at their next fetch",
                            metadata: ["path": "\(commitSignal.path)"])
@@ -350,6 +384,7 @@ public final class LocalBackend: StorageBackend {
     }
 
     deinit {
+        schedule.withLock { $0?.cancel() }
         notifier.withLock { state in
             state.watcher?.cancel()
             for continuation in state.subscribers.values { continuation.finish() }

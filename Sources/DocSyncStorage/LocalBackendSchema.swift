@@ -92,6 +92,57 @@ enum LocalBackendSchema {
                 CREATE INDEX chunk_by_key ON chunk(digestKey);
                 """)
         }
+        migrator.registerMigration("v5: Recently Deleted, replaced versions, chunk ages, usage counters") { db in
+            // Kept versions name the sequence value of the version they keep (its change tag),
+            // so a collection can tell what was kept after it looked (seq above its mark).
+            // A chunk's storedAt is when it was stored or last stored again: chunks no kept
+            // version references are collected only once it is older than the grace period.
+            // Chunks stored before this migration count as old. Usage is kept as counters,
+            // counted once here. Packs are removed now (compacted or emptied): their numbers
+            // become AUTOINCREMENT, so a number never names two packs.
+            try db.execute(sql: """
+                CREATE TABLE numberedPack (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    name TEXT NOT NULL UNIQUE          -- file name under packs/
+                );
+                INSERT INTO numberedPack (id, name) SELECT id, name FROM pack ORDER BY id;
+                DROP TABLE pack;
+                ALTER TABLE numberedPack RENAME TO pack;
+                CREATE TABLE deletedRecord (
+                    zone TEXT NOT NULL REFERENCES zone(name) ON DELETE CASCADE,
+                    recordName TEXT NOT NULL,
+                    seq INTEGER NOT NULL,            -- sequence value of the version kept
+                    deletedAt INTEGER NOT NULL,      -- nanoseconds since 1970
+                    deletedBy TEXT NOT NULL,         -- the deleting device, "" when unnamed
+                    body BLOB NOT NULL,              -- the record's last version (CompactCoding)
+                    PRIMARY KEY (zone, recordName)
+                ) WITHOUT ROWID;
+                CREATE INDEX deletedRecord_by_time ON deletedRecord(zone, deletedAt);
+                CREATE INDEX deletedRecord_by_age ON deletedRecord(deletedAt);
+                CREATE INDEX deletedRecord_by_seq ON deletedRecord(seq);
+                CREATE TABLE replacedVersion (
+                    id INTEGER PRIMARY KEY,
+                    zone TEXT NOT NULL REFERENCES zone(name) ON DELETE CASCADE,
+                    recordName TEXT NOT NULL,
+                    seq INTEGER NOT NULL,            -- sequence value of the version kept
+                    replacedAt INTEGER NOT NULL,     -- nanoseconds since 1970
+                    body BLOB NOT NULL               -- the replaced version (CompactCoding)
+                );
+                CREATE INDEX replacedVersion_by_record ON replacedVersion(zone, recordName);
+                CREATE INDEX replacedVersion_by_age ON replacedVersion(replacedAt);
+                CREATE INDEX replacedVersion_by_seq ON replacedVersion(seq);
+                ALTER TABLE chunk ADD COLUMN storedAt INTEGER NOT NULL DEFAULT 0;  -- milliseconds since 1970
+                CREATE INDEX chunk_by_age ON chunk(storedAt);
+                CREATE TABLE storeCounter (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    chunkCount INTEGER NOT NULL,
+                    chunkBytes INTEGER NOT NULL,
+                    lastCollectedAt DOUBLE NOT NULL  -- seconds since 1970 of the last finished collection
+                );
+                INSERT INTO storeCounter (id, chunkCount, chunkBytes, lastCollectedAt)
+                    SELECT 1, COUNT(*), COALESCE(SUM(length), 0), 0 FROM chunk;
+                """)
+        }
         return migrator
     }
 }

@@ -14,7 +14,9 @@ import Glibc
 /// whole batch), and only then indexes them, in one transaction: a chunk is either indexed
 /// and durable, or not stored at all; a crash leaves at most an unindexed pack, which is
 /// harmless. Several processes may store at once (each writes its own packs; the index
-/// keeps the first copy of a chunk). Reads verify the digest, so "not stored"
+/// keeps the first copy of a chunk). Each chunk row carries when it was stored (or stored
+/// again), for the collector's grace period (`GarbageCollector`), which also compacts packs
+/// that are mostly garbage; readers follow a chunk to its new pack. Reads verify the digest, so "not stored"
 /// (`chunkNotFound`) and "stored but damaged" (`chunkCorrupt`) stay distinct.
 struct PackStore: Sendable {
     let root: URL
@@ -55,12 +57,13 @@ struct PackStore: Sendable {
     }
 
     /// Stores `chunks`, refusing the whole batch (storing nothing) when any is too large or
-    /// does not hash to its digest. Chunks already stored are skipped.
-    func store(_ chunks: [ChunkUpload]) throws(SyncError) {
+    /// does not hash to its digest, or when it would take the store past `byteLimit` bytes
+    /// (see `ChunkBatchWriter.commit`). Chunks already stored are not written again.
+    func store(_ chunks: [ChunkUpload], byteLimit: Int64?) throws(SyncError) {
         let batch = ChunkBatchWriter(packs: self)
         do throws(SyncError) {
             try batch.add(chunks)
-            try batch.commit()
+            try batch.commit(byteLimit: byteLimit)
         } catch {
             batch.abort()
             throw error
@@ -78,18 +81,21 @@ struct PackStore: Sendable {
     /// Where each of `digests` that is stored lies (the others are left out), looked up in one
     /// read transaction.
     func places(of digests: [SHA256Digest]) throws(SyncError) -> [SHA256Digest: Place] {
-        var places: [SHA256Digest: Place] = [:]
         do {
-            try pool.read { db in
-                let place = try db.directStatement(sql: PackStore.placeQuery)
-                for digest in digests where places[digest] == nil {
-                    place.bind(1, digest.indexKey)
-                    place.bind(2, digest)
-                    places[digest] = try place.firstRow { ($0.text(0), $0.integer(1), Int($0.integer(2))) }
-                }
-            }
+            return try pool.read { db in try PackStore.places(of: digests, db) }
         } catch {
             throw LocalBackend.map(error, "look up \(digests.count) chunks")
+        }
+    }
+
+    /// Where each of `digests` that is stored lies, as `db` sees it.
+    static func places(of digests: [SHA256Digest], _ db: Database) throws -> [SHA256Digest: Place] {
+        var places: [SHA256Digest: Place] = [:]
+        let place = try db.directStatement(sql: PackStore.placeQuery)
+        for digest in digests where places[digest] == nil {
+            place.bind(1, digest.indexKey)
+            place.bind(2, digest)
+            places[digest] = try place.firstRow { ($0.text(0), $0.integer(1), Int($0.integer(2))) }
         }
         return places
     }
@@ -109,16 +115,46 @@ struct PackStore: Sendable {
     /// start at 0). Throws `chunkCorrupt` for the first chunk (by place in its pack) that is
     /// not right.
     ///
+    /// A pack that is gone was compacted (its chunks copied to another pack) or emptied by a
+    /// collection since `places` were looked up, in this process or another: its chunks are
+    /// looked up again and read where they are now; one no longer indexed is `chunkNotFound`.
+    ///
     /// Reads of `DirectFileReader.minimumLength` bytes and more go past the page cache:
     /// packs are written past it too, so they are not in it, and filling it costs more than
     /// the read (see `DirectFileReader`). Smaller ones go through it.
-    func read(_ places: [SHA256Digest: Place]) throws(SyncError) -> [SHA256Digest: Data] {
+    ///
+    /// With `relocating` false (the collector, which alone moves chunks, reading inside a
+    /// transaction) a pack that is gone is `chunkCorrupt` at once.
+    func read(_ places: [SHA256Digest: Place], relocating: Bool = true) throws(SyncError) -> [SHA256Digest: Data] {
         var found: [SHA256Digest: Data] = [:]
+        var pending = places
+        for attempt in 1 ... PackStore.relocationAttempts {
+            let moved = try read(pending, into: &found)
+            if moved.isEmpty { break }
+            guard relocating, attempt < PackStore.relocationAttempts else {
+                throw SyncError(.chunkCorrupt, "the packs of \(moved.count) chunks keep disappearing under \(root.path); its chunks must be uploaded again", digest: moved[0])
+            }
+            pending = try self.places(of: moved)
+            if let gone = moved.first(where: { pending[$0] == nil }) { throw SyncError.chunkNotFound(gone) }
+        }
+        return found
+    }
+
+    /// How many times `read(_:)` looks for chunks whose pack went away while it read.
+    static let relocationAttempts = 4
+
+    /// Reads the chunks at `places` into `found`; returns those whose pack file is gone.
+    private func read(_ places: [SHA256Digest: Place], into found: inout [SHA256Digest: Data]) throws(SyncError) -> [SHA256Digest] {
+        var moved: [SHA256Digest] = []
         let byPack = Dictionary(grouping: places, by: { $0.value.pack })
         for (pack, entries) in byPack {
             let path = root.path + "/" + pack
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else {
+                if errno == ENOENT {
+                    moved += entries.map(\.key)
+                    continue
+                }
                 throw SyncError(.chunkCorrupt, "pack \(path) cannot be opened (\(String(cString: strerror(errno)))); its chunks must be uploaded again", digest: entries[0].key)
             }
             defer { close(fd) }
@@ -154,7 +190,7 @@ struct PackStore: Sendable {
                 }
             }
         }
-        return found
+        return moved
     }
 
     /// The most bytes read in one call by `read(_:)` for a run of adjacent chunks: 4 MiB less
@@ -185,16 +221,40 @@ struct PackStore: Sendable {
         try places(of: [digest])[digest].map { (root.path + "/" + $0.pack, $0.offset, $0.length) }
     }
 
-    /// Number of chunks and their total size.
-    func usage() throws(SyncError) -> (count: Int, bytes: Int64) {
+    /// Marks those of `digests` that are stored as stored again now, so a collection leaves
+    /// them for another grace period; returns those that are not stored (any more).
+    func refresh(_ digests: Set<SHA256Digest>) throws(SyncError) -> Set<SHA256Digest> {
+        guard !digests.isEmpty else { return [] }
         do {
-            return try pool.read { db in
-                let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(SUM(length), 0) FROM chunk")!
-                return (row[0], row[1])
+            return try pool.write { db in
+                let refresh = try db.directStatement(sql: PackStore.refreshStatement)
+                let now = PackStore.storageTime()
+                var gone = Set<SHA256Digest>()
+                for digest in digests {
+                    refresh.bind(1, now)
+                    refresh.bind(2, digest.indexKey)
+                    refresh.bind(3, digest)
+                    try refresh.execute()
+                    if db.changesCount == 0 { gone.insert(digest) }
+                }
+                return gone
             }
         } catch {
-            throw LocalBackend.map(error, "count chunks")
+            throw LocalBackend.map(error, "store \(digests.count) chunks again")
         }
+    }
+
+    /// Sets a stored chunk's age to now (parameters: the time, the digest's `indexKey`, the digest).
+    static let refreshStatement = "UPDATE chunk SET storedAt = ? WHERE digestKey = ? AND digest = ?"
+
+    /// Now, as a chunk's `storedAt`: milliseconds since 1970.
+    static func storageTime(_ date: Date = Date()) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    /// A new pack file's name: the time in milliseconds, then 12 random characters.
+    static func newPackName() -> String {
+        "\(Int64(Date().timeIntervalSince1970 * 1000))-\(RecordID.newName().suffix(12)).pack"
     }
 
     /// Makes the pack's directory entry durable.

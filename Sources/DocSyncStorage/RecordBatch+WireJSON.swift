@@ -35,22 +35,24 @@ extension RecordDeletion: WireJSONCodable {
     public func writeJSON(to writer: inout WireJSONWriter) {
         writer.beginObject()
         if let baseTag { writer.key("baseTag"); writer.string(baseTag.rawValue) }
+        if let device { writer.key("device"); writer.string(device) }
         writer.key("id"); id.writeJSON(to: &writer)
         writer.endObject()
     }
 
     public init(json reader: inout WireJSONReader) throws(WireJSONReader.Unexpected) {
-        var baseTag: ChangeTag?, id: RecordID?
+        var baseTag: ChangeTag?, device: String?, id: RecordID?
         var fields = WireJSONFields()
         try reader.beginObject()
         while let key = try reader.nextKey() {
             switch key {
             case "baseTag": try fields.insert(0, reader); baseTag = reader.null() ? nil : ChangeTag(try reader.string())
+            case "device": try fields.insert(2, reader); device = reader.null() ? nil : try reader.string()
             case "id": try fields.insert(1, reader); id = try RecordID(json: &reader)
             default: throw reader.unexpected()
             }
         }
         guard let id else { throw reader.unexpected() }
-        self.init(id: id, baseTag: baseTag)
+        self.init(id: id, baseTag: baseTag, device: device)
     }
 }

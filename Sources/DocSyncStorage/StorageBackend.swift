@@ -16,9 +16,10 @@ public protocol StorageBackend: Sendable {
     /// Throws `invalidArguments` for a bad name.
     func createZone(_ zone: ZoneID) async throws(SyncError)
 
-    /// Deletes `zone` with all its records and its change history; a device still syncing
-    /// it will see `zoneNotFound` and treat it as `userDeletedZone`.
-    /// Throws `zoneNotFound` when it does not exist. Chunks are kept (they belong to the user).
+    /// Deletes `zone` with all its records, its change history and its Recently Deleted; a
+    /// device still syncing it will see `zoneNotFound` and treat it as `userDeletedZone`.
+    /// Throws `zoneNotFound` when it does not exist. Chunks stay stored (they belong to the
+    /// user) until a garbage collection finds nothing else referencing them.
     func deleteZone(_ zone: ZoneID) async throws(SyncError)
 
     /// Every zone, sorted by name.
@@ -54,11 +55,14 @@ public protocol StorageBackend: Sendable {
     /// from the result. Throws `zoneNotFound` when the zone does not exist.
     func fetchRecords(_ ids: [RecordID]) async throws(SyncError) -> [RecordID: Record]
 
-    /// Which of `digests` are not stored. Cheap for thousands of digests at once.
+    /// Which of `digests` are not stored. Cheap for thousands of digests at once. A chunk
+    /// stored but referenced by nothing may be collected before a record names it: the save
+    /// then fails with `chunkNotFound` (upload it again).
     func missingChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> Set<SHA256Digest>
 
     /// Stores a chunk under its digest after checking the bytes hash to it. Storing a chunk
-    /// that is already stored succeeds and keeps one copy.
+    /// that is already stored succeeds and keeps one copy (and keeps it safe from garbage
+    /// collection for another grace period).
     /// Throws `chunkDigestMismatch` when the bytes do not match `digest` (nothing stored) and
     /// `limitExceeded` when longer than `StorageLimits.maximumChunkSize`.
     func uploadChunk(_ digest: SHA256Digest, bytes: Data) async throws(SyncError)

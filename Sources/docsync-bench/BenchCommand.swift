@@ -6,8 +6,8 @@ import Foundation
 /// `make bench`: the chunker's throughput, what a 1-byte edit of a 50 MB file costs, how
 /// fast a small file reaches a second daemon, an initial sync against `rsync -a`, metadata
 /// queries over 100,000 items, and the same sync figures with `docsync-server` between the
-/// daemons (plus bytes on the wire and an idle daemon's footprint). Prints tables and
-/// writes the figures as JSON.
+/// daemons (plus bytes on the wire and an idle daemon's footprint), and a garbage
+/// collection of a million chunks. Prints tables and writes the figures as JSON.
 @main
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,7 +26,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Where to write the figures as JSON.")
     var json = ".build/bench/chunker.json"
 
-    @Option(help: "Which parts to run: all, chunker, sync, query or server.")
+    @Option(help: "Which parts to run: all, chunker, sync, query, server or gc.")
     var only = "all"
 
     @Option(help: "Files in the folder the query benchmark indexes.")
@@ -50,9 +50,21 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Where to write the server figures as JSON.")
     var serverJSON = ".build/bench/server.json"
 
+    @Option(help: "Chunks in the store the garbage-collection benchmark collects (half of them garbage).")
+    var gcChunks = 1_000_000
+
+    @Option(help: "Bytes of each of those chunks.")
+    var gcChunkSize = 4096
+
+    @Option(help: "Files in the folder whose half is deleted (gc part).")
+    var gcFiles = 10_000
+
+    @Option(help: "Where to write the garbage-collection figures as JSON.")
+    var gcJSON = ".build/bench/gc.json"
+
     mutating func validate() throws {
-        guard ["all", "chunker", "sync", "query", "server"].contains(only) else {
-            throw ValidationError("--only takes all, chunker, sync, query or server")
+        guard ["all", "chunker", "sync", "query", "server", "gc"].contains(only) else {
+            throw ValidationError("--only takes all, chunker, sync, query, server or gc")
         }
     }
 
@@ -68,6 +80,22 @@ struct BenchCommand: AsyncParsableCommand {
         if only == "all" || only == "sync" { try await runSync(in: scratch.appendingPathComponent("sync")) }
         if only == "all" || only == "query" { try await runQuery(in: scratch.appendingPathComponent("query")) }
         if only == "all" || only == "server" { try await runServer(in: scratch.appendingPathComponent("server")) }
+        if only == "all" || only == "gc" { try await runCollection(in: scratch.appendingPathComponent("gc")) }
+    }
+
+    func runCollection(in base: URL) async throws {
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        print("\n== Garbage collection of an embedded store: \(gcChunks) chunks of \(gcChunkSize) bytes, half garbage ==")
+        let collection = try await GCBench.collection(base: base, chunks: gcChunks, chunkSize: gcChunkSize)
+        print(collection.line)
+        print("\n== A folder of \(gcFiles) files on the backend, half deleted, after a retention of \(GCBench.retention) s ==")
+        var folders: [GCBench.Folder] = []
+        for everyOtherFile in [false, true] {
+            folders.append(try await GCBench.folder(base: base, files: gcFiles, everyOtherFile: everyOtherFile))
+            print(folders.last!.line)
+        }
+        struct Report: Encodable { let collection: GCBench.Collection; let folders: [GCBench.Folder] }
+        try write(Report(collection: collection, folders: folders), to: gcJSON)
     }
 
     func runServer(in base: URL) async throws {

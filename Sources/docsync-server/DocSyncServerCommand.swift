@@ -13,11 +13,13 @@ struct DocSyncServerCommand: AsyncParsableCommand {
         abstract: "Serve docsync's records and chunks over HTTP, one private store per user.",
         discussion: """
             Start it with `docsync-server serve --data DIR`; create an account with \
-            `docsync-server user add NAME --data DIR`, which prints the first device token.
+            `docsync-server user add NAME --data DIR`, which prints the first device token. \
+            `docsync-server user quota NAME 10GB` limits what a user stores; `docsync-server gc` \
+            collects garbage now (the server also does on its own, every gc_interval).
 
             Exit codes: 0 stopped by SIGTERM/SIGINT, 1 failed while running, 2 usage or configuration error.
             """,
-        subcommands: [ServeCommand.self, UserCommand.self],
+        subcommands: [ServeCommand.self, UserCommand.self, CollectCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 

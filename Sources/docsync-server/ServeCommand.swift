@@ -20,7 +20,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("HOST:PORT to listen on (default 127.0.0.1:8787; port 0 picks a free one).", valueName: "host:port"))
     var listen: String?
 
-    @Option(name: .long, help: ArgumentHelp("A TOML configuration file (keys: data, listen, tls_cert, tls_key, rate_limit).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("A TOML configuration file (keys: data, listen, tls_cert, tls_key, rate_limit, deleted_retention, gc_interval, gc_grace).", valueName: "file"))
     var config: String?
 
     @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain: serve HTTPS.", valueName: "pem"))
@@ -32,13 +32,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("rate-limit"), help: ArgumentHelp("Requests per second per device token (default 200, bursts of ten seconds' worth).", valueName: "n"))
     var rateLimit: Double?
 
+    @OptionGroup var store: StoreOptions
+
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
         ServiceMemory.keepIdleFootprintSmall()
         logging.bootstrap()
         let overrides = ServerConfiguration.Overrides(
-            data: data, listen: listen, tlsCertificate: tlsCertificate, tlsKey: tlsKey, rateLimit: rateLimit)
+            data: data, listen: listen, tlsCertificate: tlsCertificate, tlsKey: tlsKey, rateLimit: rateLimit, store: store.overrides)
         let configuration: ServerConfiguration
         let server: SyncServer
         do {

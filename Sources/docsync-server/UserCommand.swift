@@ -1,15 +1,16 @@
 import ArgumentParser
 import DocSyncCore
 import DocSyncServer
+import DocSyncStorage
 import Foundation
 
-/// `docsync-server user add|token|list`: accounts and device tokens in the data directory.
-/// Works while the server runs.
+/// `docsync-server user add|token|quota|list`: accounts, device tokens and quotas in the
+/// data directory. Works while the server runs.
 struct UserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user",
-        abstract: "Create users and issue device tokens.",
-        subcommands: [AddUser.self, IssueToken.self, ListUsers.self]
+        abstract: "Create users, issue device tokens, set storage quotas.",
+        subcommands: [AddUser.self, IssueToken.self, SetQuota.self, ListUsers.self]
     )
 }
 
@@ -22,13 +23,24 @@ struct DataOptions: ParsableArguments {
     var config: String?
 
     func store() throws -> UserStore {
+        let configuration = try configuration()
         do {
-            var overrides = ServerConfiguration.Overrides(data: data)
+            return try UserStore(dataDirectory: configuration.dataDirectory)
+        } catch {
+            complain("\(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// The configuration (file, then `store` flags by key): what matters here is the data
+    /// directory and the store settings. A configuration error exits with 2.
+    func configuration(store: [String: String] = [:]) throws -> ServerConfiguration {
+        do {
+            var overrides = ServerConfiguration.Overrides(data: data, store: store)
             // Only the data directory matters here: keep a non-loopback listen from refusing.
             overrides.listen = "127.0.0.1:0"
             overrides.tlsCertificate = nil
-            let configuration = try ServerConfiguration.load(file: config, overrides: overrides)
-            return try UserStore(dataDirectory: configuration.dataDirectory)
+            return try ServerConfiguration.load(file: config, overrides: overrides)
         } catch let error as ServerConfigurationError {
             complain(error.message)
             throw ExitCode(2)
@@ -60,10 +72,13 @@ struct AddUser: ParsableCommand {
     @Argument(help: "The user's name: lowercase letters, digits, '.', '_' and '-'.")
     var name: String
 
+    @Option(help: ArgumentHelp("The device the token is for: what Recently Deleted names as the deleting device.", valueName: "name"))
+    var device: String?
+
     @OptionGroup var options: DataOptions
 
     func run() throws {
-        try options.perform { (store) throws(SyncError) in [try store.addUser(name)] }
+        try options.perform { (store) throws(SyncError) in [try store.addUser(name, device: device)] }
     }
 }
 
@@ -74,10 +89,13 @@ struct IssueToken: ParsableCommand {
     @Argument(help: "The user's name.")
     var name: String
 
+    @Option(help: ArgumentHelp("The device the token is for: what Recently Deleted names as the deleting device.", valueName: "name"))
+    var device: String?
+
     @OptionGroup var options: DataOptions
 
     func run() throws {
-        try options.perform { (store) throws(SyncError) in [try store.addToken(for: name)] }
+        try options.perform { (store) throws(SyncError) in [try store.addToken(for: name, device: device)] }
     }
 }
 
@@ -88,7 +106,10 @@ struct ListUsers: ParsableCommand {
 
     func run() throws {
         try options.perform { (store) throws(SyncError) in
-            try store.users().map { "\($0.name)\t\($0.tokens) token\($0.tokens == 1 ? "" : "s")" }
+            try store.users().map { user in
+                let quota = user.quotaBytes.map { "quota \(StorageSizeText.describe($0))" } ?? "no quota"
+                return "\(user.name)\t\(user.tokens) token\(user.tokens == 1 ? "" : "s")\t\(quota)"
+            }
         }
     }
 }

@@ -16,7 +16,7 @@ import Testing
         let routes = [
             WireRoute.zones, WireRoute.zone(zone), WireRoute.modify(zone), WireRoute.changes(zone), WireRoute.lookup(zone),
             WireRoute.missingChunks, WireRoute.chunk(digest), WireRoute.uploadBatch, WireRoute.downloadBatch,
-            WireRoute.usage, WireRoute.notifications,
+            WireRoute.usage, WireRoute.notifications, WireRoute.deleted(zone), WireRoute.recover(zone), WireRoute.purge(zone),
         ].map { $0.replacingOccurrences(of: "ZONE", with: "{zone}").replacingOccurrences(of: digest.hex, with: "{digest}") }
         for route in routes {
             #expect(Self.document.contains("\n  \(route):\n"), "\(route) is a path of openapi.yaml")

@@ -1,5 +1,6 @@
 import DocSyncCore
 import DocSyncServer
+import DocSyncStorage
 import DocSyncTestSupport
 import Foundation
 import Synchronization
@@ -115,6 +116,29 @@ import Testing
         #expect(throws: ServerConfigurationError.self) { try ServerConfiguration.load(file: file.path, overrides: .init()) }
     }
 
+    @Test func storeSettingsComeFromTheFileAndTheFlags() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("server.toml")
+        try "data = \"/d\"\ndeleted_retention = \"7d\"\ngc_interval = 3600\n".write(to: file, atomically: true, encoding: .utf8)
+        let fromFile = try ServerConfiguration.load(file: file.path, overrides: .init())
+        #expect(fromFile.storeSettings == StoreSettings(deletedRetention: 604_800, collectionInterval: 3600))
+        let flagged = try ServerConfiguration.load(file: file.path, overrides: .init(store: ["gc_grace": "10m", "deleted_retention": "2s"]))
+        #expect(flagged.storeSettings == StoreSettings(deletedRetention: 2, collectionInterval: 3600, collectionGrace: 600))
+        try "data = \"/d\"\n\ngc_grace = \"a while\"\n".write(to: file, atomically: true, encoding: .utf8)
+        do {
+            _ = try ServerConfiguration.load(file: file.path, overrides: .init())
+            Issue.record("a bad duration was accepted")
+        } catch {
+            #expect(error.message.contains("server.toml:3") && error.message.contains("gc_grace"), "\(error)")
+        }
+        do {
+            _ = try ServerConfiguration.load(file: nil, overrides: .init(data: "/d", store: ["deleted_retention": "-1d"]))
+            Issue.record("a bad flag was accepted")
+        } catch {
+            #expect(error.message.hasPrefix("--deleted-retention:"), "\(error)")
+        }
+    }
+
     @Test func theExampleFileDocumentsEveryKeyAndLoads() throws {
         let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("config/docsync-server.example.toml")
@@ -129,11 +153,11 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try UserStore(dataDirectory: directory.url)
         let first = try store.addUser("alice")
-        let second = try store.addToken(for: "alice")
-        let bob = try store.addUser("bob")
-        #expect(try store.authenticate(first) == "alice")
-        #expect(try store.authenticate(second) == "alice")
-        #expect(try store.authenticate(bob) == "bob")
+        let second = try store.addToken(for: "alice", device: "alice's phone")
+        let bob = try store.addUser("bob", device: "desk")
+        #expect(try store.authenticate(first) == UserStore.Account(user: "alice", device: nil))
+        #expect(try store.authenticate(second) == UserStore.Account(user: "alice", device: "alice's phone"))
+        #expect(try store.authenticate(bob) == UserStore.Account(user: "bob", device: "desk"))
         #expect(try store.authenticate("nope") == nil)
         #expect(try store.authenticate(String(first.dropLast())) == nil)
         #expect(try store.users().map(\.name) == ["alice", "bob"])
@@ -141,7 +165,7 @@ import Testing
         let file = try Data(contentsOf: store.path)
         #expect(file.range(of: Data(first.utf8)) == nil, "the token itself is not stored")
         // Another process (here: another store) sees the same users.
-        #expect(try UserStore(dataDirectory: directory.url).authenticate(second) == "alice")
+        #expect(try UserStore(dataDirectory: directory.url).authenticate(second)?.user == "alice")
     }
 
     @Test func badOrDuplicateNamesAreRefused() throws {
@@ -152,5 +176,21 @@ import Testing
             #expect(throws: SyncError.self, "\(name.debugDescription)") { try store.addUser(name) }
         }
         #expect(throws: SyncError.self) { try store.addToken(for: "nobody") }
+        #expect(throws: SyncError.self) { try store.addToken(for: "alice", device: "two\nlines") }
+        #expect(throws: SyncError.self) { try store.addToken(for: "alice", device: String(repeating: "d", count: 256)) }
+    }
+
+    @Test func quotasAreKeptWithTheUser() throws {
+        let directory = try TemporaryDirectory()
+        let store = try UserStore(dataDirectory: directory.url)
+        _ = try store.addUser("alice")
+        #expect(try store.quota(of: "alice") == nil)
+        try store.setQuota(10_000_000_000, for: "alice")
+        #expect(try UserStore(dataDirectory: directory.url).quota(of: "alice") == 10_000_000_000, "another process sees it at once")
+        #expect(try store.users().map(\.quotaBytes) == [10_000_000_000])
+        try store.setQuota(nil, for: "alice")
+        #expect(try store.quota(of: "alice") == nil)
+        #expect(throws: SyncError.self) { try store.setQuota(1, for: "nobody") }
+        #expect(throws: SyncError.self) { try store.setQuota(-1, for: "alice") }
     }
 }

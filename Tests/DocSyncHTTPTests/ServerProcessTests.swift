@@ -128,7 +128,7 @@ import Testing
         let second = try await ServerProcess.userCommand(["token", "alice"], dataDirectory: directory.url)
         #expect(second.count == 43 && second != first)
         _ = try await ServerProcess.userCommand(["add", "bob"], dataDirectory: directory.url)
-        #expect(try await ServerProcess.userCommand(["list"], dataDirectory: directory.url) == "alice\t2 tokens\nbob\t1 token")
+        #expect(try await ServerProcess.userCommand(["list"], dataDirectory: directory.url) == "alice\t2 tokens\tno quota\nbob\t1 token\tno quota")
         let duplicate = try await runProcess(builtProduct("docsync-server"), ["user", "add", "alice", "--data", directory.path])
         #expect(duplicate.status != 0 && duplicate.output.isEmpty && duplicate.errors.contains("already exists"))
         let unknown = try await runProcess(builtProduct("docsync-server"), ["user", "token", "carol", "--data", directory.path])

@@ -65,4 +65,40 @@ import Testing
         let quoted = WireBody.ModifyAnswer(Self.result(failures: false, token: token, quotedName: true))
         #expect(Self.fast(WireBody.ModifyAnswer.self, try WireCoding.encode(quoted)) == nil)
     }
+
+    @Test func recentlyDeletedBodiesAreWrittenAsJSONEncoderWritesThemAndReadBack() throws {
+        let zone = ZoneID("Docs")
+        let records = (0 ..< 3).map { TestRecords.folder(zone, "f\($0)") }
+        let listing = WireBody.DeletedRecords(deleted: records.enumerated().map {
+            DeletedRecord(record: $1, deletedAt: Timestamp(nanosecondsSince1970: 1_700_000_000_000_000_000 + Int64($0)), deletedBy: $0 == 0 ? "" : "laptop \"\($0)\"")
+        })
+        let recoveries = WireBody.Recoveries(recoveries: [
+            WireBody.Recovery(DeletedRecordRecovery(id: records[0].id, device: "desk")),
+            WireBody.Recovery(DeletedRecordRecovery(id: records[1].id, path: RelativePath("elsewhere/f1 (2)"), device: "desk")),
+        ])
+        var result = ModifyResult()
+        for record in records { var saved = record; saved.changeTag = ChangeTag("t1"); result.saved[record.id] = saved }
+        let answer = WireBody.RecoverAnswer(result)
+        for value in [listing as any WireJSONCodable, recoveries, answer] {
+            #expect(try WireCoding.encode(value) == WireCoding.encoder.encode(value), "\(type(of: value))")
+        }
+        #expect(Self.fast(WireBody.DeletedRecords.self, try WireCoding.encode(listing)) == listing)
+        #expect(Self.fast(WireBody.Recoveries.self, try WireCoding.encode(recoveries)) == recoveries)
+        #expect(Self.fast(WireBody.RecoverAnswer.self, try WireCoding.encode(answer)) == answer)
+        // An answer with a failure is written the same way and read by JSONDecoder.
+        result.failed[RecordID(zone: zone, recordName: "x")] = SyncError(.unknownItem, "not in Recently Deleted")
+        let failed = WireBody.RecoverAnswer(result)
+        #expect(try WireCoding.encode(failed) == WireCoding.encoder.encode(failed))
+        #expect(Self.fast(WireBody.RecoverAnswer.self, try WireCoding.encode(failed)) == nil)
+        #expect(try WireCoding.decode(WireBody.RecoverAnswer.self, from: WireCoding.encode(failed)) == failed)
+    }
+
+    @Test func anAccountQuotaTravelsWithItsError() throws {
+        let error = SyncError.accountFull(AccountQuota(usedBytes: 9_800_000_000, quotaBytes: 10_000_000_000))
+        #expect(error.message.hasPrefix("account storage full (9.8 GB of 10 GB used)"))
+        let decoded = try WireCoding.decoder.decode(SyncError.self, from: WireCoding.encoder.encode(error))
+        #expect(decoded == error && decoded.quota?.usedBytes == 9_800_000_000)
+        let disk = try WireCoding.decoder.decode(SyncError.self, from: WireCoding.encoder.encode(SyncError(.quotaExceeded, "disk full")))
+        #expect(disk.quota == nil)
+    }
 }

@@ -65,6 +65,18 @@ import Testing
         #expect(plan.contains { $0.contains("INDEX chunk_by_key") }, "\(plan)")
     }
 
+    @Test func chunksFromBeforeCountersAreCountedOnceAndCountAsOld() async throws {
+        let directory = try TemporaryDirectory("docsync-backend-migration")
+        let stored = try versionTwoStore(at: directory)
+        let backend = try LocalBackend(directory: directory.url, options: .init(collectsOnSchedule: false))
+        let usage = try await backend.usage()
+        #expect(usage.chunkCount == stored.count && usage.chunkBytes == Int64(stored.reduce(0) { $0 + $1.bytes.count }))
+        // Nothing references them and they carry no age: older than any grace period.
+        let report = try await backend.collectGarbage()
+        #expect(report.chunksRemoved == stored.count && report.packsRemoved == 2)
+        #expect(try await backend.usage().chunkCount == 0)
+    }
+
     @Test func aStoreMigratedByANewerVersionIsRefused() throws {
         let directory = try TemporaryDirectory("docsync-backend-migration")
         _ = try LocalBackend(directory: directory.url)

@@ -50,7 +50,8 @@ import Testing
     func modifyRequestsAreWrittenAsJSONEncoderWritesThemAndReadBack(_ withToken: Bool) throws {
         let batch = RecordBatch(zone: Self.zone, saves: Self.records(30, seed: 5),
                                 deletions: [RecordDeletion(id: RecordID(zone: Self.zone, recordName: "x")),
-                                            RecordDeletion(id: RecordID(zone: Self.zone, recordName: "y"), baseTag: ChangeTag("t9"))],
+                                            RecordDeletion(id: RecordID(zone: Self.zone, recordName: "y"), baseTag: ChangeTag("t9")),
+                                            RecordDeletion(id: RecordID(zone: Self.zone, recordName: "z"), baseTag: ChangeTag("t8"), device: "laptop \"A\"")],
                                 atomic: withToken, knownToken: withToken ? Self.token : nil)
         let fast = try WireCoding.encode(batch)
         #expect(fast == (try WireCoding.encoder.encode(batch)))

@@ -28,11 +28,18 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
     case largeAssetRoundTripsThroughManifestTree
     case twoClientsWritingAtOnceLoseNothing
     case notificationsReachOtherClients
+    case deletionIsKeptInRecentlyDeletedWithItsDeviceAndChunks
+    case recentlyDeletedIsNewestFirstAndFiltersBySince
+    case recoveredRecordsReachEveryDevice
+    case recoverRefusesWhatIsNotInRecentlyDeleted
+    case purgeEmptiesSomeOrAllOfRecentlyDeleted
+    case replacedVersionsKeepTheirChunks
+    case keptVersionsExpireAfterTheRetention
 
     public var testDescription: String { rawValue }
 
     public func run(with factory: some BackendFixtureFactory) async throws {
-        let fixture = try await factory.makeFixture()
+        let fixture = try await factory.makeFixture(settings: settings)
         defer { withExtendedLifetime(fixture) {} }  // its temporary storage outlives the case
         let zone = ZoneID("Documents")
         let backend = fixture.backend
@@ -56,6 +63,25 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
         case .largeAssetRoundTripsThroughManifestTree: try await Conformance.largeAsset(backend)
         case .twoClientsWritingAtOnceLoseNothing: try await Conformance.concurrentClients(fixture, zone)
         case .notificationsReachOtherClients: try await Conformance.notifications(fixture, zone)
+        case .deletionIsKeptInRecentlyDeletedWithItsDeviceAndChunks: try await Conformance.deletionIsKept(fixture, zone)
+        case .recentlyDeletedIsNewestFirstAndFiltersBySince: try await Conformance.newestFirstAndSince(backend, zone)
+        case .recoveredRecordsReachEveryDevice: try await Conformance.recoverReachesEveryDevice(fixture, zone)
+        case .recoverRefusesWhatIsNotInRecentlyDeleted: try await Conformance.recoverRefusals(backend, zone)
+        case .purgeEmptiesSomeOrAllOfRecentlyDeleted: try await Conformance.purgeSomeOrAll(fixture, zone)
+        case .replacedVersionsKeepTheirChunks: try await Conformance.replacedVersionsKeepTheirChunks(fixture, zone)
+        case .keptVersionsExpireAfterTheRetention: try await Conformance.keptVersionsExpire(fixture, zone)
+        }
+    }
+
+    /// The storage settings the case runs with: the cases that collect garbage take any
+    /// unreferenced chunk at once, the expiry case keeps versions for a second; the others
+    /// run with the defaults.
+    var settings: StoreSettings {
+        switch self {
+        case .keptVersionsExpireAfterTheRetention: Conformance.expiringAfterASecond
+        case .deletionIsKeptInRecentlyDeletedWithItsDeviceAndChunks, .purgeEmptiesSomeOrAllOfRecentlyDeleted,
+             .replacedVersionsKeepTheirChunks: Conformance.collectingAtOnce
+        default: StoreSettings(collectionInterval: 0)
         }
     }
 }

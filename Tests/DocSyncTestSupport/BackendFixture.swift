@@ -3,8 +3,8 @@ import DocSyncStorage
 import Foundation
 
 /// A fresh backend for one conformance case, with the hooks the suite needs to reach past
-/// the protocol: a second client of the same storage, damaging a stored chunk, and forcing
-/// tombstone compaction.
+/// the protocol: a second client of the same storage, damaging a stored chunk, forcing
+/// tombstone compaction, and running a garbage collection of the storage.
 public struct BackendFixture: Sendable {
     public let backend: any StorageBackend
     /// Another client of the same storage, as a second device or process would see it
@@ -14,39 +14,75 @@ public struct BackendFixture: Sendable {
     public let corruptChunk: @Sendable (SHA256Digest) async throws -> Void
     /// Compacts every tombstone, however young.
     public let compactAllTombstones: @Sendable () async throws -> Void
+    /// Runs one whole garbage collection of the storage with the fixture's settings, as the
+    /// store's schedule or `docsync-server gc` would, and returns when it is over.
+    public let collectGarbage: @Sendable () async throws -> Void
 
     public init(
         backend: any StorageBackend, openAnotherClient: @escaping @Sendable () async throws -> any StorageBackend,
         corruptChunk: @escaping @Sendable (SHA256Digest) async throws -> Void,
-        compactAllTombstones: @escaping @Sendable () async throws -> Void
+        compactAllTombstones: @escaping @Sendable () async throws -> Void,
+        collectGarbage: @escaping @Sendable () async throws -> Void
     ) {
         self.backend = backend
         self.openAnotherClient = openAnotherClient
         self.corruptChunk = corruptChunk
         self.compactAllTombstones = compactAllTombstones
+        self.collectGarbage = collectGarbage
     }
 }
 
 /// Makes a fresh, empty `BackendFixture` per call. One per backend kind.
 public protocol BackendFixtureFactory: Sendable {
-    func makeFixture() async throws -> BackendFixture
+    /// A fixture whose storage keeps deleted records and replaced versions, and collects
+    /// garbage, by `settings` (its schedule never runs during a case: collections happen
+    /// through `collectGarbage` only).
+    func makeFixture(settings: StoreSettings) async throws -> BackendFixture
+}
+
+extension BackendFixtureFactory {
+    /// A fixture with the default settings.
+    public func makeFixture() async throws -> BackendFixture {
+        try await makeFixture(settings: StoreSettings(collectionInterval: 0))
+    }
 }
 
 /// The embedded local backend in a temporary directory.
 public struct LocalBackendFixtureFactory: BackendFixtureFactory {
     public init() {}
 
-    public func makeFixture() async throws -> BackendFixture {
+    public func makeFixture(settings: StoreSettings) async throws -> BackendFixture {
         let directory = try TemporaryDirectory("docsync-backend")
         let url = directory.url
-        let backend = try LocalBackend(directory: url)
+        var settings = settings
+        settings.collectionInterval = 0
+        let options = LocalBackend.Options(settings: settings)
+        let backend = try LocalBackend(directory: url, options: options)
         return BackendFixture(
             backend: backend,
-            openAnotherClient: { _ = directory; return try LocalBackend(directory: url) },
+            openAnotherClient: { _ = directory; return try LocalBackend(directory: url, options: options) },
             corruptChunk: { digest in try corruptStoredChunk(digest, in: backend) },
-            compactAllTombstones: { try backend.compactTombstones(olderThan: -1) }
+            compactAllTombstones: { try backend.compactTombstones(olderThan: -1) },
+            collectGarbage: { try await collectFully(backend) }
         )
     }
+}
+
+/// Runs a collection of `backend`'s store, waiting (at most 30 seconds) while another
+/// collector works on it, and fails when the collection stopped early.
+public func collectFully(_ backend: LocalBackend) async throws {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while true {
+        let report = try await backend.collectGarbage()
+        if let reason = report.stoppedBecause { throw CollectionFailure(description: "the collection stopped: \(reason)") }
+        if report.ran { return }
+        guard ContinuousClock.now < deadline else { throw CollectionFailure(description: "another collector held the store for 30 s") }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+}
+
+public struct CollectionFailure: Error, CustomStringConvertible {
+    public let description: String
 }
 
 /// Flips the first byte of a chunk inside its pack file, so that its stored bytes no longer
@@ -71,14 +107,15 @@ public struct FaultInjectingFixtureFactory<Inner: BackendFixtureFactory>: Backen
         self.plan = plan
     }
 
-    public func makeFixture() async throws -> BackendFixture {
-        let fixture = try await inner.makeFixture()
+    public func makeFixture(settings: StoreSettings) async throws -> BackendFixture {
+        let fixture = try await inner.makeFixture(settings: settings)
         let plan = self.plan
         return BackendFixture(
             backend: FaultInjectingBackend(wrapping: fixture.backend, plan: plan),
             openAnotherClient: { FaultInjectingBackend(wrapping: try await fixture.openAnotherClient(), plan: plan) },
             corruptChunk: fixture.corruptChunk,
-            compactAllTombstones: fixture.compactAllTombstones
+            compactAllTombstones: fixture.compactAllTombstones,
+            collectGarbage: fixture.collectGarbage
         )
     }
 }

@@ -13,9 +13,10 @@ public struct HTTPBackendFixtureFactory: BackendFixtureFactory {
         self.options = options
     }
 
-    public func makeFixture() async throws -> BackendFixture {
+    public func makeFixture(settings: StoreSettings) async throws -> BackendFixture {
         let directory = try TemporaryDirectory("docsync-server")
-        let server = try await ServerProcess(dataDirectory: directory.url.appendingPathComponent("data"))
+        let flags = Self.flags(for: settings)
+        let server = try await ServerProcess(dataDirectory: directory.url.appendingPathComponent("data"), extraArguments: flags)
         let token = try await server.addUser("alice")
         let options = self.options
         let backend = try HTTPBackend(url: server.url, token: token, options: options)
@@ -23,8 +24,15 @@ public struct HTTPBackendFixtureFactory: BackendFixtureFactory {
         return BackendFixture(
             backend: backend,
             openAnotherClient: { _ = directory; return try HTTPBackend(url: server.url, token: token, options: options) },
-            corruptChunk: { digest in try corruptStoredChunk(digest, in: LocalBackend(directory: userDirectory)) },
-            compactAllTombstones: { try LocalBackend(directory: userDirectory).compactTombstones(olderThan: -1) }
+            corruptChunk: { digest in try corruptStoredChunk(digest, in: LocalBackend(directory: userDirectory, options: .init(collectsOnSchedule: false))) },
+            compactAllTombstones: { try LocalBackend(directory: userDirectory, options: .init(collectsOnSchedule: false)).compactTombstones(olderThan: -1) },
+            collectGarbage: { _ = try await server.collectGarbage(user: "alice", extraArguments: flags) }
         )
+    }
+
+    /// The flags of `docsync-server serve` and `gc` for `settings`, with the server's own
+    /// schedule off (a case collects when it says so).
+    public static func flags(for settings: StoreSettings) -> [String] {
+        ["--deleted-retention", "\(settings.deletedRetention)", "--gc-grace", "\(settings.collectionGrace)", "--gc-interval", "0"]
     }
 }

@@ -66,6 +66,17 @@ public final class ServerProcess: @unchecked Sendable {
         return result.output.trimmingCharacters(in: .newlines)
     }
 
+    /// Runs `docsync-server gc --data DIR [--user USER] EXTRA…` while the server runs, and
+    /// returns its output (one line per user collected). Throws when it exits non-zero.
+    public func collectGarbage(user: String? = nil, extraArguments: [String] = []) async throws -> String {
+        let arguments = ["gc", "--data", dataDirectory.path] + (user.map { ["--user", $0] } ?? []) + extraArguments
+        let result = try await runProcess(builtProduct("docsync-server"), arguments)
+        guard result.status == 0 else {
+            throw ServerProcessError("docsync-server \(arguments.joined(separator: " ")) exited \(result.status): \(result.errors)")
+        }
+        return result.output
+    }
+
     /// Sends `signal` (SIGTERM by default) and waits (at most `timeout`) for the exit status.
     public func stop(signal: Int32 = SIGTERM, timeout: Duration = .seconds(30)) async throws -> Int32 {
         kill(process.processIdentifier, signal)

@@ -1,0 +1,214 @@
+import DocSyncCore
+import Foundation
+import GRDB
+import Logging
+
+/// Mark and sweep of the embedded store's chunks (SPEC §4a: storage is reclaimed, never early).
+///
+/// A chunk is kept while a live record, a Recently Deleted entry or a replaced version
+/// references it — directly, or through the manifest nodes of a large file's asset, which
+/// are chunks too — and while it was stored (or stored again) less than `grace` ago, with
+/// whatever the manifest nodes among those list. Everything else is removed.
+///
+/// Marking reads one snapshot without holding the write lock. Removal then goes in write
+/// transactions of `sweepBatch` chunks, each of which first marks what was kept since the
+/// snapshot (records and versions with a later sequence value, manifest nodes within the
+/// grace period) and removes a chunk only if it is still unmarked and still older than the
+/// grace period. `modifyRecords` looks for a save's chunks inside its own write
+/// transaction, so a save either commits before such a transaction (and is marked by it)
+/// or after (and fails with `chunkNotFound`): no record ever names a removed chunk.
+///
+/// Run by `LocalBackend.collectGarbage` under the store's `CollectionLock`.
+struct GarbageCollector {
+    let pool: DatabasePool
+    let packs: PackStore
+    let grace: TimeInterval
+    let logger: Logger
+
+    /// Chunks removed per write transaction: the write lock is held a fraction of a second.
+    static let sweepBatch = 20_000
+
+    /// A collection that must not remove anything: a manifest node could not be read, so
+    /// what it lists is unknown.
+    struct Stop: Error {
+        let reason: String
+    }
+
+    /// What is marked so far, and through which sequence value records and kept versions are.
+    struct Marking {
+        var marks = ChunkMarks()
+        /// Manifest nodes whose entries are marked.
+        var expanded = Set<SHA256Digest>()
+        var seq: Int64 = 0
+    }
+
+    /// A manifest node to read: its reference and how many levels of nodes lie below it (0:
+    /// it lists data chunks), or `nil` for a chunk that only has a node's length (one stored
+    /// within the grace period): its entries are marked if it turns out to be a node.
+    struct PendingNode {
+        var ref: ChunkRef
+        var levelsBelow: Int?
+    }
+
+    /// A chunk that may go: its row, its key and its length.
+    struct Candidate {
+        var rowid: Int64
+        var key: Int64
+        var length: Int64
+    }
+
+    /// Removes the chunks nothing keeps; counts them into `report`. Throws `Stop` (nothing
+    /// removed since the last committed transaction) when a manifest node cannot be read.
+    func sweep(into report: inout GarbageCollectionReport) throws {
+        let cutoff = PackStore.storageTime(Date().addingTimeInterval(-grace))
+        var (marking, candidates) = try pool.read { db in try mark(olderThan: cutoff, db) }
+        logger.debug("marked chunks", metadata: ["marked": "\(marking.marks.count)", "candidates": "\(candidates.count)"])
+        var start = 0
+        while start < candidates.count {
+            let batch = candidates[start ..< min(start + Self.sweepBatch, candidates.count)]
+            start += Self.sweepBatch
+            let (removed, bytes) = try pool.writeWithoutTransaction { db in
+                var removed: (count: Int64, bytes: Int64) = (0, 0)
+                try db.inTransaction(.immediate) {
+                    try catchUp(&marking, olderThan: cutoff, db)
+                    let delete = try db.directStatement(sql: "DELETE FROM chunk WHERE rowid = ? AND storedAt < ?")
+                    for candidate in batch where !marking.marks.contains(candidate.key) {
+                        delete.bind(1, candidate.rowid)
+                        delete.bind(2, cutoff)
+                        try delete.execute()
+                        if db.changesCount > 0 {
+                            removed.count += 1
+                            removed.bytes += candidate.length
+                        }
+                    }
+                    try StoreCounters.add(chunks: -removed.count, bytes: -removed.bytes, db)
+                    return .commit
+                }
+                return removed
+            }
+            report.chunksRemoved += Int(removed)
+            report.chunkBytesRemoved += bytes
+        }
+        candidates = []
+    }
+
+    /// Marks what the snapshot `db` keeps, and lists the chunks older than `cutoff` it does not.
+    private func mark(olderThan cutoff: Int64, _ db: Database) throws -> (Marking, [Candidate]) {
+        var marking = Marking()
+        marking.seq = try Int64.fetchOne(db, sql: "SELECT value FROM sequence WHERE id = 1") ?? 0
+        var pending: [PendingNode] = []
+        for table in ["record", "deletedRecord", "replacedVersion"] {
+            let bodies = try Data.fetchCursor(db, sql: "SELECT body FROM \(table)")
+            while let body = try bodies.next() { try Self.mark(body, into: &marking, pending: &pending) }
+        }
+        pending += try nodesWithinGrace(after: cutoff, db)
+        try expand(pending, into: &marking, db)
+        marking.marks.seal()
+        var candidates: [Candidate] = []
+        let old = try db.directStatement(sql: "SELECT rowid, digestKey, length FROM chunk WHERE storedAt < ?")
+        old.bind(1, cutoff)
+        try old.forEachRow { row in
+            let key = row.integer(1)
+            if !marking.marks.contains(key) { candidates.append(Candidate(rowid: row.integer(0), key: key, length: row.integer(2))) }
+        }
+        return (marking, candidates)
+    }
+
+    /// Marks, inside a sweep's write transaction, what was kept since the marks were made.
+    private func catchUp(_ marking: inout Marking, olderThan cutoff: Int64, _ db: Database) throws {
+        var pending: [PendingNode] = []
+        let current = try Int64.fetchOne(db, sql: "SELECT value FROM sequence WHERE id = 1") ?? 0
+        if current > marking.seq {
+            var queries: [(String, StatementArguments)] = try String.fetchAll(db, sql: "SELECT name FROM zone").map {
+                ("SELECT body FROM record WHERE zone = ? AND seq > ?", [$0, marking.seq])
+            }
+            queries.append(("SELECT body FROM deletedRecord WHERE seq > ?", [marking.seq]))
+            queries.append(("SELECT body FROM replacedVersion WHERE seq > ?", [marking.seq]))
+            for (sql, arguments) in queries {
+                let bodies = try Data.fetchCursor(db, sql: sql, arguments: arguments)
+                while let body = try bodies.next() { try Self.mark(body, into: &marking, pending: &pending) }
+            }
+            marking.seq = current
+        }
+        pending += try nodesWithinGrace(after: cutoff, db).filter { !marking.expanded.contains($0.ref.digest) }
+        try expand(pending, into: &marking, db)
+    }
+
+    /// Marks the chunks a stored record's body names at its top level; its manifest nodes
+    /// go to `pending`.
+    private static func mark(_ body: Data, into marking: inout Marking, pending: inout [PendingNode]) throws {
+        guard let asset = try LocalBackend.decodeRecord(body).asset else { return }
+        for entry in asset.entries { marking.marks.insert(entry.digest.indexKey) }
+        if asset.depth > 0 {
+            for entry in asset.entries { pending.append(PendingNode(ref: entry, levelsBelow: asset.depth - 1)) }
+        }
+    }
+
+    /// The chunks stored within the grace period that have a manifest node's length
+    /// (`ManifestTree`: a 4-byte magic and 1–256 entries of 36 bytes). An upload may store
+    /// a new node over old chunks that nothing references yet, and save its record later.
+    private func nodesWithinGrace(after cutoff: Int64, _ db: Database) throws -> [PendingNode] {
+        var nodes: [PendingNode] = []
+        let recent = try Row.fetchCursor(db, sql: """
+            SELECT digest, length FROM chunk WHERE storedAt >= ? AND length BETWEEN ? AND ? AND (length - 4) % 36 = 0
+            """, arguments: [cutoff, Self.nodeLengths.lowerBound, Self.nodeLengths.upperBound])
+        while let row = try recent.next() {
+            if let digest = SHA256Digest(bytes: row[0] as Data) { nodes.append(PendingNode(ref: ChunkRef(digest: digest, length: row[1]), levelsBelow: nil)) }
+        }
+        return nodes
+    }
+
+    /// The lengths a manifest node may have.
+    static let nodeLengths = (4 + 36) ... (4 + 36 * ManifestTree.maximumNodeEntries)
+
+    /// Reads `pending` nodes level by level and marks their entries (and the nodes below).
+    private func expand(_ pending: [PendingNode], into marking: inout Marking, _ db: Database) throws {
+        var level = pending
+        while !level.isEmpty {
+            var unique: [SHA256Digest: PendingNode] = [:]
+            for node in level where !marking.expanded.contains(node.ref.digest) {
+                // A node known to be one wins over the same chunk only suspected of being one.
+                if unique[node.ref.digest]?.levelsBelow == nil { unique[node.ref.digest] = node }
+            }
+            let places = try PackStore.places(of: Array(unique.keys), db)
+            for (digest, node) in unique where places[digest] == nil && node.levelsBelow != nil {
+                logger.error("a kept record's manifest node is not stored; the chunks it lists cannot be told",
+                             metadata: ["node": "\(digest.shortHex)"])
+                marking.expanded.insert(digest)
+            }
+            var next: [PendingNode] = []
+            var group: [SHA256Digest: PackStore.Place] = [:]
+            var groupBytes = 0
+            func readGroup() throws {
+                let loaded: [SHA256Digest: Data]
+                do { loaded = try packs.read(group, relocating: false) } catch {
+                    throw Stop(reason: "manifest node or chunk \(error.digest?.shortHex ?? "?") cannot be read (\(error.message))")
+                }
+                for (digest, bytes) in loaded {
+                    let node = unique[digest]!
+                    marking.expanded.insert(digest)
+                    let entries: [ChunkRef]
+                    do { entries = try ManifestTree.decodeNode(bytes, ref: ChunkRef(digest: digest, length: bytes.count)) } catch {
+                        if node.levelsBelow == nil { continue }  // only looked like a node
+                        throw Stop(reason: "manifest node \(digest.shortHex) is malformed")
+                    }
+                    for entry in entries { marking.marks.insert(entry.digest.indexKey) }
+                    switch node.levelsBelow {
+                    case 0?: break
+                    case let below?: next += entries.map { PendingNode(ref: $0, levelsBelow: below - 1) }
+                    case nil: next += entries.filter { Self.nodeLengths.contains($0.length) }.map { PendingNode(ref: $0, levelsBelow: nil) }
+                    }
+                }
+                group = [:]
+                groupBytes = 0
+            }
+            for (digest, place) in places {
+                group[digest] = place
+                groupBytes += place.length
+                if groupBytes >= 8 << 20 { try readGroup() }
+            }
+            if !group.isEmpty { try readGroup() }
+            level = next
+        }
+    }
+}

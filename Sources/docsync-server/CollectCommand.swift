@@ -1,0 +1,82 @@
+import ArgumentParser
+import DocSyncCore
+import DocSyncServer
+import DocSyncStorage
+import Foundation
+
+/// `docsync-server gc [--user NAME]`: collects every user's storage now (or one user's),
+/// as the server's schedule would: expired deleted records and versions, then chunks
+/// nothing keeps, then sparse packs. Works while the server runs; a store another
+/// collector is working on is waited for. Prints one line per user (`nothing stored yet`
+/// for one whose devices never connected).
+struct CollectCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gc",
+        abstract: "Collect garbage now: expired Recently Deleted and versions, unreferenced chunks, sparse packs.",
+        discussion: "Exit codes: 0 every store collected, 1 a collection failed or stopped early (the line says why), 2 usage or configuration error.")
+
+    @Option(help: ArgumentHelp("Collect only this user's storage.", valueName: "name"))
+    var user: String?
+
+    @Option(help: ArgumentHelp("How long to wait for another collector of the same store before giving up.", valueName: "seconds"))
+    var wait: Double = 600
+
+    @Flag(help: "Print each user's report as one line of JSON ({\"user\": …, \"report\": …}) instead of a sentence.")
+    var json = false
+
+    @OptionGroup var options: DataOptions
+
+    @OptionGroup var store: StoreOptions
+
+    func run() async throws {
+        let configuration = try options.configuration(store: store.overrides)
+        let users = try options.store()
+        let names: [String]
+        do {
+            let all = try users.users().map(\.name)
+            if let user {
+                guard all.contains(user) else { throw SyncError(.invalidArguments, "there is no user \(user.debugDescription)") }
+                names = [user]
+            } else {
+                names = all
+            }
+        } catch let error as SyncError {
+            complain(error.message)
+            throw ExitCode(2)
+        }
+        let backends = UserBackends(dataDirectory: configuration.dataDirectory, settings: configuration.storeSettings)
+        var failed = false
+        for name in names {
+            guard backends.hasStore(name) else {
+                say("\(name): nothing stored yet")
+                continue
+            }
+            do {
+                let report = try await Self.collect(try backends.backend(for: name), waiting: wait)
+                say(json ? try Self.jsonLine(user: name, report) : "\(name): \(report.summary)")
+                if report.stoppedBecause != nil || !report.ran { failed = true }
+            } catch {
+                complain("\(name): \(error.message)")
+                failed = true
+            }
+        }
+        if failed { throw ExitCode(1) }
+    }
+
+    static func jsonLine(user: String, _ report: GarbageCollectionReport) throws(SyncError) -> String {
+        struct Line: Encodable { let user: String; let report: GarbageCollectionReport }
+        do { return String(decoding: try WireCoding.encoder.encode(Line(user: user, report: report)), as: UTF8.self) } catch {
+            throw SyncError(.internalError, "cannot encode the report of \(user): \(error)")
+        }
+    }
+
+    /// Collects `backend`'s store, waiting up to `seconds` while another collector works on it.
+    static func collect(_ backend: LocalBackend, waiting seconds: Double) async throws(SyncError) -> GarbageCollectionReport {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            let report = try await backend.collectGarbage()
+            if report.ran || Date() >= deadline { return report }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+    }
+}
