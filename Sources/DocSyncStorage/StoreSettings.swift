@@ -16,12 +16,14 @@ public struct StoreSettings: Sendable, Hashable {
     public var collectionInterval: TimeInterval
     /// `gc_grace`: how long a chunk stays safe after it was stored (or stored again) even
     /// when nothing references it: the time an upload may take between storing its chunks
-    /// and saving the records that name them. Default 1 day.
+    /// and saving the records that name them. Default 1 hour: an upload paused longer
+    /// than that (a daemon offline between its chunks and its records) finds its chunks
+    /// swept, gets `chunkNotFound` and uploads them again; nothing is lost.
     public var collectionGrace: TimeInterval
 
     public static let defaultDeletedRetention: TimeInterval = 30 * 86_400
     public static let defaultCollectionInterval: TimeInterval = 86_400
-    public static let defaultCollectionGrace: TimeInterval = 86_400
+    public static let defaultCollectionGrace: TimeInterval = 3_600
 
     public init(deletedRetention: TimeInterval = defaultDeletedRetention, collectionInterval: TimeInterval = defaultCollectionInterval,
                 collectionGrace: TimeInterval = defaultCollectionGrace) {

@@ -77,7 +77,7 @@ public enum StoreSettingsFile {
 
         # How long a stored chunk is safe from collection before a record names it: covers
         # uploads in flight.
-        # gc_grace = "1d"
+        # gc_grace = "1h"
 
         """
 

@@ -12,7 +12,7 @@ struct StoreOptions: ParsableArguments {
     var collectionInterval: String?
 
     @Option(name: .customLong("gc-grace"),
-            help: ArgumentHelp("How long a stored chunk nothing references yet is kept (default 1d): uploads in flight.", valueName: "duration"))
+            help: ArgumentHelp("How long a stored chunk nothing references yet is kept (default 1h): uploads in flight.", valueName: "duration"))
     var collectionGrace: String?
 
     /// The flags given, by configuration key.

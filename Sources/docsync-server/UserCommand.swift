@@ -41,12 +41,9 @@ struct DataOptions: ParsableArguments {
             overrides.listen = "127.0.0.1:0"
             overrides.tlsCertificate = nil
             return try ServerConfiguration.load(file: config, overrides: overrides)
-        } catch let error as ServerConfigurationError {
+        } catch {
             complain(error.message)
             throw ExitCode(2)
-        } catch {
-            complain("\(error)")
-            throw ExitCode(1)
         }
     }
 }

@@ -24,8 +24,10 @@ struct RecentlyDeletedTests {
         try await shell("rm -rf trip \(Devices.name(0)) \(Devices.name(1))", in: a.folder)
         await devices.pair.converge("deleted on alpha", also: { !FileManager.default.fileExists(atPath: b.file("trip").path) })
         #expect(try await a.waitSettled())
-        // The deleting device's version store is gone: the backend alone keeps them.
-        try FileManager.default.removeItem(at: a.stateDirectory.appendingPathComponent("folders/Docs/versions"))
+        // No device's version store keeps them (beta's held what the deletions took from its
+        // folder): the backend alone does.
+        for device in [a, b] { try? FileManager.default.removeItem(at: device.stateDirectory.appendingPathComponent("folders/Docs/versions")) }
+        #expect(!FileManager.default.fileExists(atPath: b.stateDirectory.appendingPathComponent("folders/Docs/versions").path))
 
         let listed = try await devices.docsStatus(b, ["deleted", "--json"])
         #expect(listed.status == 0, "\(listed.errors)")
@@ -97,5 +99,39 @@ struct RecentlyDeletedTests {
         let gone = try await devices.docsStatus(devices.b, ["recover", devices.b.file(Devices.name(1)).path])
         #expect(gone.output.contains("nothing to do"), "a purged item cannot come back: \(gone.output)")
         await devices.pair.stopBoth()
+    }
+}
+
+/// SPEC §4a and §8: an account over its quota on `docsync-server` shows as full on the
+/// daemon, keeps everything local, and resumes by itself once a purge frees space.
+@Suite("Quotas with two daemons", .serialized)
+struct QuotaSystemTests {
+    @Test func aQuotaReachedIsFreedByAPurgeAndSyncResumes() async throws {
+        let data = try TemporaryDirectory("docsync-server-data")
+        // No grace for unreferenced chunks: a purge frees their space at once.
+        let server = try await ServerProcess(dataDirectory: data.url, extraArguments: ["--gc-grace", "0s"])
+        let pair = try await DevicePair(server: server, user: "ana")
+        let a = pair.a, b = pair.b
+        func random(_ count: Int) -> Data { Data((0..<count).map { _ in UInt8.random(in: 0...255) }) }
+        try random(400_000).write(to: a.file("old.bin"))
+        try pair.startBoth()
+        await pair.converge("the first file", also: { FileManager.default.fileExists(atPath: b.file("old.bin").path) })
+        _ = try await ServerProcess.userCommand(["quota", "ana", "600KB"], dataDirectory: data.url)
+
+        try random(300_000).write(to: a.file("new.bin"))
+        #expect(await eventually { (try? await a.status())?.account.hasPrefix("storage full (") == true }, "alpha shows the account full")
+        #expect(try await a.status()?.folders.first?.message?.contains("everything is kept on this device") == true)
+        #expect(FileManager.default.fileExists(atPath: a.file("new.bin").path))
+        #expect(!FileManager.default.fileExists(atPath: b.file("new.bin").path))
+
+        // Beta deletes the old file; purging it from Recently Deleted frees its space.
+        try FileManager.default.removeItem(at: b.file("old.bin"))
+        #expect(await eventually { !FileManager.default.fileExists(atPath: a.file("old.bin").path) })
+        let purge = try await runProcess(builtProduct("docs-status"), ["deleted", "--purge", "--all", "--socket", b.socket])
+        #expect(purge.status == 0, "\(purge.output)\(purge.errors)")
+        await pair.converge(timeout: .seconds(90), "resumed once space was freed",
+                            also: { FileManager.default.fileExists(atPath: b.file("new.bin").path) })
+        #expect(try await a.status()?.account == "signed in")
+        await pair.stopBoth()
     }
 }
