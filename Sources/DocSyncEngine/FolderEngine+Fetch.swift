@@ -63,7 +63,7 @@ extension FolderEngine {
     }
 
     /// Applies one page; returns true when the page's token was stored with its items.
-    private func apply(_ page: ChangeSet) async throws(SyncError) -> Bool {
+    func apply(_ page: ChangeSet) async throws(SyncError) -> Bool {
         for refusal in page.refused {
             // Never applied: its path may lead out of the folder. The rest of the page stands.
             report(ItemProblem(path: refusal.path.isEmpty ? "record \(refusal.recordName)" : refusal.path,

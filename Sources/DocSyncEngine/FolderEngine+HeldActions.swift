@@ -71,54 +71,49 @@ extension FolderEngine {
         } catch {
             return [ActionOutcome(folder: folder, path: ".", done: false, message: error.message)]
         }
-        var outcomes: [ActionOutcome] = []
         var current: [RecordID: DocSyncCore.Record] = [:]
         let ids = rows.map { RecordID(zone: configuration.zone, recordName: $0.recordName) }
         for start in stride(from: 0, to: ids.count, by: RecordBatch.maximumItems) {
             do {
                 current.merge(try await backend.fetchRecords(Array(ids[start..<min(start + RecordBatch.maximumItems, ids.count)]))) { $1 }
             } catch {
-                return rows.map { ActionOutcome(folder: folder, path: $0.path.string, done: false, message: "the backend cannot be asked: \(error.message); try again") }
+                return rows.map { ActionOutcome(folder: configuration.zone.name, path: $0.path.string, done: false, message: "the backend cannot be asked: \(error.message); try again") }
             }
         }
-        // Folders first, shallow before deep, so each item's folder is there before it.
-        let ordered = rows.sorted { a, b in
-            if (a.kind == .folder) != (b.kind == .folder) { return a.kind == .folder }
-            return (a.path.depth, a.path.string) < (b.path.depth, b.path.string)
-        }
-        for row in ordered {
-            outcomes.append(await restoreHeld(row, server: current[RecordID(zone: configuration.zone, recordName: row.recordName)]))
+        // Each held item leaves the index and comes back as the backend has it, through the
+        // path remote changes take (folders first, new files written ahead and put in place
+        // together, placeholders in an on-demand folder). One deleted elsewhere meanwhile is
+        // simply gone.
+        let records = rows.compactMap { current[RecordID(zone: configuration.zone, recordName: $0.recordName)] }
+        var failure: SyncError?
+        do throws(SyncError) {
+            try writeIndex { db in for row in rows { try db.deleteItem(named: row.recordName) } }
+            if let token = loadToken() {
+                for start in stride(from: 0, to: records.count, by: StorageLimits.maximumPageSize) {
+                    let page = Array(records[start..<min(start + StorageLimits.maximumPageSize, records.count)])
+                    _ = try await apply(ChangeSet(changed: page, deleted: [], token: token, moreComing: false))
+                }
+            } else {
+                throw SyncError(.changeTokenExpired, "this device has not fetched the folder yet")
+            }
+        } catch {
+            // What did not come back comes with the next fetch, which starts from the beginning.
+            failure = error
+            try? storeToken(nil)
+            inbox.withLock { $0.fetch = true }
         }
         _ = decideDeletionGate()
-        logger.notice("held items brought back by a person", metadata: ["path": "\(configuration.root.path)", "items": "\(rows.count)"])
+        let outcomes = rows.map { row -> ActionOutcome in
+            let restored = (try? readIndex { db in try db.item(named: row.recordName) }) ?? nil
+            let done = current[RecordID(zone: configuration.zone, recordName: row.recordName)] == nil || restored != nil
+            let message = current[RecordID(zone: configuration.zone, recordName: row.recordName)] == nil ? "deleted on another device meanwhile: nothing to bring back"
+                : restored?.isPlaceholder == true ? "brought back as a placeholder"
+                : restored != nil ? "brought back from the backend"
+                : "not brought back yet (\(failure?.message ?? "see docs-status errors")); it comes with the next fetch"
+            return ActionOutcome(folder: configuration.zone.name, path: (restored?.path ?? row.path).string, done: done, message: message)
+        }
+        logger.notice("held items brought back by a person", metadata: ["path": "\(configuration.root.path)", "items": "\(outcomes.filter(\.done).count)"])
         return outcomes
-    }
-
-    /// Brings one item whose local deletion is held back as the backend has it.
-    private func restoreHeld(_ row: IndexItem, server: DocSyncCore.Record?) async -> ActionOutcome {
-        func outcome(_ done: Bool, _ message: String) -> ActionOutcome {
-            ActionOutcome(folder: configuration.zone.name, path: row.path.string, done: done, message: message)
-        }
-        guard let server else {
-            _ = try? writeIndex { db in try db.deleteItem(named: row.recordName) }
-            return outcome(true, "deleted on another device meanwhile: nothing to bring back")
-        }
-        do throws(SyncError) {
-            if (try? FileStat.of(absolute(server.path))) ?? nil != nil {
-                // Something is at its path again: compare it, and let it take the item back.
-                try reconcile([EngineInbox.Scope(path: server.path, subtree: false)])
-                if let again = try readIndex({ db in try db.item(named: row.recordName) }), again.pending != .delete {
-                    return outcome(true, "kept the item now at its path")
-                }
-            }
-            if configuration.onDemand, server.type == .document, try placePlaceholder(server) {
-                return outcome(true, "brought back as a placeholder")
-            }
-            try await place(server, replacing: nil, then: { _ in })
-            return outcome(true, "brought back from the backend")
-        } catch {
-            return outcome(false, error.message)
-        }
     }
 
     /// Writes the root's marker again, naming the instance the index recorded.
