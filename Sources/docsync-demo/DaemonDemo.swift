@@ -3,8 +3,9 @@ import Foundation
 
 /// Part two of `make demo`: a `docsync-server` on loopback and two real `docsyncd` processes
 /// ("laptop" and "desktop", standing for two machines) on two folders — files created and
-/// edited, a directory rename, `docs-status` of both, and a conflict made while both were
-/// stopped. Everything it starts, it stops.
+/// edited, a directory rename, `docs-status` of both, a conflict made while both were
+/// stopped, a folder that vanishes (held, then back), and a deleted file recovered from
+/// Recently Deleted. Everything it starts, it stops.
 struct DaemonDemo {
     let base: URL
     let step = StepPrinter()
@@ -141,7 +142,29 @@ struct DaemonDemo {
             for line in try desktop.docsStatus(arguments).split(separator: "\n") { step.say("  " + String(line)) }
         }
 
-        step.title("13. Everything this demo started stops")
+        step.title("13. The desktop's folder vanishes, as an unmounted disk's does: it is held, not emptied everywhere")
+        let away = base.appendingPathComponent("desktop/Documents (disk unmounted)")
+        try fm.moveItem(at: desktop.folder, to: away)
+        let held = await until { ((try? desktop.docsStatus(["--json"])) ?? "").contains("\"held\"") }
+        step.say("desktop's Documents moved away; the desktop shows it held after \(held):")
+        for line in try desktop.docsStatus([]).split(separator: "\n") where line.hasPrefix("Documents") { step.say("  " + String(line)) }
+        step.say("the laptop still holds all \(((try? fm.subpathsOfDirectory(atPath: laptop.folder.path)) ?? []).filter { !$0.hasPrefix(".") }.count) items")
+        try fm.moveItem(at: away, to: desktop.folder)
+        let resumed = await until { ((try? desktop.docsStatus(["wait", "--timeout", "5"])) ?? "").hasPrefix("settled") }
+        step.say("the folder is back; the desktop resumes by itself after \(resumed)")
+
+        step.title("14. Recently Deleted: the laptop deletes todo.txt, the desktop brings it back")
+        try fm.removeItem(at: laptop.file("todo.txt"))
+        let gone = await until { !fm.fileExists(atPath: desktop.file("todo.txt").path) }
+        step.say("gone from the desktop after \(gone)")
+        for arguments in [["deleted"], ["recover", desktop.file("todo.txt").path]] {
+            step.say("$ docs-status " + arguments.joined(separator: " "))
+            for line in try desktop.docsStatus(arguments).split(separator: "\n") { step.say("  " + String(line)) }
+        }
+        let back = await until { fm.contents(atPath: laptop.file("todo.txt").path) == Data("call Ana\n".utf8) }
+        step.say("todo.txt is on the laptop again after \(back)")
+
+        step.title("15. Everything this demo started stops")
         step.say("laptop exits with \(laptop.stop()), desktop with \(desktop.stop()), docsync-server with \(server.stop()) (SIGTERM)")
     }
 }
