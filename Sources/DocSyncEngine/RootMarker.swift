@@ -18,7 +18,9 @@ enum RootMarker {
         var info = stat()
         guard stat(root, &info) == 0 else { return .missing }
         guard info.st_mode & S_IFMT == S_IFDIR else { return .notADirectory }
-        return .directory(marker: instance(in: root), isEmpty: isEmpty(root))
+        let marker = instance(in: root)
+        // Whether it is empty matters only without a marker: the directory is not read otherwise.
+        return .directory(marker: marker, isEmpty: marker == nil && isEmpty(root))
     }
 
     /// The instance the marker in `root` names, or `nil` when there is none or it cannot be read.

@@ -13,7 +13,8 @@ public enum FolderHold {
         case missing
         case notADirectory
         /// A directory; `marker` is the instance its marker names (`nil`: no marker, or one
-        /// that cannot be read); `isEmpty`: it holds nothing but the marker.
+        /// that cannot be read); `isEmpty`: it holds nothing but the marker (looked at only
+        /// without a marker: with one, it may be given as false).
         case directory(marker: String?, isEmpty: Bool)
     }
 
