@@ -40,7 +40,7 @@ extension FolderEngine {
             var outcomes: [ActionOutcome] = []
             switch (item.action, root) {
             case (.confirmDeletions, _):
-                outcomes = confirmHeldDeletions(root: root)
+                outcomes = await confirmHeldDeletions(root: root)
             case (.restoreHeld, _):
                 outcomes = await restoreHeldItems(root: root)
             case (_, .held), (_, .waiting):

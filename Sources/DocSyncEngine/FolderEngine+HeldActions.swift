@@ -21,15 +21,14 @@ extension FolderEngine {
     }
 
     /// `--confirm`: the held deletions are sent. A held folder whose root is there but not
-    /// marked gets its marker back, and what is missing from it is deleted everywhere; a
-    /// missing root is refused (there is nothing to mark: create the folder first).
-    func confirmHeldDeletions(root: RootCheck) -> [ActionOutcome] {
+    /// marked gets its marker back, and what is missing from it is deleted everywhere. A
+    /// root that is missing (or not a directory) was deleted on purpose: every item is
+    /// deleted everywhere at once, and the folder starts again empty, never created.
+    func confirmHeldDeletions(root: RootCheck) async -> [ActionOutcome] {
         let folder = configuration.zone.name
         if case .held(let reason) = root {
             guard reason == .markerMissing || reason == .markerForeign else {
-                return [ActionOutcome(folder: folder, path: ".", done: false, message:
-                    "refused: \(configuration.root.path) is missing or not a directory, so nothing can be compared with it; put the folder back "
-                        + "(it resumes by itself), or to delete its files on every device create an empty directory there and confirm again")]
+                return await deleteEverythingOfAMissingRoot()
             }
             do throws(SyncError) { try remark() } catch {
                 return [ActionOutcome(folder: folder, path: ".", done: false, message: error.message)]
@@ -45,6 +44,58 @@ extension FolderEngine {
         logger.notice("held deletions confirmed by a person", metadata: ["path": "\(configuration.root.path)", "deletions": "\(pending.count)"])
         inbox.withLock { $0.send = true }
         return pending.map { ActionOutcome(folder: folder, path: $0, done: true, message: "deletion confirmed: sent to the other devices") }
+    }
+
+    /// The confirmed deletion of a folder whose root is gone: each item's record is deleted
+    /// on the backend (an item changed elsewhere meanwhile stays there: the edit wins), the
+    /// index is emptied and the change token dropped, so that a folder put at the path later
+    /// joins the zone afresh and receives whatever lives in it then.
+    private func deleteEverythingOfAMissingRoot() async -> [ActionOutcome] {
+        let folder = configuration.zone.name
+        let rows: [IndexItem]
+        do { rows = try readIndex { db in try IndexItem.fetchAll(db, sql: "SELECT * FROM item WHERE acked IS NOT NULL ORDER BY path DESC") } } catch {
+            return [ActionOutcome(folder: folder, path: ".", done: false, message: error.message)]
+        }
+        var outcomes: [ActionOutcome] = []
+        for start in stride(from: 0, to: rows.count, by: RecordBatch.maximumItems) {
+            let slice = rows[start..<min(start + RecordBatch.maximumItems, rows.count)]
+            let batch = RecordBatch(zone: configuration.zone, deletions: slice.map {
+                RecordDeletion(id: RecordID(zone: configuration.zone, recordName: $0.recordName), baseTag: $0.acked?.changeTag, device: configuration.device)
+            })
+            let result: ModifyResult
+            do { result = try await backend.modifyRecords(batch) } catch {
+                outcomes += slice.map { ActionOutcome(folder: folder, path: $0.path.string, done: false, message: "not sent: \(error.message); confirm again") }
+                continue
+            }
+            for row in slice {
+                let id = RecordID(zone: configuration.zone, recordName: row.recordName)
+                if result.deleted.contains(id) {
+                    outcomes.append(ActionOutcome(folder: folder, path: row.path.string, done: true, message: "deleted on every device"))
+                } else if result.failed[id]?.code == .serverRecordChanged {
+                    outcomes.append(ActionOutcome(folder: folder, path: row.path.string, done: true, message: "kept: changed on another device meanwhile (the edit wins)"))
+                } else {
+                    outcomes.append(ActionOutcome(folder: folder, path: row.path.string, done: false, message: result.failed[id]?.message ?? "not deleted"))
+                }
+            }
+        }
+        if outcomes.allSatisfy(\.done) {
+            do throws(SyncError) {
+                try writeIndex { db in
+                    try db.execute(sql: "DELETE FROM item")
+                    try db.setChangeToken(nil)
+                }
+            } catch {
+                return outcomes + [ActionOutcome(folder: folder, path: ".", done: false, message: error.message)]
+            }
+            updateSafety { state in
+                state.heldReason = nil
+                state.heldSince = nil
+                state.brakeEngagedAt = nil
+                state.deletionsSentSinceSettled = 0
+            }
+        }
+        logger.notice("a missing folder's deletion confirmed by a person", metadata: ["path": "\(configuration.root.path)", "items": "\(rows.count)"])
+        return outcomes
     }
 
     /// `--restore`: every held item comes back from the backend as it is there (a

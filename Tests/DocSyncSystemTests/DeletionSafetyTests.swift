@@ -98,6 +98,29 @@ struct DeletionSafetyTests {
     }
 
     @Test(arguments: Backend.allCases)
+    func aFolderDeletedOnPurposeIsDeletedEverywhereOnceConfirmed(_ backend: Backend) async throws {
+        let devices = try await Devices.start(backend, files: 12)
+        try FileManager.default.removeItem(at: devices.a.folder)
+        #expect(await eventually { (try? await devices.state(devices.a)) == .held })
+        let restore = try await devices.docsStatus(devices.a, ["deletions", "--restore"])
+        #expect(restore.status == 1 && restore.output.contains("refused"), "nothing is written where the folder is not: \(restore.output)")
+        let confirm = try await devices.docsStatus(devices.a, ["--json", "deletions", "--confirm"])
+        #expect(confirm.status == 0, "\(confirm.output)\(confirm.errors)")
+        let outcomes = try ControlFraming.makeDecoder().decode([ActionOutcome].self, from: Data(confirm.output.utf8))
+        // `rm -rf` deletes files before their folder: a few may have gone out as ordinary
+        // deletions (12 items are too few for the brake) before the root vanished.
+        #expect(!outcomes.isEmpty && outcomes.count <= 12 && outcomes.allSatisfy(\.done), "\(outcomes)")
+        #expect(await eventually { syncedNames(devices.b.folder).isEmpty }, "deleted on the other device")
+        #expect(await eventually { (try? await devices.state(devices.a)) == .error }, "no folder to sync, and none is created")
+        #expect(!FileManager.default.fileExists(atPath: devices.a.folder.path))
+        // A folder made there later joins the zone afresh.
+        try FileManager.default.createDirectory(at: devices.a.folder, withIntermediateDirectories: false)
+        try "after\n".write(to: devices.b.file("after.txt"), atomically: false, encoding: .utf8)
+        await devices.pair.converge("a new folder joined", also: { contents(devices.a.file("after.txt")) == "after\n" })
+        await devices.pair.stopBoth()
+    }
+
+    @Test(arguments: Backend.allCases)
     func aFolderEmptiedByItsUserIsBraked(_ backend: Backend) async throws {
         let devices = try await Devices.start(backend, files: 120)
         try await shell("rm -rf ./*", in: devices.a.folder)  // the marker (a dot file) stays

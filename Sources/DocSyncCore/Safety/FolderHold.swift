@@ -28,9 +28,10 @@ public enum FolderHold {
             return switch self {
             case .rootMissing:
                 "\(root) is missing (an unmounted disk, a moved folder?): nothing is sent or written, \(stake); "
-                    + "it resumes by itself when the folder is back, or choose with 'docs-status deletions --confirm' (after creating the folder) or '--restore'"
+                    + "it resumes by itself when the folder is back, or 'docs-status deletions --confirm' deletes them everywhere"
             case .rootNotADirectory:
-                "\(root) is not a directory: nothing is sent or written, \(stake); put the folder back, or fix its path"
+                "\(root) is not a directory: nothing is sent or written, \(stake); put the folder back, fix its path, "
+                    + "or 'docs-status deletions --confirm' deletes them everywhere"
             case .markerMissing:
                 "\(root) is not the folder that was synced (its \(IgnoreRules.rootMarkerName) marker is gone: an empty mount point, a restored empty home?): "
                     + "nothing is sent or written, \(stake); it resumes by itself when the marker is back, or choose with 'docs-status deletions --confirm' or '--restore'"
