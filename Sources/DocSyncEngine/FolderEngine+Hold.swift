@@ -14,11 +14,21 @@ extension FolderEngine {
         case waiting(String)
     }
 
-    /// Looks at the root (one `stat`, the marker file, and at most one directory entry
-    /// beyond it — never the folder's files) and decides, writing or adopting a marker when
+    /// Looks at the root (its `stat` and its marker's; when they changed since the root was
+    /// last found right, the marker file and at most one directory entry beyond it — never
+    /// the folder's files) and decides, writing or adopting a marker when
     /// the verdict says so. Records a hold (and its end) in the persisted safety state.
     func checkRoot() -> RootCheck {
         let root = configuration.root.path
+        // Two `stat`s when nothing changed since the root was last found right.
+        let fingerprint = RootMarker.fingerprint(root)
+        if let fingerprint, rootSeenRight.withLock({ $0 == fingerprint }) { return .proceed }
+        let check = lookAtRoot(root)
+        rootSeenRight.withLock { $0 = check == .proceed ? fingerprint : nil }
+        return check
+    }
+
+    private func lookAtRoot(_ root: String) -> RootCheck {
         let observed = RootMarker.observe(root)
         let recorded = safety.withLock { $0.markerInstance }
         let hasItems = (try? index.readLatest { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item)") }) ?? true

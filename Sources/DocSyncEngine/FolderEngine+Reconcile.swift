@@ -142,10 +142,12 @@ extension FolderEngine {
         }
         // Renames a new inode hides (copied elsewhere, then the original deleted): same content digest.
         let vanishedDocuments = vanished.values.filter { $0.kind == .document && $0.digest != nil }
+        // Looked for only when some deletion waits (rarely: a first scan has thousands of new paths).
+        let deletionsWait = unmatched.isEmpty ? false : try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item WHERE pending = 2)") ?? false
         for (path, stat) in unmatched {
             guard let type = RecordType(stat.kind) else { continue }
             if type == .folder, created.contains(path) { continue }
-            if var row = try db.itemPendingDeletion(at: path, kind: type) {
+            if deletionsWait, var row = try db.itemPendingDeletion(at: path, kind: type) {
                 // Back where its deletion waits to be sent (put back by hand, or written anew
                 // by an editor): the same item, changed, not a new one.
                 row.take(stat)

@@ -30,6 +30,8 @@ public final class FolderEngine: Sendable {
     let preparedFiles = Mutex([String: PreparedFile]())
     /// Deletion safety (SPEC §4a), as stored in the index.
     let safety: Mutex<SafetyState>
+    /// The root and its marker as last seen when the root was found right (`checkRoot`).
+    let rootSeenRight = Mutex<RootMarker.Fingerprint?>(nil)
     /// True while a first fetch joins the zone (SPEC §4a, `fetchAndApply`).
     let joiningNow = Mutex(false)
     /// When the reconciler last saw local deletions (the brake's quiet period).

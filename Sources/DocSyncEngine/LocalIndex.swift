@@ -87,7 +87,7 @@ extension Database {
 
     /// The row at `path` of kind `kind` whose deletion is pending (not yet sent), if any.
     func itemPendingDeletion(at path: RelativePath, kind: RecordType) throws -> IndexItem? {
-        try IndexItem.fetchOne(self, sql: "SELECT * FROM item WHERE path = ? AND pending = 2 AND kind = ?", arguments: [path.string, kind.rawValue])
+        try IndexItem.fetchOne(cachedStatement(sql: "SELECT * FROM item WHERE path = ? AND pending = 2 AND kind = ?"), arguments: [path.string, kind.rawValue])
     }
 
     /// The on-disk facts the index holds for the live item at `path` (no JSON decoding): enough

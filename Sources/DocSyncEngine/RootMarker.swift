@@ -23,6 +23,24 @@ enum RootMarker {
         return .directory(marker: marker, isEmpty: marker == nil && isEmpty(root))
     }
 
+    /// The identity of the root and its marker as `stat` sees them: while it stays the same,
+    /// so does what `observe` finds (a look at the root can then be skipped). `nil` when
+    /// either cannot be looked at.
+    struct Fingerprint: Equatable {
+        var root: [Int64]
+        var marker: [Int64]
+    }
+
+    static func fingerprint(_ root: String) -> Fingerprint? {
+        var folder = stat(), marker = stat()
+        guard stat(root, &folder) == 0, stat(root + "/" + name, &marker) == 0 else { return nil }
+        func facts(_ info: stat) -> [Int64] {
+            [Int64(bitPattern: UInt64(info.st_dev)), Int64(bitPattern: UInt64(info.st_ino)), Int64(info.st_mode), Int64(info.st_size),
+             Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec), Int64(info.st_ctim.tv_sec), Int64(info.st_ctim.tv_nsec)]
+        }
+        return Fingerprint(root: facts(folder), marker: facts(marker))
+    }
+
     /// The instance the marker in `root` names, or `nil` when there is none or it cannot be read.
     static func instance(in root: String) -> String? {
         guard let text = try? String(contentsOfFile: root + "/" + name, encoding: .utf8) else { return nil }
