@@ -149,7 +149,7 @@ let package = Package(
         // Backend conformance suite, fault-injecting backend, temp-folder helpers.
         .target(
             name: "DocSyncTestSupport",
-            dependencies: ["DocSyncCore", "DocSyncStorage", "DocSyncHTTP"],
+            dependencies: ["DocSyncCore", "DocSyncStorage", "DocSyncHTTP", "DocSyncEngine"],
             path: "Tests/DocSyncTestSupport"
         ),
         .executableTarget(

@@ -29,25 +29,7 @@ public struct FileStat: Hashable, Sendable {
         self.mode = mode
     }
 
-    /// `lstat` of `path` (never follows a final symlink). `nil` when nothing is there;
-    /// throws `POSIXError` for any other failure (permission, I/O).
-    public static func of(_ path: String) throws -> FileStat? {
-        var st = stat()
-        if lstat(path, &st) != 0 {
-            let code = errno
-            if code == ENOENT || code == ENOTDIR { return nil }
-            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
-        }
-        return FileStat(st)
-    }
-
-    /// `fstat` of an open descriptor.
-    public static func of(descriptor: Int32) throws -> FileStat {
-        var st = stat()
-        if fstat(descriptor, &st) != 0 { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        return FileStat(st)
-    }
-
+    /// The facts of a `stat` buffer (as `PosixFileSystem` reads them).
     init(_ st: stat) {
         let type = st.st_mode & S_IFMT
         switch type {

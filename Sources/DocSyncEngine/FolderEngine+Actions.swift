@@ -99,28 +99,29 @@ extension FolderEngine {
         let source = versions.directory.appendingPathComponent(stored).path
         let target = absolute(path)
         do throws(SyncError) {
-            let made = try Materializer.makeParents(of: path, root: configuration.root.path)
-            if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
-            let (fd, temporary) = try Materializer.createTemporary(beside: target)
-            var closed = false
-            defer { if !closed { close(fd) } }
-            guard let bytes = FileManager.default.contents(atPath: source) else {
-                unlink(temporary)
+            guard let bytes = fileSystem.contents(source) else {
                 return outcome(false, "the kept file of version \(entry.id) cannot be read")
             }
+            let made = try Materializer.makeParents(of: path, root: configuration.root.path, in: fileSystem)
+            if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
+            let (file, temporary) = try Materializer.createTemporary(beside: target, size: bytes.count, in: fileSystem)
+            defer { file.close() }
             do throws(SyncError) {
-                try Materializer.writeAll(fd, bytes, path: path.string)
-                try Materializer.finish(fd, mode: 0o644, modified: .now, flush: true, path: path.string)
-                close(fd)
-                closed = true
-                if let current = try? FileStat.of(target), current.kind == .file, let row = try readIndex({ db in try db.item(at: path) }) {
+                do {
+                    try file.append(bytes)
+                    try file.finish(mode: 0o644, modified: .now, flush: true)
+                } catch {
+                    throw Materializer.failure("restore", path.string, error)
+                }
+                file.close()
+                if let current = try? fileSystem.status(target), current.kind == .file, let row = try readIndex({ db in try db.item(at: path) }) {
                     try writeIndex { db in
                         try versions.keep(target, item: row, reason: .overwritten, device: configuration.device, move: false, in: db)
                     }
                 }
-                guard rename(temporary, target) == 0 else { throw Materializer.failure("restore", path.string) }
+                do { try fileSystem.rename(temporary, to: target) } catch { throw Materializer.failure("restore", path.string, error) }
             } catch {
-                unlink(temporary)
+                try? fileSystem.removeFile(temporary)
                 throw error
             }
             try reconcile([EngineInbox.Scope(path: path, subtree: false)])

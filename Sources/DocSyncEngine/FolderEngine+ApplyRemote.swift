@@ -21,7 +21,7 @@ extension FolderEngine {
             return
         }
         if row.pending == .none {
-            if let stat = try? FileStat.of(absolute(row.path)), row.matches(stat) {
+            if let stat = try? fileSystem.status(absolute(row.path)), row.matches(stat) {
                 try await applyUpdate(server, to: row)
                 return
             }
@@ -53,13 +53,13 @@ extension FolderEngine {
             try await collide(local: other, server: server)
             return
         }
-        if let stat = try? FileStat.of(absolute(server.path)) {
+        if let stat = try? fileSystem.status(absolute(server.path)) {
             if stat.kind == .directory && server.type == .folder {
                 // The folder is here already (made for a child, or by hand): adopt it.
                 var row = IndexItem(recordName: server.id.recordName, path: server.path, kind: .folder, stat: stat)
-                if stat.mode != server.mode { chmod(absolute(server.path), mode_t(server.mode)) }
+                if stat.mode != server.mode { try? fileSystem.setMode(absolute(server.path), server.mode) }
                 row.take(server)
-                if let now = try? FileStat.of(absolute(server.path)) { row.take(now) }
+                if let now = try? fileSystem.status(absolute(server.path)) { row.take(now) }
                 settle(&row, acked: server)
                 let adopted = row
                 try writeIndex { db in try adopted.insert(db) }
@@ -133,11 +133,11 @@ extension FolderEngine {
     /// index) to `path`. Returns false when something else is already there.
     func move(_ row: inout IndexItem, to path: RelativePath) throws(SyncError) -> Bool {
         let from = absolute(row.path), to = absolute(path)
-        if (try? FileStat.of(to)) ?? nil != nil { return false }
-        let made = try Materializer.makeParents(of: path, root: configuration.root.path)
+        if (try? fileSystem.status(to)) ?? nil != nil { return false }
+        let made = try Materializer.makeParents(of: path, root: configuration.root.path, in: fileSystem)
         if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
         // Whatever appeared at `to` since the look above stays: the move is then given up.
-        let code = Materializer.moveIfFree(from, to)
+        let code = Materializer.moveIfFree(from, to, in: fileSystem)
         guard code == 0 else {
             if code == ENOENT || code == EEXIST { return false }
             throw Materializer.failure("move \(row.path) to", path.string, code: code)
@@ -159,9 +159,9 @@ extension FolderEngine {
     /// meanwhile still shows as a change.
     func adjustMetadata(of row: IndexItem, mode: UInt32, modified: Timestamp) -> FileStat {
         var stat = row.stat
-        if row.mode != mode, chmod(absolute(row.path), mode_t(mode)) == 0 { stat.mode = mode }
+        if row.mode != mode, (try? fileSystem.setMode(absolute(row.path), mode)) != nil { stat.mode = mode }
         if row.kind == .document, row.modified != modified {
-            Materializer.setModified(absolute(row.path), modified)
+            try? fileSystem.setModified(absolute(row.path), modified)
             stat.modified = modified
         }
         return stat

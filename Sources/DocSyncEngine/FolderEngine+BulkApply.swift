@@ -23,19 +23,19 @@ extension FolderEngine {
             let target = absolute(record.path)
             switch record.type {
             case .folder:
-                guard let made = try? Materializer.makeParents(of: record.path, root: configuration.root.path) else { continue }
+                guard let made = try? Materializer.makeParents(of: record.path, root: configuration.root.path, in: fileSystem) else { continue }
                 if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
-                if mkdir(target, mode_t(record.mode)) != 0 {
-                    guard errno == EEXIST, ((try? FileStat.of(target)) ?? nil)?.kind == .directory else { continue }
+                do { try fileSystem.makeDirectory(target, mode: record.mode) } catch {
+                    guard error.code == EEXIST, ((try? fileSystem.status(target)) ?? nil)?.kind == .directory else { continue }
                 }
-                chmod(target, mode_t(record.mode))
-                guard let stat = try? FileStat.of(target), stat.kind == .directory else { continue }
+                try? fileSystem.setMode(target, record.mode)
+                guard let stat = try? fileSystem.status(target), stat.kind == .directory else { continue }
                 createdDirectories.withLock { _ = $0.remove(record.path) }
                 rows.append((settledRow(record, stat: stat), nil))
             case .document:
                 guard let file = takePrepared(record, at: target) else { continue }
-                guard Materializer.renameWithoutReplacing(file.temporary, target) == 0 else {
-                    unlink(file.temporary)
+                guard Materializer.renameWithoutReplacing(file.temporary, target, in: fileSystem) == 0 else {
+                    try? fileSystem.removeFile(file.temporary)
                     continue
                 }
                 rows.append((settledRow(record, stat: file.written), file.chunks))

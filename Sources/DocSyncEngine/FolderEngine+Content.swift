@@ -30,13 +30,13 @@ extension FolderEngine {
             row.needsRead = false
             return nil
         case .symlink:
-            let target = try ContentReader.linkTarget(absolute(row.path))
+            let target = try ContentReader.linkTarget(absolute(row.path), in: fileSystem)
             row.symlinkTarget = target
             row.size = Int64(target.utf8.count)
             row.needsRead = false
             return nil
         case .document:
-            let content = try ContentReader.read(absolute(row.path), keepingUpTo: keepLimit)
+            let content = try ContentReader.read(absolute(row.path), keepingUpTo: keepLimit, in: fileSystem)
             row.take(content.stat)
             row.digest = content.manifest.contentDigest
             row.asset = content.reference

@@ -166,7 +166,7 @@ extension FolderEngine {
             guard var row = try db.item(named: name) else { continue }
             if row.isPlaceholder {
                 // Its content was only on the server: nothing is left to show or send.
-                if let placeholder = Placeholder.path(for: row.path) { unlink(absolute(placeholder)) }
+                if let placeholder = Placeholder.path(for: row.path) { try? fileSystem.removeFile(absolute(placeholder)) }
                 try db.deleteItem(named: row.recordName)
                 logger.warning("a placeholder's content is gone from the server", metadata: ["path": "\(row.path)"])
                 continue

@@ -170,7 +170,7 @@ extension FolderEngine {
     /// Writes the root's marker again, naming the instance the index recorded.
     private func remark() throws(SyncError) {
         let instance = safety.withLock { $0.markerInstance } ?? RecordID.newName()
-        try RootMarker.write(instance: instance, zone: configuration.zone, into: configuration.root.path)
+        try RootMarker.write(instance: instance, zone: configuration.zone, into: configuration.root.path, in: fileSystem)
         updateSafety { $0.markerInstance = instance }
         _ = checkRoot()
     }

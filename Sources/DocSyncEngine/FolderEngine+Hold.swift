@@ -21,7 +21,7 @@ extension FolderEngine {
     func checkRoot() -> RootCheck {
         let root = configuration.root.path
         // Two `stat`s when nothing changed since the root was last found right.
-        let fingerprint = RootMarker.fingerprint(root)
+        let fingerprint = RootMarker.fingerprint(root, in: fileSystem)
         if let fingerprint, rootSeenRight.withLock({ $0 == fingerprint }) { return .proceed }
         let check = lookAtRoot(root)
         rootSeenRight.withLock { $0 = check == .proceed ? fingerprint : nil }
@@ -29,7 +29,7 @@ extension FolderEngine {
     }
 
     private func lookAtRoot(_ root: String) -> RootCheck {
-        let observed = RootMarker.observe(root)
+        let observed = RootMarker.observe(root, in: fileSystem)
         let recorded = safety.withLock { $0.markerInstance }
         let hasItems = (try? index.readLatest { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item)") }) ?? true
         switch FolderHold.verdict(root: observed, recorded: recorded, indexedItems: hasItems == true ? 1 : 0, newInstance: RecordID.newName()) {
@@ -38,7 +38,7 @@ extension FolderEngine {
             return .proceed
         case .writeMarker(let instance):
             do throws(SyncError) {
-                try RootMarker.write(instance: instance, zone: configuration.zone, into: root)
+                try RootMarker.write(instance: instance, zone: configuration.zone, into: root, in: fileSystem)
             } catch {
                 return .waiting("cannot write the folder's marker: \(error.message)")
             }

@@ -123,7 +123,7 @@ extension FolderEngine {
     /// Whether `path` is in use, on disk (anything there, a dangling symlink too: the move
     /// would refuse it) or by an item of the index: a conflict copy is named so as to take neither.
     func isTaken(_ path: RelativePath) -> Bool {
-        ((try? FileStat.of(absolute(path))) ?? nil) != nil || ((try? index.readLatest { db in try db.item(at: path) }) ?? nil) != nil
+        ((try? fileSystem.status(absolute(path))) ?? nil) != nil || ((try? index.readLatest { db in try db.item(at: path) }) ?? nil) != nil
     }
 
     /// Moves a local item out of the way, to a conflict-copy name beside it (synced as a change of path).
@@ -142,10 +142,10 @@ extension FolderEngine {
 
     /// Keep-both: the local file moves to `path` as a new item (same content, new record).
     func keepAsConflictCopy(_ row: IndexItem, at path: RelativePath, recordName: String) throws(SyncError) {
-        _ = try Materializer.makeParents(of: path, root: configuration.root.path)
+        _ = try Materializer.makeParents(of: path, root: configuration.root.path, in: fileSystem)
         // A file created at the copy's name since it was chosen is never replaced: the merge
         // is tried again, and picks a name that is free then.
-        let code = Materializer.moveIfFree(absolute(row.path), absolute(path))
+        let code = Materializer.moveIfFree(absolute(row.path), absolute(path), in: fileSystem)
         guard code == 0 else {
             if code == EEXIST { throw localChangeMidway(path) }
             if code == ENOENT { throw localChangeMidway(row.path) }
@@ -171,13 +171,18 @@ extension FolderEngine {
         let content = try await backend.loadAsset(asset)
         let staging = configuration.stateDirectory.appendingPathComponent(Materializer.temporaryPrefix + RecordID.newName())
         do {
-            try content.write(to: staging)
+            try fileSystem.makeDirectories(configuration.stateDirectory.path)
+            let file = try fileSystem.createFile(staging.path, mode: 0o600, size: content.count)
+            defer { file.close() }
+            try file.append(content)
+            try file.finish(mode: server.mode, modified: server.modified, flush: false)
+            file.close()
             var item = IndexItem(recordName: server.id.recordName, path: server.path, kind: .document,
                                  stat: FileStat(kind: .file, size: server.size, modified: server.modified, inode: 0, device: 0, mode: server.mode))
             item.size = server.size
             try index.write { db in try versions.keep(staging.path, item: item, reason: .conflict, device: server.lastModifiedBy, move: true, in: db) }
         } catch {
-            unlink(staging.path)
+            try? fileSystem.removeFile(staging.path)
             throw SyncError(.serviceUnavailable, "cannot keep the other device's version of \(server.path): \(error)")
         }
     }

@@ -9,9 +9,9 @@ extension FolderEngine {
     /// have one (its name is too long for `.NAME.docsync`): the caller downloads it instead.
     func placePlaceholder(_ server: DocSyncCore.Record) throws(SyncError) -> Bool {
         guard server.type == .document, let placeholder = Placeholder.path(for: server.path) else { return false }
-        let made = try Materializer.makeParents(of: server.path, root: configuration.root.path)
+        let made = try Materializer.makeParents(of: server.path, root: configuration.root.path, in: fileSystem)
         if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
-        try Placeholder.write(recordName: server.id.recordName, modified: server.modified, at: absolute(placeholder))
+        try Placeholder.write(recordName: server.id.recordName, modified: server.modified, at: absolute(placeholder), in: fileSystem)
         let row = placeholderRow(server)
         try writeIndex { db in
             try db.deleteItem(named: row.recordName)
@@ -29,18 +29,18 @@ extension FolderEngine {
             return
         }
         if server.path != row.path, let old = Placeholder.path(for: row.path) {
-            let made = try Materializer.makeParents(of: server.path, root: configuration.root.path)
+            let made = try Materializer.makeParents(of: server.path, root: configuration.root.path, in: fileSystem)
             if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
-            unlink(absolute(old))
+            try? fileSystem.removeFile(absolute(old))
         }
-        try Placeholder.write(recordName: server.id.recordName, modified: server.modified, at: absolute(newPlaceholder))
+        try Placeholder.write(recordName: server.id.recordName, modified: server.modified, at: absolute(newPlaceholder), in: fileSystem)
         let updated = placeholderRow(server)
         try writeIndex { db in try updated.update(db) }
     }
 
     /// The item shown by `row`'s placeholder is gone (deleted on another device, or its zone lost).
     func removePlaceholder(_ row: IndexItem) throws(SyncError) {
-        if let placeholder = Placeholder.path(for: row.path) { unlink(absolute(placeholder)) }
+        if let placeholder = Placeholder.path(for: row.path) { try? fileSystem.removeFile(absolute(placeholder)) }
         try writeIndex { db in try db.deleteItem(named: row.recordName) }
     }
 
@@ -63,9 +63,9 @@ extension FolderEngine {
                                arguments: [row.recordName])
             }
             let prepared = try await prepareDocument(record, at: path, flush: true)
-            let code = Materializer.renameWithoutReplacing(prepared.temporary, target)
+            let code = Materializer.renameWithoutReplacing(prepared.temporary, target, in: fileSystem)
             guard code == 0 else {
-                unlink(prepared.temporary)
+                try? fileSystem.removeFile(prepared.temporary)
                 throw code == EEXIST
                     ? SyncError(.invalidArguments, "a file is already at \(path); move it away and download again")
                     : Materializer.failure("put the download in place at", path.string, code: code)
@@ -78,7 +78,7 @@ extension FolderEngine {
                 try final.update(db)
                 try db.setChunkLocations(of: final.recordName, chunks: prepared.chunks)
             }
-            if let placeholder = Placeholder.path(for: path) { unlink(absolute(placeholder)) }
+            if let placeholder = Placeholder.path(for: path) { try? fileSystem.removeFile(absolute(placeholder)) }
             logger.info("downloaded on request", metadata: ["path": "\(path)"])
             return outcome(true)
         } catch {
@@ -106,18 +106,18 @@ extension FolderEngine {
         }
         guard let placeholder = Placeholder.path(for: path) else { return outcome(false, "its name is too long for a placeholder") }
         let target = absolute(path)
-        guard let stat = try? FileStat.of(target), row.matches(stat) else {
+        guard let stat = try? fileSystem.status(target), row.matches(stat) else {
             return outcome(false, "it changed since it was uploaded; it will be uploaded first")
         }
         do throws(SyncError) {
-            try Placeholder.write(recordName: row.recordName, modified: row.modified, at: absolute(placeholder))
+            try Placeholder.write(recordName: row.recordName, modified: row.modified, at: absolute(placeholder), in: fileSystem)
             row = placeholderRow(acked, replacing: row)
             let final = row
             try writeIndex { db in
                 try final.update(db)
                 try db.execute(sql: "DELETE FROM chunkLocation WHERE recordName = ?", arguments: [final.recordName])
             }
-            unlink(target)
+            try? fileSystem.removeFile(target)
             logger.info("evicted; the content stays on the server", metadata: ["path": "\(path)"])
             return outcome(true)
         } catch {

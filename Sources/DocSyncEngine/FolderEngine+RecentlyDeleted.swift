@@ -152,7 +152,7 @@ extension FolderEngine {
 
     /// Something at `path` here: a live item of the index, or anything on disk.
     private func isTakenHere(_ path: RelativePath) -> Bool {
-        livesHere(path) || ((try? FileStat.of(absolute(path))) ?? nil) != nil
+        livesHere(path) || ((try? fileSystem.status(absolute(path))) ?? nil) != nil
     }
 
     private func entry(_ deleted: DeletedRecord) -> DeletedEntry {

@@ -7,8 +7,8 @@ import GRDB
 extension FolderEngine {
     func reconcile(_ scopes: [EngineInbox.Scope]) throws(SyncError) {
         if scopes.contains(where: { $0.path?.string == IgnoreRules.fileName || $0.path == nil }) {
-            let rules = FolderEngine.loadIgnores(configuration.root)
-            scanner.withLock { $0 = FolderScanner(root: configuration.root, ignores: rules) }
+            let rules = FolderEngine.loadIgnores(configuration.root, fileSystem)
+            scanner.withLock { $0 = FolderScanner(root: configuration.root, ignores: rules, fileSystem: fileSystem) }
         }
         let scanner = self.scanner.withLock { $0 }
         var observed: [RelativePath: FileStat] = [:]
@@ -29,7 +29,7 @@ extension FolderEngine {
             if let item = Placeholder.itemPath(of: path) { path = item }
             if scanner.isIgnored(path) { continue }
             let stat: FileStat?
-            do { stat = try FileStat.of(scanner.absolute(path)) } catch {
+            do { stat = try fileSystem.status(scanner.absolute(path)) } catch {
                 problems.append(ItemProblem(path: path.string, message: "cannot be examined: \(error)"))
                 continue
             }
@@ -90,7 +90,7 @@ extension FolderEngine {
             if protected.contains(where: { $0.isEmpty || row.path.string == $0 || row.path.string.hasPrefix($0 + "/") }) { continue }
             if scanner.isIgnored(row.path, isDirectory: row.kind == .folder) { continue }
             // An item shown as a placeholder is there as long as its placeholder is.
-            if row.isPlaceholder, let placeholder = Placeholder.path(for: row.path), Placeholder.exists(at: scanner.absolute(placeholder)) {
+            if row.isPlaceholder, let placeholder = Placeholder.path(for: row.path), Placeholder.exists(at: scanner.absolute(placeholder), in: fileSystem) {
                 continue
             }
             if let full = try db.item(named: row.recordName) { vanished[row.recordName] = full }
@@ -158,7 +158,7 @@ extension FolderEngine {
                 continue
             }
             if type == .document, vanishedDocuments.contains(where: { $0.size == stat.size && vanished[$0.recordName] != nil }),
-               let content = try? ContentReader.read(scanner.absolute(path)),
+               let content = try? ContentReader.read(scanner.absolute(path), in: fileSystem),
                let match = vanished.values.first(where: { $0.kind == .document && $0.digest == content.manifest.contentDigest }) {
                 var row = vanished.removeValue(forKey: match.recordName)!
                 if row.isPlaceholder { replacedPlaceholder(&row, scanner: scanner) }
@@ -195,7 +195,7 @@ extension FolderEngine {
     /// A real file took the place of an item shown as a placeholder: the item is local again
     /// (its new content is read and sent) and the placeholder goes.
     private func replacedPlaceholder(_ row: inout IndexItem, scanner: FolderScanner) {
-        if let placeholder = Placeholder.path(for: row.path) { unlink(scanner.absolute(placeholder)) }
+        if let placeholder = Placeholder.path(for: row.path) { try? fileSystem.removeFile(scanner.absolute(placeholder)) }
         row.status.downloadingStatus = "current"
         row.status.percentDownloaded = 100
         row.needsRead = true

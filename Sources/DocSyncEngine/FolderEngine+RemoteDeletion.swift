@@ -22,7 +22,7 @@ extension FolderEngine {
             if row.isPlaceholder { return try removePlaceholder(row) }
         }
         let path = absolute(row.path)
-        guard let stat = try? FileStat.of(path) else {
+        guard let stat = try? fileSystem.status(path) else {
             try writeIndex { db in try db.deleteItem(named: recordName) }
             return
         }
@@ -47,7 +47,9 @@ extension FolderEngine {
                 try writeIndex { db in try final.update(db) }
                 return
             }
-            if rmdir(path) != 0 && errno != ENOENT {
+            var removed = true
+            do { try fileSystem.removeDirectory(path) } catch where error.code != ENOENT { removed = false } catch {}
+            if !removed {
                 // Only ignored files are left inside: keep them in the version store.
                 let kept = row
                 try writeIndex { db in try versions.keep(path, item: kept, reason: .deleted, device: kept.acked?.lastModifiedBy ?? "", move: true, in: db) }

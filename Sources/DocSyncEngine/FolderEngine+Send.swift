@@ -299,7 +299,7 @@ extension FolderEngine {
                             continue
                         }
                         // Read back from the file: if it no longer hashes right, the file changed.
-                        guard let data = ContentReader.readRange(piece.path, offset: piece.offset, length: piece.length),
+                        guard let data = ContentReader.readRange(piece.path, offset: piece.offset, length: piece.length, in: self.fileSystem),
                               SHA256Digest(hashing: data) == digest else {
                             changed.insert(piece.recordName)
                             continue

@@ -22,29 +22,35 @@ extension FolderEngine {
     func write(_ record: DocSyncCore.Record, at path: RelativePath, expected: IndexItem?, keepReplacedAs reason: VersionStore.Reason?) async throws(SyncError) -> WriteOutcome {
         let root = configuration.root.path
         let target = root + "/" + path.string
-        let made = try Materializer.makeParents(of: path, root: root)
+        let made = try Materializer.makeParents(of: path, root: root, in: fileSystem)
         if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
         switch record.type {
         case .folder:
-            if mkdir(target, mode_t(record.mode)) != 0 {
-                guard errno == EEXIST, let stat = try? FileStat.of(target), stat.kind == .directory else {
-                    if errno == EEXIST { return .targetChanged }
-                    throw Materializer.failure("create the folder", path.string)
-                }
+            do { try fileSystem.makeDirectory(target, mode: record.mode) } catch {
+                guard error.code == EEXIST else { throw Materializer.failure("create the folder", path.string, error) }
+                guard let stat = try? fileSystem.status(target), stat.kind == .directory else { return .targetChanged }
             }
-            chmod(target, mode_t(record.mode))
+            try? fileSystem.setMode(target, record.mode)
             createdDirectories.withLock { _ = $0.remove(path) }
-            guard let stat = try? FileStat.of(target) else { return .targetChanged }
+            guard let stat = try? fileSystem.status(target) else { return .targetChanged }
             return .written(stat, chunks: nil)
         case .symlink:
             let directory = Materializer.directory(of: target)
             var temporary = directory + "/" + Materializer.temporaryName()
-            while symlink(record.symlinkTarget ?? "", temporary) != 0 {
-                guard errno == EEXIST else { throw Materializer.failure("create the link", path.string) }
-                temporary = directory + "/" + Materializer.temporaryName()
+            while true {
+                do throws(FileSystemError) {
+                    try fileSystem.makeSymlink(record.symlinkTarget ?? "", at: temporary)
+                    break
+                } catch {
+                    guard error.code == EEXIST else { throw Materializer.failure("create the link", path.string, error) }
+                    temporary = directory + "/" + Materializer.temporaryName()
+                }
             }
-            Materializer.setModified(temporary, record.modified)
-            guard let written = try? FileStat.of(temporary) else { throw Materializer.failure("examine the link", path.string) }
+            try? fileSystem.setModified(temporary, record.modified)
+            guard let written = try? fileSystem.status(temporary) else {
+                try? fileSystem.removeFile(temporary)
+                throw Materializer.failure("examine the link", path.string, code: EIO)
+            }
             return try replace(target, with: temporary, written: written, path: path, expected: expected, reason: reason)
         case .document:
             let prepared: PreparedFile
@@ -58,7 +64,7 @@ extension FolderEngine {
                 if case .written(let stat, _) = outcome { return .written(stat, chunks: prepared.chunks) }
                 return outcome
             } catch {
-                unlink(prepared.temporary)
+                try? fileSystem.removeFile(prepared.temporary)
                 throw error
             }
         }
@@ -102,11 +108,14 @@ extension FolderEngine {
     /// chunk bytes from `chunks` and fetching the rest (local copies first) a group at a time.
     func writeTemporary(_ record: DocSyncCore.Record, at path: RelativePath, manifest: AssetManifest, chunks given: [SHA256Digest: Data], flush: Bool) async throws(SyncError) -> PreparedFile {
         let target = configuration.root.path + "/" + path.string
-        let made = try Materializer.makeParents(of: path, root: configuration.root.path)
+        let made = try Materializer.makeParents(of: path, root: configuration.root.path, in: fileSystem)
         if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
-        let (fd, temporary) = try Materializer.createTemporary(beside: target)
-        var closed = false
-        defer { if !closed { close(fd) } }
+        // Chunks are gathered into large writes. A large file is written past the page cache
+        // (see `PosixFileSystem.createFile`); a small one through it, which costs less than a
+        // direct write's wait for the disk.
+        let size = manifest.chunks.reduce(0) { $0 + $1.length }
+        let (file, temporary) = try Materializer.createTemporary(beside: target, size: size, in: fileSystem)
+        defer { file.close() }
         do throws(SyncError) {
             var hasher = StreamingSHA256()
             let total = manifest.chunks.count
@@ -116,12 +125,6 @@ extension FolderEngine {
             let verifiedWhole = total == 1 && manifest.chunks[0].digest == manifest.contentDigest
             var position = 0
             if total > 256 { setDownloadProgress(record.id.recordName, 0) }
-            // Chunks are gathered into large writes. A large file is written past the page
-            // cache (see `DirectFileWriter`); a small one through it, which costs less than a
-            // direct write's wait for the disk.
-            let size = manifest.chunks.reduce(0) { $0 + $1.length }
-            let writer = DirectFileWriter(fd: fd, capacity: min(size, DirectFileWriter.defaultCapacity),
-                                          direct: size >= Materializer.directWriteThreshold)
             while position < total {
                 // A group of chunks at a time: one lookup of local copies, one download of the rest.
                 let group = Array(manifest.chunks[position..<min(position + 256, total)])
@@ -129,27 +132,27 @@ extension FolderEngine {
                 for chunk in group {
                     guard let bytes = found[chunk.digest] else { throw SyncError.chunkNotFound(chunk.digest) }
                     if !verifiedWhole { hasher.update(bytes) }
-                    let code = writer.append(bytes)
-                    if code != 0 { throw Materializer.failure("write", path.string, code: code) }
+                    do { try file.append(bytes) } catch { throw Materializer.failure("write", path.string, error) }
                 }
                 position += group.count
                 if position < total { setDownloadProgress(record.id.recordName, Double(position) / Double(total)) }
             }
-            let code = writer.finish()
-            if code != 0 { throw Materializer.failure("write", path.string, code: code) }
             guard verifiedWhole || hasher.finalize() == manifest.contentDigest else {
                 throw SyncError(.chunkCorrupt, "\(path): the downloaded content does not match its digest; it will be fetched again", digest: manifest.contentDigest)
             }
-            try Materializer.finish(fd, mode: record.mode, modified: record.modified, flush: flush, path: path.string)
             // What was written, as the index must remember it: taken from the open file, so a
             // change made right after the rename is still seen as a change.
             let written: FileStat
-            do { written = try FileStat.of(descriptor: fd) } catch { throw Materializer.failure("examine", temporary) }
-            close(fd)
-            closed = true
+            do {
+                try file.finish(mode: record.mode, modified: record.modified, flush: flush)
+                written = try file.status()
+            } catch {
+                throw Materializer.failure("write", path.string, error)
+            }
+            file.close()
             return PreparedFile(temporary: temporary, written: written, chunks: manifest.chunks, contentDigest: manifest.contentDigest)
         } catch {
-            unlink(temporary)
+            try? fileSystem.removeFile(temporary)
             throw error
         }
     }
@@ -159,7 +162,7 @@ extension FolderEngine {
         guard let file = preparedFiles.withLock({ $0.removeValue(forKey: record.id.recordName) }) else { return nil }
         let sameDirectory = Materializer.directory(of: file.temporary) == Materializer.directory(of: target)
         guard sameDirectory, file.contentDigest == record.contentDigest else {
-            unlink(file.temporary)
+            try? fileSystem.removeFile(file.temporary)
             return nil
         }
         return file
@@ -171,7 +174,7 @@ extension FolderEngine {
             defer { files.removeAll() }
             return Array(files.values)
         }
-        for file in left { unlink(file.temporary) }
+        for file in left { try? fileSystem.removeFile(file.temporary) }
     }
 
     /// Renames `temporary` (whose state is `written`) over `target` if the target is still
@@ -179,9 +182,9 @@ extension FolderEngine {
     /// and times, and a stat taken after it could already include someone else's change.
     private func replace(_ target: String, with temporary: String, written: FileStat, path: RelativePath, expected: IndexItem?, reason: VersionStore.Reason?) throws(SyncError) -> WriteOutcome {
         let current: FileStat?
-        do { current = try FileStat.of(target) } catch {
-            unlink(temporary)
-            throw Materializer.failure("examine", path.string)
+        do { current = try fileSystem.status(target) } catch {
+            try? fileSystem.removeFile(temporary)
+            throw Materializer.failure("examine", path.string, error)
         }
         let unchanged: Bool
         switch (current, expected) {
@@ -190,21 +193,20 @@ extension FolderEngine {
         case (_?, nil): unchanged = false
         }
         guard unchanged else {
-            unlink(temporary)
+            try? fileSystem.removeFile(temporary)
             return .targetChanged
         }
         if let current, let expected, let reason, current.kind == .file {
             do {
                 try index.write { db in try versions.keep(target, item: expected, reason: reason, device: expected.acked?.lastModifiedBy ?? configuration.device, move: false, in: db) }
             } catch {
-                unlink(temporary)
+                try? fileSystem.removeFile(temporary)
                 throw SyncError(.serviceUnavailable, "cannot keep the previous version of \(path) (\(error)); not replacing it")
             }
         }
-        guard rename(temporary, target) == 0 else {
-            let code = errno
-            unlink(temporary)
-            throw Materializer.failure("replace", path.string, code: code)
+        do { try fileSystem.rename(temporary, to: target) } catch {
+            try? fileSystem.removeFile(temporary)
+            throw Materializer.failure("replace", path.string, error)
         }
         return .written(written, chunks: nil)
     }
@@ -221,7 +223,8 @@ extension FolderEngine {
         var found: [SHA256Digest: Data] = [:]
         for (digest, candidates) in places {
             for place in candidates where place.length == lengths[digest] {
-                if let data = ContentReader.readRange(configuration.root.path + "/" + place.path.string, offset: place.offset, length: place.length),
+                if let data = ContentReader.readRange(configuration.root.path + "/" + place.path.string, offset: place.offset, length: place.length,
+                                                      in: fileSystem),
                    SHA256Digest(hashing: data) == digest {
                     found[digest] = data
                     break

@@ -18,9 +18,9 @@ extension FolderEngine {
         let work = records.filter { record in
             guard record.type == .document, record.asset != nil, !known.contains(record.id.recordName),
                   !scanner.withLock({ $0.isIgnored(record.path) }),
-                  ((try? FileStat.of(absolute(record.path))) ?? nil) == nil else { return false }
+                  ((try? fileSystem.status(absolute(record.path))) ?? nil) == nil else { return false }
             guard let parent = record.path.parent else { return true }
-            return newFolders.contains(parent) || ((try? FileStat.of(absolute(parent)))??.kind == .directory)
+            return newFolders.contains(parent) || ((try? fileSystem.status(absolute(parent)))??.kind == .directory)
         }
         guard work.count > 1 else { return }
         // Groups of small documents share one chunk lookup and download.
@@ -51,10 +51,10 @@ extension FolderEngine {
             return results
         }
         guard !results.isEmpty else { return }
-        if FileIO.flushFileSystem(of: configuration.root.path) {
+        if fileSystem.flushFileSystem(containing: configuration.root.path) {
             preparedFiles.withLock { $0.merge(results) { _, new in new } }
         } else {
-            for file in results.values { unlink(file.temporary) }
+            for file in results.values { try? fileSystem.removeFile(file.temporary) }
         }
     }
 

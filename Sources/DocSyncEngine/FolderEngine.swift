@@ -17,6 +17,8 @@ import Synchronization
 public final class FolderEngine: Sendable {
     public let configuration: EngineConfiguration
     let backend: any StorageBackend
+    /// Every file-system call goes through this: the folder's and the version store's.
+    let fileSystem: any FolderFileSystem
     let index: LocalIndex
     let logger: Logger
     let scanner: Mutex<FolderScanner>
@@ -57,9 +59,13 @@ public final class FolderEngine: Sendable {
         var deletionGate: DeletionGate = .release
     }
 
-    public init(configuration: EngineConfiguration, backend: any StorageBackend, logger: Logger) throws {
+    /// The index lives in `configuration.stateDirectory` on the real file system; the folder
+    /// and the version store are reached through `fileSystem`.
+    public init(configuration: EngineConfiguration, backend: any StorageBackend, logger: Logger,
+                fileSystem: any FolderFileSystem = PosixFileSystem()) throws {
         self.configuration = configuration
         self.backend = backend
+        self.fileSystem = fileSystem
         var logger = logger
         logger[metadataKey: "folder"] = "\(configuration.zone.name)"
         self.logger = logger
@@ -67,8 +73,9 @@ public final class FolderEngine: Sendable {
         self.index = try LocalIndex(url: configuration.indexURL)
         let stored = try index.read { db in try db.engineValue(SafetyState.key) }
         self.safety = Mutex(SafetyState.load(stored))
-        self.versions = VersionStore(directory: configuration.versionsURL)
-        self.scanner = Mutex(FolderScanner(root: configuration.root, ignores: FolderEngine.loadIgnores(configuration.root)))
+        self.versions = VersionStore(directory: configuration.versionsURL, fileSystem: fileSystem)
+        self.scanner = Mutex(FolderScanner(root: configuration.root, ignores: FolderEngine.loadIgnores(configuration.root, fileSystem),
+                                           fileSystem: fileSystem))
     }
 
     // MARK: inputs
@@ -386,8 +393,8 @@ public final class FolderEngine: Sendable {
 
     // MARK: housekeeping
 
-    static func loadIgnores(_ root: URL) -> IgnoreRules {
-        let contents = try? String(contentsOf: root.appendingPathComponent(IgnoreRules.fileName), encoding: .utf8)
+    static func loadIgnores(_ root: URL, _ fileSystem: any FolderFileSystem) -> IgnoreRules {
+        let contents = fileSystem.contents(root.appendingPathComponent(IgnoreRules.fileName).path).map { String(decoding: $0, as: UTF8.self) }
         return IgnoreRules(ignoreFileContents: contents)
     }
 
@@ -396,14 +403,15 @@ public final class FolderEngine: Sendable {
     private func removeLeftoverTemporaryFiles() {
         var directories = [configuration.root.path]
         while let directory = directories.popLast() {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { continue }
-            for name in names {
+            guard let names = try? fileSystem.entryNames(directory) else { continue }
+            for nameBytes in names {
+                let name = String(decoding: nameBytes, as: UTF8.self)
                 let path = directory + "/" + name
-                guard let stat = try? FileStat.of(path) else { continue }
-                if name.hasPrefix(Materializer.temporaryPrefix), stat.kind != .directory {
-                    unlink(path)
+                guard String(validating: nameBytes, as: UTF8.self) != nil, let found = try? fileSystem.status(path) else { continue }
+                if name.hasPrefix(Materializer.temporaryPrefix), found.kind != .directory {
+                    try? fileSystem.removeFile(path)
                     logger.info("removed an interrupted download's temporary file", metadata: ["path": "\(path)"])
-                } else if stat.kind == .directory {
+                } else if found.kind == .directory {
                     directories.append(path)
                 }
             }

@@ -23,10 +23,12 @@ public struct FolderScanner: Sendable {
 
     public let root: URL
     public let ignores: IgnoreRules
+    public let fileSystem: any FolderFileSystem
 
-    public init(root: URL, ignores: IgnoreRules) {
+    public init(root: URL, ignores: IgnoreRules, fileSystem: any FolderFileSystem = PosixFileSystem()) {
         self.root = root
         self.ignores = ignores
+        self.fileSystem = fileSystem
     }
 
     /// The absolute path of `path` in the folder.
@@ -41,7 +43,7 @@ public struct FolderScanner: Sendable {
         var result = Result()
         if let start {
             if isIgnored(start) { return result }
-            guard let stat = try? FileStat.of(absolute(start)) else { return result }
+            guard let stat = try? fileSystem.status(absolute(start)) else { return result }
             guard stat.kind != .special else {
                 result.problems.append(ItemProblem(path: start.string, message: FolderScanner.specialMessage))
                 return result
@@ -64,20 +66,15 @@ public struct FolderScanner: Sendable {
     private func walk(_ directory: RelativePath?, into result: inout Result) {
         var stack: [RelativePath?] = [directory]
         while let next = stack.popLast() {
-            let dirPath = absolute(next)
-            guard let dir = opendir(dirPath) else {
-                if next != nil || errno != ENOENT {
+            let names: [[UInt8]]
+            do { names = try fileSystem.entryNames(absolute(next)) } catch {
+                if next != nil || error.code != ENOENT {
                     result.unreadable.append(next?.string ?? "")
-                    result.problems.append(ItemProblem(path: next?.string ?? ".", message: "cannot read this folder: \(String(cString: strerror(errno)))"))
+                    result.problems.append(ItemProblem(path: next?.string ?? ".", message: "cannot read this folder: \(error)"))
                 }
                 continue
             }
-            defer { closedir(dir) }
-            while let entry = readdir(dir) {
-                let nameBytes = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                    Array(raw.prefix(while: { $0 != 0 }))
-                }
-                if nameBytes == [0x2e] || nameBytes == [0x2e, 0x2e] { continue }
+            for nameBytes in names {
                 guard let name = String(validating: nameBytes, as: UTF8.self) else {
                     result.problems.append(ItemProblem(
                         path: PathDisplay.escaped(parent: next, nameBytes: nameBytes),
@@ -93,7 +90,7 @@ public struct FolderScanner: Sendable {
                 }
                 let stat: FileStat
                 do {
-                    guard let found = try FileStat.of(absolute(path)) else { continue }  // gone meanwhile
+                    guard let found = try fileSystem.status(absolute(path)) else { continue }  // gone meanwhile
                     stat = found
                 } catch {
                     result.problems.append(ItemProblem(path: path.string, message: "cannot be examined: \(error)"))

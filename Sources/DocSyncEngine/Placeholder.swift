@@ -27,25 +27,14 @@ enum Placeholder {
 
     /// Writes (or rewrites) the placeholder at `absolute`: the record name, mode 0644, the
     /// item's modification time; through a temporary file and a rename.
-    static func write(recordName: String, modified: Timestamp, at absolute: String) throws(SyncError) {
-        let (fd, temporary) = try Materializer.createTemporary(beside: absolute)
-        var closed = false
-        defer { if !closed { close(fd) } }
-        do throws(SyncError) {
-            try Materializer.writeAll(fd, Data((recordName + "\n").utf8), path: absolute)
-            try Materializer.finish(fd, mode: 0o644, modified: modified, flush: false, path: absolute)
-            close(fd)
-            closed = true
-            guard rename(temporary, absolute) == 0 else { throw Materializer.failure("create the placeholder", absolute) }
-        } catch {
-            unlink(temporary)
-            throw error
-        }
+    static func write(recordName: String, modified: Timestamp, at absolute: String, in fs: any FolderFileSystem) throws(SyncError) {
+        try Materializer.writeFile(Data((recordName + "\n").utf8), at: absolute, mode: 0o644, modified: modified, flush: false,
+                                   what: "the placeholder", in: fs)
     }
 
     /// True when a regular file (a placeholder) is at `absolute`.
-    static func exists(at absolute: String) -> Bool {
-        ((try? FileStat.of(absolute)) ?? nil)?.kind == .file
+    static func exists(at absolute: String, in fs: any FolderFileSystem) -> Bool {
+        ((try? fs.status(absolute)) ?? nil)?.kind == .file
     }
 }
 

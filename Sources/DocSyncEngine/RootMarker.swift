@@ -14,36 +14,31 @@ enum RootMarker {
 
     /// What the root at `root` is now. Never creates anything. A root that cannot be looked
     /// at (no permission) counts as missing.
-    static func observe(_ root: String) -> FolderHold.Root {
-        var info = stat()
-        guard stat(root, &info) == 0 else { return .missing }
-        guard info.st_mode & S_IFMT == S_IFDIR else { return .notADirectory }
-        let marker = instance(in: root)
+    static func observe(_ root: String, in fs: any FolderFileSystem) -> FolderHold.Root {
+        guard let found = fs.statusFollowingLinks(root) else { return .missing }
+        guard found.kind == .directory else { return .notADirectory }
+        let marker = instance(in: root, fs)
         // Whether it is empty matters only without a marker: the directory is not read otherwise.
-        return .directory(marker: marker, isEmpty: marker == nil && isEmpty(root))
+        return .directory(marker: marker, isEmpty: marker == nil && isEmpty(root, fs))
     }
 
-    /// The identity of the root and its marker as `stat` sees them: while it stays the same,
-    /// so does what `observe` finds (a look at the root can then be skipped). `nil` when
-    /// either cannot be looked at.
+    /// The root and its marker as the file system describes them: while they stay the same,
+    /// so does what `observe` finds (a look at the root can then be skipped; the marker is
+    /// always replaced by a rename, which gives it a new inode). `nil` when either cannot be
+    /// looked at.
     struct Fingerprint: Equatable {
-        var root: [Int64]
-        var marker: [Int64]
+        var root: FileStat
+        var marker: FileStat
     }
 
-    static func fingerprint(_ root: String) -> Fingerprint? {
-        var folder = stat(), marker = stat()
-        guard stat(root, &folder) == 0, stat(root + "/" + name, &marker) == 0 else { return nil }
-        func facts(_ info: stat) -> [Int64] {
-            [Int64(bitPattern: UInt64(info.st_dev)), Int64(bitPattern: UInt64(info.st_ino)), Int64(info.st_mode), Int64(info.st_size),
-             Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec), Int64(info.st_ctim.tv_sec), Int64(info.st_ctim.tv_nsec)]
-        }
-        return Fingerprint(root: facts(folder), marker: facts(marker))
+    static func fingerprint(_ root: String, in fs: any FolderFileSystem) -> Fingerprint? {
+        guard let folder = fs.statusFollowingLinks(root), let marker = (try? fs.status(root + "/" + name)) ?? nil else { return nil }
+        return Fingerprint(root: folder, marker: marker)
     }
 
     /// The instance the marker in `root` names, or `nil` when there is none or it cannot be read.
-    static func instance(in root: String) -> String? {
-        guard let text = try? String(contentsOfFile: root + "/" + name, encoding: .utf8) else { return nil }
+    static func instance(in root: String, _ fs: any FolderFileSystem) -> String? {
+        guard let data = fs.contents(root + "/" + name), let text = String(validating: data, as: UTF8.self) else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("instance = ") {
             let value = line.dropFirst("instance = ".count).trimmingCharacters(in: .whitespaces)
             return value.isEmpty ? nil : value
@@ -53,7 +48,7 @@ enum RootMarker {
 
     /// Writes the marker naming `instance` into `root` (an existing directory) and makes it
     /// durable: a temporary file, flushed, renamed into place, the directory flushed.
-    static func write(instance: String, zone: ZoneID, into root: String) throws(SyncError) {
+    static func write(instance: String, zone: ZoneID, into root: String, in fs: any FolderFileSystem) throws(SyncError) {
         let text = """
             # docsync: this directory is the synced folder "\(zone.name)". Keep this file.
             # Without it docsyncd takes the folder for an empty mount point or a restored empty
@@ -61,36 +56,14 @@ enum RootMarker {
             instance = \(instance)
 
             """
-        let target = root + "/" + name
-        let temporary = root + "/" + IgnoreRules.temporaryFilePrefix + "root-" + RecordID.newName().suffix(8)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Materializer.failure("write the folder marker", target) }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        let flushed = fsync(fd) == 0
-        close(fd)
-        guard written == bytes.count, flushed, rename(temporary, target) == 0 else {
-            let failure = Materializer.failure("write the folder marker", target)
-            unlink(temporary)
-            throw failure
-        }
-        let directory = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directory >= 0 {
-            fsync(directory)
-            close(directory)
-        }
+        try Materializer.writeFile(Data(text.utf8), at: root + "/" + name, mode: 0o644, modified: .now, flush: true,
+                                   what: "the folder marker", in: fs)
+        try? fs.flushDirectory(root)
     }
 
-    /// True when `root` holds nothing but its marker (stops at the first other entry).
-    private static func isEmpty(_ root: String) -> Bool {
-        guard let directory = opendir(root) else { return false }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let entryName = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if entryName != "." && entryName != ".." && entryName != name { return false }
-        }
-        return true
+    /// True when `root` holds nothing but its marker.
+    private static func isEmpty(_ root: String, _ fs: any FolderFileSystem) -> Bool {
+        guard let names = try? fs.entryNames(root) else { return false }
+        return names.allSatisfy { $0 == Array(name.utf8) }
     }
 }

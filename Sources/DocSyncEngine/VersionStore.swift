@@ -19,9 +19,11 @@ public struct VersionStore: Sendable {
     }
 
     public let directory: URL
+    let fileSystem: any FolderFileSystem
 
-    public init(directory: URL) {
+    public init(directory: URL, fileSystem: any FolderFileSystem = PosixFileSystem()) {
         self.directory = directory
+        self.fileSystem = fileSystem
     }
 
     /// Keeps the file at `absolutePath` (the content of `item`) in the store. With `move`,
@@ -33,17 +35,21 @@ public struct VersionStore: Sendable {
         let now = Timestamp.now
         let day = String(now.date.formatted(.iso8601.year().month().day()))
         let folder = directory.appendingPathComponent(day)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try fileSystem.makeDirectories(folder.path)
         let stored = folder.appendingPathComponent("\(now.nanosecondsSince1970)-\(item.recordName)-\(item.path.name)")
         if move {
-            if rename(absolutePath, stored.path) != 0 {
-                guard errno == EXDEV else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-                try FileManager.default.copyItem(atPath: absolutePath, toPath: stored.path)
-                unlink(absolutePath)
+            do throws(FileSystemError) { try fileSystem.rename(absolutePath, to: stored.path) } catch {
+                // Another file system: copied, then removed.
+                guard error.code == EXDEV else { throw error }
+                try fileSystem.copyFile(absolutePath, to: stored.path)
+                try? fileSystem.removeFile(absolutePath)
             }
-        } else if link(absolutePath, stored.path) != 0 {
-            guard errno == EXDEV || errno == EPERM || errno == EMLINK else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            try FileManager.default.copyItem(atPath: absolutePath, toPath: stored.path)
+        } else {
+            do throws(FileSystemError) { try fileSystem.hardLink(absolutePath, to: stored.path) } catch {
+                // No second name possible there: a copy.
+                guard [EXDEV, EPERM, EMLINK].contains(error.code) else { throw error }
+                try fileSystem.copyFile(absolutePath, to: stored.path)
+            }
         }
         try db.execute(sql: """
             INSERT INTO version (recordName, path, savedAt, reason, device, size, file) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -56,7 +62,7 @@ public struct VersionStore: Sendable {
     public func prune(olderThan cutoff: Timestamp, in db: Database) throws -> Int {
         let old = try Row.fetchAll(db, sql: "SELECT id, file FROM version WHERE savedAt < ?", arguments: [cutoff.nanosecondsSince1970])
         for row in old {
-            unlink(directory.appendingPathComponent(row["file"] as String).path)
+            try? fileSystem.removeFile(directory.appendingPathComponent(row["file"] as String).path)
             try db.execute(sql: "DELETE FROM version WHERE id = ?", arguments: [row["id"] as Int64])
         }
         return old.count

@@ -17,13 +17,13 @@ import Testing
         let path = directory.path + "/file-\(size)"
         try content.write(to: URL(fileURLWithPath: path))
 
-        let kept = try ContentReader.read(path, keepingUpTo: 4 << 20)
+        let kept = try ContentReader.read(path, keepingUpTo: 4 << 20, in: PosixFileSystem())
         #expect(kept.bytes == content)
         #expect(kept.manifest.size == Int64(size))
         #expect(kept.manifest.contentDigest == SHA256Digest(hashing: content))
         #expect(kept.stat.size == Int64(size))
 
-        let streamed = try ContentReader.read(path)
+        let streamed = try ContentReader.read(path, in: PosixFileSystem())
         #expect(streamed.manifest == kept.manifest)
         #expect(streamed.reference == kept.reference)
         // Only what the caller asked to keep is kept (an empty file's nothing is).
@@ -36,7 +36,7 @@ import Testing
             let content = Data(repeating: UInt8(index + 1), count: 200_000 + index)
             let path = directory.path + "/large-\(index)"
             try content.write(to: URL(fileURLWithPath: path))
-            let bytes = try #require(try ContentReader.read(path, keepingUpTo: 1 << 20).bytes)
+            let bytes = try #require(try ContentReader.read(path, keepingUpTo: 1 << 20, in: PosixFileSystem()).bytes)
             #expect(bytes == content)
             if index % 2 == 0 { reads.append(bytes) }  // some held, some let go and reused
         }

@@ -21,7 +21,7 @@ import Testing
 
     @Test func movesToAFreeName() throws {
         try write("mine", to: "a.txt")
-        #expect(Materializer.moveIfFree(path("a.txt"), path("b.txt")) == 0)
+        #expect(Materializer.moveIfFree(path("a.txt"), path("b.txt"), in: PosixFileSystem()) == 0)
         #expect(read("b.txt") == "mine")
         #expect(read("a.txt") == nil)
     }
@@ -29,7 +29,7 @@ import Testing
     @Test func leavesAFileAtTheNameAlone() throws {
         try write("mine", to: "a.txt")
         try write("someone else's", to: "b.txt")
-        #expect(Materializer.moveIfFree(path("a.txt"), path("b.txt")) == EEXIST)
+        #expect(Materializer.moveIfFree(path("a.txt"), path("b.txt"), in: PosixFileSystem()) == EEXIST)
         #expect(read("a.txt") == "mine")
         #expect(read("b.txt") == "someone else's")
     }
@@ -38,13 +38,13 @@ import Testing
     @Test func leavesAnEmptyDirectoryAtTheNameAlone() throws {
         try FileManager.default.createDirectory(atPath: path("src/inner"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: path("dst"), withIntermediateDirectories: true)
-        #expect(Materializer.moveIfFree(path("src"), path("dst")) == EEXIST)
+        #expect(Materializer.moveIfFree(path("src"), path("dst"), in: PosixFileSystem()) == EEXIST)
         #expect(FileManager.default.fileExists(atPath: path("src/inner")))
         #expect(try FileManager.default.contentsOfDirectory(atPath: path("dst")).isEmpty)
     }
 
     @Test func saysWhenTheSourceIsGone() throws {
-        #expect(Materializer.moveIfFree(path("missing.txt"), path("b.txt")) == ENOENT)
+        #expect(Materializer.moveIfFree(path("missing.txt"), path("b.txt"), in: PosixFileSystem()) == ENOENT)
         #expect(read("b.txt") == nil)
     }
 }

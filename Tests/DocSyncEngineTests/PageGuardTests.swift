@@ -23,7 +23,7 @@ import Testing
         for name in names {
             let path = folder.appendingPathComponent(name).path
             try Data("content of \(name)".utf8).write(to: URL(fileURLWithPath: path))
-            let stat = try #require(try FileStat.of(path))
+            let stat = try #require(try PosixFileSystem().status(path))
             try engine.writeIndex { db in try IndexItem(recordName: "r-\(name)", path: RelativePath(name), kind: .document, stat: stat).insert(db) }
         }
     }

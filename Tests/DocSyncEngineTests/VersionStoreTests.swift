@@ -17,7 +17,7 @@ import Testing
         for (day, text) in [(40, "forty days old\n"), (31, "thirty-one days old\n"), (29, "twenty-nine days old\n"), (0, "new\n")] {
             let file = folder.appendingPathComponent("notes.txt")
             try text.write(to: file, atomically: false, encoding: .utf8)
-            let stat = try #require(try FileStat.of(file.path))
+            let stat = try #require(try PosixFileSystem().status(file.path))
             let item = IndexItem(recordName: "notes", path: RelativePath("notes.txt"), kind: .document, stat: stat)
             try index.write { db in
                 try store.keep(file.path, item: item, reason: .overwritten, device: "laptop", move: false, in: db)
