@@ -1,0 +1,85 @@
+import DocSyncCore
+import DocSyncStorage
+import Foundation
+
+/// Chunks of `MemoryBackend`: stored once per digest, each upload checked whole before any
+/// of it is stored, every download verified against its digest.
+extension MemoryBackend {
+    public func missingChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> Set<SHA256Digest> {
+        read { state, _ in Set(digests.filter { state.chunks[$0] == nil }) }
+    }
+
+    public func uploadChunk(_ digest: SHA256Digest, bytes: Data) async throws(SyncError) {
+        try store([ChunkUpload(digest: digest, bytes: bytes)])
+    }
+
+    /// Stores every chunk or none: a chunk too large or not hashing to its digest, or a
+    /// batch past `chunkByteLimit`, fails the call with nothing stored. Bytes are always
+    /// hashed here, `isVerified` or not, so a wrong promise fails at once with
+    /// `chunkDigestMismatch`.
+    public func uploadChunks(_ chunks: [ChunkUpload]) async throws(SyncError) {
+        try store(chunks)
+    }
+
+    public func downloadChunk(_ digest: SHA256Digest) async throws(SyncError) -> Data {
+        try await downloadChunks([digest])[digest]!
+    }
+
+    /// The verified bytes of `digests`; the first of them (in the order given) that is not
+    /// stored fails the call with `chunkNotFound`, else the first damaged one with `chunkCorrupt`.
+    public func downloadChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> [SHA256Digest: Data] {
+        let stored = try read { (state, _) throws(SyncError) -> [SHA256Digest: Data] in
+            var stored: [SHA256Digest: Data] = [:]
+            for digest in digests where stored[digest] == nil {
+                guard let chunk = state.chunks[digest] else { throw SyncError.chunkNotFound(digest) }
+                stored[digest] = chunk.bytes
+            }
+            return stored
+        }
+        for digest in digests where SHA256Digest(hashing: stored[digest]!) != digest {
+            throw SyncError(.chunkCorrupt, "stored chunk \(digest.shortHex) does not match its digest; it must be uploaded again", digest: digest)
+        }
+        return stored
+    }
+
+    /// Damages the stored bytes of `digest` (its first byte flipped; an empty chunk gains
+    /// one) so that `downloadChunk` answers `chunkCorrupt` while `missingChunks` still
+    /// counts it stored, as a bad disk sector would. Returns false when it is not stored.
+    @discardableResult
+    public func corruptChunk(_ digest: SHA256Digest) -> Bool {
+        state.withLock { state in
+            guard var chunk = state.chunks.removeValue(forKey: digest) else { return false }
+            if chunk.bytes.isEmpty {
+                chunk.bytes = Data([0])
+                state.chunkBytes += 1
+            } else {
+                chunk.bytes[chunk.bytes.startIndex] ^= 0xff
+            }
+            state.chunks[digest] = chunk
+            return true
+        }
+    }
+
+    private func store(_ chunks: [ChunkUpload]) throws(SyncError) {
+        for chunk in chunks {
+            guard chunk.bytes.count <= StorageLimits.maximumChunkSize else {
+                throw SyncError(.limitExceeded, "chunk \(chunk.digest.shortHex) is \(chunk.bytes.count) bytes, more than the \(StorageLimits.maximumChunkSize) allowed; chunk the content again", digest: chunk.digest)
+            }
+            guard SHA256Digest(hashing: chunk.bytes) == chunk.digest else {
+                throw SyncError(.chunkDigestMismatch, "chunk bytes do not hash to \(chunk.digest.shortHex); nothing was stored: read the content again and resend", digest: chunk.digest)
+            }
+        }
+        try write { (state, now) throws(SyncError) in
+            var new: [SHA256Digest: Data] = [:]
+            for chunk in chunks where state.chunks[chunk.digest] == nil { new[chunk.digest] = Data(chunk.bytes) }
+            let adding = new.values.reduce(Int64(0)) { $0 + Int64($1.count) }
+            if let limit = state.chunkByteLimit, adding > 0, state.chunkBytes + adding > limit {
+                throw SyncError.accountFull(AccountQuota(usedBytes: state.chunkBytes, quotaBytes: limit), adding: adding)
+            }
+            // Chunks stored already are stored again: a collection leaves them another grace period.
+            for chunk in chunks where new[chunk.digest] == nil { state.chunks[chunk.digest]!.storedAt = now }
+            for (digest, bytes) in new { state.chunks[digest] = MemoryChunk(bytes: bytes, storedAt: now) }
+            state.chunkBytes += adding
+        }
+    }
+}
