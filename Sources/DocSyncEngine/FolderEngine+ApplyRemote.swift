@@ -3,81 +3,27 @@ import DocSyncStorage
 import Foundation
 import GRDB
 
-/// Applying one remote record to the folder and the index (SPEC §3): new items, updates
-/// of items unchanged here, renames; merges, collisions and deletions live beside this file.
+/// The executor's steps that put remote records on disk (SPEC §3): placing a record, moving
+/// an item, setting its metadata, settling its row.
 extension FolderEngine {
     func absolute(_ path: RelativePath) -> String { configuration.root.path + "/" + path.string }
 
-    func applyRemote(_ server: DocSyncCore.Record) async throws(SyncError) {
-        let name = server.id.recordName
-        if scanner.withLock({ $0.isIgnored(server.path, isDirectory: server.type == .folder) }) { return }
-        guard var row = try readIndex({ db in try db.item(named: name) }) else {
-            try await applyNew(server)
-            return
-        }
-        if row.acked?.changeTag == server.changeTag, row.acked != nil { return }
-        if row.isPlaceholder && row.pending == .none {
-            try await updatePlaceholder(row, to: server)
-            return
-        }
-        if row.pending == .none {
-            if let stat = try? fileSystem.status(absolute(row.path)), row.matches(stat) {
-                try await applyUpdate(server, to: row)
-                return
-            }
-            // A local change the watcher has not reported yet: record it first.
-            try reconcile([EngineInbox.Scope(path: row.path, subtree: false)])
-            guard let again = try readIndex({ db in try db.item(named: name) }) else {
-                try await applyNew(server)
-                return
-            }
-            row = again
-            if row.pending == .none {
-                try await applyUpdate(server, to: row)
-                return
-            }
-        }
-        if row.pending == .delete {
-            // Deleted here, changed there: the edit wins and the file comes back.
-            logger.info("restoring an item deleted here but changed on another device", metadata: ["path": "\(server.path)"])
-            if configuration.onDemand, row.isPlaceholder, try placePlaceholder(server) { return }
-            try await place(server, replacing: nil, then: { row in row.recordName = name })
-            return
-        }
-        try await mergeAndApply(row: row, server: server)
-    }
-
-    /// A record this device does not know yet.
-    func applyNew(_ server: DocSyncCore.Record) async throws(SyncError) {
-        if let other = try readIndex({ db in try db.item(at: server.path) }) {
-            try await collide(local: other, server: server)
-            return
-        }
-        if let stat = try? fileSystem.status(absolute(server.path)) {
-            if stat.kind == .directory && server.type == .folder {
-                // The folder is here already (made for a child, or by hand): adopt it.
-                var row = IndexItem(recordName: server.id.recordName, path: server.path, kind: .folder, stat: stat)
-                if stat.mode != server.mode { try? fileSystem.setMode(absolute(server.path), server.mode) }
-                row.take(server)
-                if let now = try? fileSystem.status(absolute(server.path)) { row.take(now) }
-                settle(&row, acked: server)
-                let adopted = row
-                try writeIndex { db in try adopted.insert(db) }
-                createdDirectories.withLock { _ = $0.remove(server.path) }
-                return
-            }
-            try reconcile([EngineInbox.Scope(path: server.path, subtree: false)])
-            if let other = try readIndex({ db in try db.item(at: server.path) }) {
-                try await collide(local: other, server: server)
-                return
-            }
-        }
-        if configuration.onDemand, try placePlaceholder(server) { return }
-        try await place(server, replacing: nil, then: { _ in })
+    /// The unindexed directory at `server.path` (made for the items inside it, or by hand)
+    /// becomes the folder `server`.
+    func adoptDirectory(_ server: DocSyncCore.Record) throws(SyncError) {
+        guard let stat = try? fileSystem.status(absolute(server.path)), stat.kind == .directory else { throw localChangeMidway(server.path) }
+        var row = IndexItem(recordName: server.id.recordName, path: server.path, kind: .folder, stat: stat)
+        if stat.mode != server.mode { try? fileSystem.setMode(absolute(server.path), server.mode) }
+        row.take(server)
+        if let now = try? fileSystem.status(absolute(server.path)) { row.take(now) }
+        settle(&row, acked: server)
+        let adopted = row
+        try writeIndex { db in try adopted.insert(db) }
+        createdDirectories.withLock { _ = $0.remove(server.path) }
     }
 
     /// Writes `server` at its path over `replacing` (or into an empty place) and stores its row.
-    func place(_ server: DocSyncCore.Record, replacing expected: IndexItem?, then adjust: (inout IndexItem) -> Void) async throws(SyncError) {
+    func place(_ server: DocSyncCore.Record, replacing expected: IndexItem?) async throws(SyncError) {
         switch try await write(server, at: server.path, expected: expected, keepReplacedAs: expected == nil ? nil : .overwritten) {
         case .targetChanged:
             throw localChangeMidway(server.path)
@@ -86,7 +32,6 @@ extension FolderEngine {
             row.take(server)
             row.take(stat)
             settle(&row, acked: server)
-            adjust(&row)
             let final = row
             try writeIndex { db in
                 try db.deleteItem(named: final.recordName)
@@ -94,38 +39,6 @@ extension FolderEngine {
                 if let chunks { try db.setChunkLocations(of: final.recordName, chunks: chunks) }
                 try refreshConflictFlags(db, around: [final.path])
             }
-        }
-    }
-
-    /// The local item is unchanged since the server acknowledged it: take the server's record.
-    func applyUpdate(_ server: DocSyncCore.Record, to original: IndexItem) async throws(SyncError) {
-        var row = original
-        if server.path != row.path {
-            guard try move(&row, to: server.path) else {
-                // Something else is where the item goes: keep it beside (a conflict of names).
-                try reconcile([EngineInbox.Scope(path: server.path, subtree: false)])
-                if let other = try readIndex({ db in try db.item(at: server.path) }) { try renameAside(other) }
-                guard try move(&row, to: server.path) else { throw localChangeMidway(server.path) }
-                return try await applyUpdate(server, to: row)
-            }
-        }
-        var written: FileStat?
-        var chunks: [ChunkRef]?
-        if contentKey(of: row) != contentKey(of: server) || row.kind != server.type {
-            switch try await write(server, at: server.path, expected: row, keepReplacedAs: .overwritten) {
-            case .targetChanged: throw localChangeMidway(server.path)
-            case .written(let stat, let placed): (written, chunks) = (stat, placed)
-            }
-        } else {
-            written = adjustMetadata(of: row, mode: server.mode, modified: server.modified)
-        }
-        row.take(server)
-        if let written { row.take(written) }
-        settle(&row, acked: server)
-        let final = row
-        try writeIndex { db in
-            try final.update(db)
-            if let chunks { try db.setChunkLocations(of: final.recordName, chunks: chunks) }
         }
     }
 

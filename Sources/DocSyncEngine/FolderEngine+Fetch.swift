@@ -83,9 +83,10 @@ extension FolderEngine {
         defer { discardPreparedFiles() }
         let bulk = try applyNewInBulk(ordered, token: page.token, complete: page.deleted.isEmpty)
         if bulk.tokenStored { return true }
+        let deletedInPage = Set(page.deleted.map(\.recordName))
         for record in ordered where !bulk.applied.contains(record.id.recordName) {
             do {
-                try await applyRemote(record)
+                try await applyRemoteChange(.saved(record), deletedInFetch: deletedInPage)
                 clearProblem(at: record.path.string)
             } catch where error.code == .invalidArguments {
                 // This record cannot be applied here (a path through a file, an unwritable
@@ -98,7 +99,7 @@ extension FolderEngine {
         let names = page.deleted.map(\.recordName)
         let deletions = try readIndex { db in try names.compactMap { name in try db.item(named: name) } }
             .map { (row: $0, depth: $0.path.depth) }.sorted { $0.depth > $1.depth }.map(\.row)
-        for row in deletions { try applyRemoteDeletion(row.recordName) }
+        for row in deletions { try await applyRemoteDeletion(row.recordName) }
         return false
     }
 
@@ -153,7 +154,7 @@ extension FolderEngine {
         }
         let rows = try readIndex { db in try unseen.filter(deletedElsewhere.contains).compactMap { try db.item(named: $0) } }
         for row in rows.sorted(by: { $0.path.depth > $1.path.depth }) {
-            try applyRemoteDeletion(row.recordName)
+            try await applyRemoteDeletion(row.recordName)
         }
         try writeIndex { db in try forgetAcknowledgements(db, except: seen.union(deletedElsewhere)) }
     }

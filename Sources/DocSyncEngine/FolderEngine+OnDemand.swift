@@ -25,7 +25,7 @@ extension FolderEngine {
     func updatePlaceholder(_ row: IndexItem, to server: DocSyncCore.Record) async throws(SyncError) {
         guard server.type == .document, let newPlaceholder = Placeholder.path(for: server.path) else {
             try removePlaceholder(row)
-            try await applyNew(server)
+            try await applyRemoteChange(.saved(server))
             return
         }
         if server.path != row.path, let old = Placeholder.path(for: row.path) {

@@ -181,11 +181,8 @@ extension FolderEngine {
                 var server = error.serverRecord
                 if server == nil { server = try await backend.fetchRecords([id])[id] }
                 guard let server else { continue }
-                if row.pending == .delete {
-                    try await applyRemote(server)  // deleted here, changed there: the edit wins
-                } else {
-                    try await mergeAndApply(row: row, server: server)
-                }
+                // Deleted here, changed there: the edit wins; changed on both: merged.
+                try await applyRemoteChange(.saved(server))
             case .unknownItem:
                 row.acked = nil  // deleted on the server meanwhile; the edit wins and is saved anew
                 let final = row

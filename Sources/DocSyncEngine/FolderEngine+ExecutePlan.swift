@@ -1,0 +1,135 @@
+import DocSyncCore
+import Foundation
+import GRDB
+
+/// Carrying out a plan (`RemoteChangePlanner`): each action through the folder's
+/// `FolderFileSystem`, the index and the backend, in order. An action that finds the folder
+/// changed under it (a file where nothing was expected, a file not as the index last saw
+/// it) stops the plan with `assetFileModified`: the loop records the change and the remote
+/// change is observed and planned again.
+extension FolderEngine {
+    /// Observes `change`, plans it and carries the plan out.
+    func applyRemoteChange(_ change: RemoteChange, deletedInFetch: Set<String> = []) async throws(SyncError) {
+        let observed = try observe(change, deletedInFetch: deletedInFetch)
+        let plan = RemoteChangePlanner.plan(observed.scope, settings: plannerSettings)
+        if !plan.isEmpty {
+            logger.trace("planned a remote change", metadata: ["record": "\(change.recordName)", "plan": "\(plan)"])
+        }
+        try await execute(plan, rows: observed.rows)
+    }
+
+    /// Carries out `plan` on the items of `rows` (their index rows as observed).
+    func execute(_ plan: [SyncAction], rows observed: [String: IndexItem]) async throws(SyncError) {
+        var rows = observed
+        /// What a write or a metadata change left on disk, and where a written document's chunks lie.
+        var written: [String: (stat: FileStat, chunks: [ChunkRef]?)] = [:]
+        /// Conflict copies and items moved aside: their originals' flags are set once the plan is done.
+        var copies: [RelativePath] = []
+        func row(_ name: String) throws(SyncError) -> IndexItem {
+            guard let row = rows[name] else { throw SyncError(.internalError, "a plan named the item \(name), which was not observed") }
+            return row
+        }
+        for action in plan {
+            switch action {
+            case .place(let record, let over):
+                var expected: IndexItem?
+                if let over {
+                    expected = try row(over)
+                    try writeIndex { db in try db.deleteItem(named: over) }
+                }
+                try await place(record, replacing: expected)
+            case .placePlaceholder(let record):
+                if try !placePlaceholder(record) { try await place(record, replacing: nil) }
+            case .updatePlaceholder(let name, let record):
+                try await updatePlaceholder(try row(name), to: record)
+            case .removePlaceholder(let name):
+                try removePlaceholder(try row(name))
+            case .move(let name, let path):
+                var moved = try row(name)
+                guard try move(&moved, to: path) else { throw localChangeMidway(path) }
+                rows[name] = moved
+            case .moveAside(let name, let path):
+                rows[name] = try moveAside(try row(name), to: path)
+                copies.append(path)
+            case .keepConflictCopy(let name, let path, let copyName):
+                try keepAsConflictCopy(try row(name), at: path, recordName: copyName)
+                copies.append(path)
+            case .keepInVersionStore(let record):
+                try await keepServerVersion(record)
+            case .writeContent(let name, let record, let reason):
+                let current = try row(name)
+                switch try await write(record, at: record.path, expected: reason == nil ? nil : current, keepReplacedAs: reason.map(VersionStore.Reason.init)) {
+                case .targetChanged: throw localChangeMidway(record.path)
+                case .written(let stat, let chunks): written[name] = (stat, chunks)
+                }
+            case .setMetadata(let name, let mode, let modified):
+                written[name] = (adjustMetadata(of: try row(name), mode: mode, modified: modified), nil)
+            case .settle(let name, let record):
+                var final = try row(name)
+                final.take(record)
+                if let stat = written[name]?.stat { final.take(stat) }
+                settle(&final, acked: record)
+                try store(final, chunks: written[name]?.chunks)
+                rows[name] = final
+            case .rebase(let name, let merged, let acked):
+                var final = try row(name)
+                final.take(merged)
+                if let stat = written[name]?.stat { final.take(stat) }
+                final.acked = acked
+                final.needsRead = false
+                markChanged(&final)
+                try store(final, chunks: written[name]?.chunks)
+                rows[name] = final
+            case .adopt(let name, let record):
+                try adopt(try row(name), as: record)
+            case .adoptDirectory(let record):
+                try adoptDirectory(record)
+            case .forget(let name):
+                let gone = try row(name)
+                try writeIndex { db in
+                    try db.deleteItem(named: name)
+                    try refreshConflictFlags(db, around: [gone.path])
+                }
+            case .detach(let name):
+                var detached = try row(name)
+                detached.acked = nil
+                let final = detached
+                try writeIndex { db in try final.update(db) }
+                rows[name] = final
+            case .markChanged(let name):
+                var changed = try row(name)
+                markChanged(&changed)
+                let final = changed
+                try writeIndex { db in try final.update(db) }
+                rows[name] = final
+            case .removeDirectory(let name):
+                try removeDirectory(try row(name))
+            case .deleteToVersionStore(let name):
+                try deleteToVersionStore(try row(name))
+            }
+        }
+        if !copies.isEmpty {
+            try writeIndex { db in try refreshConflictFlags(db, around: copies) }
+        }
+    }
+
+    /// Stores `row` (and where its chunks lie, when just written) and keeps the conflict
+    /// flags around its path right.
+    private func store(_ row: IndexItem, chunks: [ChunkRef]?) throws(SyncError) {
+        try writeIndex { db in
+            try row.update(db)
+            if let chunks { try db.setChunkLocations(of: row.recordName, chunks: chunks) }
+            try refreshConflictFlags(db, around: [row.path])
+        }
+    }
+}
+
+extension VersionStore.Reason {
+    init(_ reason: KeptVersionReason) {
+        switch reason {
+        case .conflict: self = .conflict
+        case .overwritten: self = .overwritten
+        case .deleted: self = .deleted
+        }
+    }
+}

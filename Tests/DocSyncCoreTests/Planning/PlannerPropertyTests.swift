@@ -1,0 +1,106 @@
+import DocSyncCore
+import Foundation
+import Testing
+
+/// Seeded random scopes: whatever the situation, a plan never loses a local edit, never
+/// touches an item it was not shown, and never names a conflict copy over a path in use.
+@Suite struct PlannerPropertyTests {
+    typealias F = Fixture
+
+    struct Generator {
+        var random: SplitMix64
+
+        mutating func pick<T>(_ choices: [T]) -> T { choices[Int(random.next() % UInt64(choices.count))] }
+        mutating func chance(_ percent: UInt64) -> Bool { random.next() % 100 < percent }
+
+        mutating func record(_ letter: String, tag: String) -> Record {
+            let path = pick(["a.txt", "b.txt", "docs/a.txt", "docs"])
+            let seconds = Int64(pick([3, 5, 7, 10]))
+            var record: Record
+            switch pick([0, 0, 1, 2]) {
+            case 0: record = F.doc(letter, path, pick(["one", "two", "three"]), at: seconds, mode: pick([0o644, 0o600]))
+            case 1: record = F.folder(letter, path, at: seconds, mode: pick([0o755, 0o700]))
+            default: record = F.link(letter, path, pick(["x", "y"]), at: seconds)
+            }
+            record.changeTag = ChangeTag(tag)
+            return record
+        }
+
+        mutating func item(_ letter: String) -> LocalItem {
+            let ancestor = chance(80) ? record(letter, tag: "t1") : nil
+            let change: LocalItem.Change = ancestor == nil ? .edited : pick([.none, .edited, .deleted])
+            let observed = change == .none ? ancestor! : record(letter, tag: "t1")
+            return F.local(observed, change, ancestor: ancestor, placeholder: change != .edited && observed.type == .document && chance(15))
+        }
+
+        mutating func scope() -> (RemoteChangeScope, PlannerSettings) {
+            let change: RemoteChange = chance(75) ? .saved(record("A", tag: pick(["t1", "t2"]))) : .deleted(recordName: F.name("A"))
+            var occupant: LocalItem?
+            if chance(40) {
+                var other = item("B")
+                if other.change == .deleted, let ancestor = other.ancestor {
+                    other.change = .none
+                    other.observed = ancestor
+                }
+                if case .saved(let record) = change { other.observed.path = record.path }
+                occupant = other
+            }
+            var inUse = Set<RelativePath>()
+            for base in ["a.txt", "b.txt", "docs/a.txt", "docs"] where chance(30) {
+                for seconds in [3, 5, 7, 10] as [Int64] { inUse.insert(F.aside(base, at: seconds)) }
+            }
+            let scope = F.scope(change, item: chance(70) ? item("A") : nil, occupant: occupant, occupantDeleted: chance(30),
+                                occupantHasLiveChildren: chance(30), directoryAtPath: occupant == nil && chance(10),
+                                hasLiveChildren: chance(30), isIgnored: chance(5), inUse: inUse, joining: chance(20))
+            let settings = PlannerSettings(device: F.here, conflictPolicy: pick(ConflictPolicy.allCases), onDemand: chance(25))
+            return (scope, settings)
+        }
+    }
+
+    @Test func plansKeepEveryEditAndTouchOnlyWhatTheyWereShown() {
+        let seed = ProcessInfo.processInfo.environment["DOCSYNC_SEED"].flatMap(UInt64.init) ?? 0x5EED_0024
+        var generator = Generator(random: SplitMix64(seed: seed))
+        for round in 0..<5_000 {
+            let (scope, settings) = generator.scope()
+            let plan = RemoteChangePlanner.plan(scope, settings: settings)
+            let context = "seed \(seed) round \(round): \(scope) → \(plan)"
+            var shown = Set([scope.item?.recordName, scope.occupant?.recordName].compactMap { $0 })
+            if case .saved(let record) = scope.change { shown.insert(record.id.recordName) }
+            var copies: [RelativePath] = []
+            var keptBeside = Set<String>()
+            for action in plan {
+                switch action {
+                case .forget(let name), .deleteToVersionStore(let name), .removeDirectory(let name), .removePlaceholder(let name):
+                    #expect(shown.contains(name), "\(context)")
+                    if name == scope.occupant?.recordName {
+                        #expect(scope.occupantDeleted && scope.occupant?.change == LocalItem.Change.none, "an occupant removed that was not deleted elsewhere: \(context)")
+                    }
+                    if name == scope.item?.recordName {
+                        #expect(scope.item?.change != .edited, "a local edit removed: \(context)")
+                    }
+                case .writeContent(let name, _, let reason):
+                    #expect(shown.contains(name), "\(context)")
+                    #expect(reason != nil || keptBeside.contains(name), "content replaced without keeping it: \(context)")
+                case .keepConflictCopy(let name, let path, _):
+                    keptBeside.insert(name)
+                    copies.append(path)
+                    #expect(!scope.pathsInUse.contains(path), "\(context)")
+                case .moveAside(let name, let path):
+                    #expect(shown.contains(name), "\(context)")
+                    copies.append(path)
+                    #expect(!scope.pathsInUse.contains(path), "\(context)")
+                case .move(let name, _), .setMetadata(let name, _, _), .settle(let name, _), .rebase(let name, _, _), .adopt(let name, _),
+                     .detach(let name), .markChanged(let name), .updatePlaceholder(let name, _):
+                    #expect(shown.contains(name), "\(context)")
+                case .place(let record, let over):
+                    #expect(shown.contains(record.id.recordName), "\(context)")
+                    if let over { #expect(over == scope.occupant?.recordName && scope.occupant?.ancestor == nil, "\(context)") }
+                case .placePlaceholder, .keepInVersionStore, .adoptDirectory:
+                    break
+                }
+            }
+            #expect(Set(copies).count == copies.count, "two copies share a name: \(context)")
+            if scope.isIgnored, case .saved = scope.change { #expect(plan.isEmpty, "\(context)") }
+        }
+    }
+}
