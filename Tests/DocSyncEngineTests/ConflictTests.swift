@@ -53,6 +53,25 @@ struct ConflictTests {
         #expect(await eventually(timeout: .seconds(60)) { sameTrees(a, b) && b.read("shared.txt") == "edited on beta\n" })
     }
 
+    /// Deleted and made anew on beta while alpha did not hear of it: alpha then fetches the new
+    /// record and the old one's deletion together, and the file is replaced — no conflict
+    /// copy of the deleted version (it goes to the version store).
+    @Test func aFileReplacedElsewhereIsReplacedNotKeptAsAConflict() async throws {
+        let (a, b) = try await devices()
+        await blindAlpha(a)
+        try FileManager.default.removeItem(at: b.file("shared.txt"))
+        b.rescan()
+        #expect(await eventually(timeout: .seconds(60)) { b.engine.isSettled && b.status.items == 0 })
+        try b.write("shared.txt", "made anew on beta\n")
+        #expect(await eventually(timeout: .seconds(60)) { b.engine.isSettled && b.status.items == 1 })
+        faulty.setPlan(.none)
+        a.engine.noteRemoteChange()
+        #expect(await eventually(timeout: .seconds(60)) { a.read("shared.txt") == "made anew on beta\n" && a.engine.isSettled && b.engine.isSettled })
+        #expect(a.names() == ["shared.txt"] && b.names() == ["shared.txt"], "no conflict copy")
+        #expect(a.status.conflicts == 0)
+        #expect(versionStore(of: a, holds: "base\n"), "the replaced version is kept")
+    }
+
     @Test func localEditAgainstRemoteDeleteBringsTheFileBack() async throws {
         let (a, b) = try await devices()
         await blindAlpha(a)
