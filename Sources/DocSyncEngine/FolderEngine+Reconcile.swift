@@ -2,8 +2,9 @@ import DocSyncCore
 import Foundation
 import GRDB
 
-/// Comparing the folder on disk with the index: what was created, changed, renamed or
-/// deleted, written to the index (as pending changes) before anything else happens.
+/// Comparing the folder on disk with the index: the walk observes, `LocalChangePlanner`
+/// decides what was created, changed, renamed or deleted, and the changes are written to the
+/// index (as pending changes) before anything else happens.
 extension FolderEngine {
     func reconcile(_ scopes: [EngineInbox.Scope]) throws(SyncError) {
         if scopes.contains(where: { $0.path?.string == IgnoreRules.fileName || $0.path == nil }) {
@@ -60,108 +61,101 @@ extension FolderEngine {
             throw SyncError(.assetFileModified, "the folder's root changed while it was compared; looking at it again")
         }
         let created = createdDirectories.withLock { $0 }
-        do {
-            try index.write { db in
-                try applyObservations(observed, examined: examined, protected: protected, created: created, scanner: scanner, db: db)
-            }
-        } catch let error as SyncError {
-            throw error
-        } catch {
-            throw SyncError(.internalError, "could not update the index at \(index.url.path): \(error)")
+        // Observe, plan, record: the index is read, the planner decides (after the few files
+        // that may be copies of vanished ones are read), and the changes go into the index
+        // in one transaction. Only this loop writes the index, so nothing changes between.
+        var scan = try readIndex { db in
+            try localScan(observed, examined: examined, unreadable: protected, created: created, scanner: scanner, db: db)
         }
+        var contents: [RelativePath: ContentReader.Content] = [:]
+        for path in LocalChangePlanner.contentToRead(scan) {
+            guard let content = try? ContentReader.read(scanner.absolute(path), in: fileSystem) else { continue }
+            contents[path] = content
+            scan.digests[path] = content.manifest.contentDigest
+        }
+        let changes = LocalChangePlanner.plan(scan)
+        guard !changes.isEmpty else { return }
+        var placeholders: [RelativePath] = []
+        try writeIndex { db in placeholders = try record(changes, contents: contents, db: db) }
+        // Placeholders a real file replaced go once the index says so.
+        for path in placeholders {
+            if let placeholder = Placeholder.path(for: path) { try? fileSystem.removeFile(scanner.absolute(placeholder)) }
+        }
+        if changes.contains(where: { if case .vanished(_, _, true) = $0 { return true } else { return false } }) { noteLocalDeletions() }
     }
 
-    private func applyObservations(
-        _ observed: [RelativePath: FileStat], examined: [(path: RelativePath?, walked: Bool)], protected: [String],
+    /// The planner's input: what the walk found, and the index's items in the examined scopes.
+    private func localScan(
+        _ observed: [RelativePath: FileStat], examined: [(path: RelativePath?, walked: Bool)], unreadable: [String],
         created: Set<RelativePath>, scanner: FolderScanner, db: Database
-    ) throws {
-        // Rows the examined scopes cover: those not observed are gone (or renamed). Only
-        // what tells that is read for each; the whole row only for those that vanished.
-        var expected: [String: IndexItem.Presence] = [:]
-        for (path, walked) in examined {
-            for row in try IndexItem.Presence.live(db, at: path, beneath: walked) { expected[row.recordName] = row }
-        }
-        // Every observed path lies in an examined scope: its live row, if any, is expected.
-        var expectedAt: [RelativePath: IndexItem.Presence] = [:]
-        for row in expected.values { expectedAt[row.path] = row }
-        var vanished: [String: IndexItem] = [:]
-        for row in expected.values {
-            if let stat = observed[row.path], RecordType(stat.kind) == row.kind { continue }
-            if protected.contains(where: { $0.isEmpty || row.path.string == $0 || row.path.string.hasPrefix($0 + "/") }) { continue }
-            if scanner.isIgnored(row.path, isDirectory: row.kind == .folder) { continue }
-            // An item shown as a placeholder is there as long as its placeholder is.
-            if row.isPlaceholder, let placeholder = Placeholder.path(for: row.path), Placeholder.exists(at: scanner.absolute(placeholder), in: fileSystem) {
-                continue
-            }
-            if let full = try db.item(named: row.recordName) { vanished[row.recordName] = full }
-        }
-        var byInode: [UInt64: [String]] = [:]
-        for row in vanished.values { byInode[row.inode, default: []].append(row.recordName) }
-
-        var fresh: [(RelativePath, FileStat)] = []
-        for (path, stat) in observed.sorted(by: { $0.key < $1.key }) {
+    ) throws -> LocalScan {
+        var found: [RelativePath: ItemFacts] = [:]
+        found.reserveCapacity(observed.count)
+        for (path, stat) in observed {
             guard let type = RecordType(stat.kind) else { continue }
-            let facts = expectedAt[path]
-            if let facts, facts.kind == type, IndexItem.facts(facts.stat, kind: facts.kind, match: stat) {
-                continue  // unchanged; (a renamed-away row at this path would not match its inode)
+            found[path] = ItemFacts(type: type, size: stat.size, modified: stat.modified, inode: stat.inode, mode: stat.mode)
+        }
+        var indexed: [LocalScan.Indexed] = []
+        var listed = Set<String>()
+        for (path, walked) in examined {
+            for row in try IndexItem.Presence.live(db, at: path, beneath: walked) where listed.insert(row.recordName).inserted {
+                var item = LocalScan.Indexed(recordName: row.recordName, path: row.path, facts: row.facts, acknowledged: row.acknowledged,
+                                             digest: row.digest, isPlaceholder: row.isPlaceholder)
+                if found[row.path]?.type != row.kind {
+                    // Only for what was not found: whether it is ignored, or shown by its placeholder.
+                    item.ignored = scanner.isIgnored(row.path, isDirectory: row.kind == .folder)
+                    if row.isPlaceholder, let placeholder = Placeholder.path(for: row.path) {
+                        item.placeholderPresent = Placeholder.exists(at: scanner.absolute(placeholder), in: fileSystem)
+                    }
+                }
+                indexed.append(item)
             }
-            // No facts: no live row at this path (both read `path = ? AND pending != 2`).
-            if facts != nil, var row = try db.item(at: path), row.kind == type, vanished[row.recordName] == nil {
-                if row.matches(stat) { continue }
-                let contentChanged = row.kind != .folder && !(row.size == stat.size && row.modified == stat.modified && row.inode == stat.inode)
-                if row.isPlaceholder { replacedPlaceholder(&row, scanner: scanner) }
-                row.take(stat)
+        }
+        var pendingDeletions: [RelativePath: [LocalScan.Indexed]] = [:]
+        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item WHERE pending = 2)") ?? false {
+            for (path, walked) in examined {
+                for row in try IndexItem.Presence.pendingDeletions(db, at: path, beneath: walked) {
+                    pendingDeletions[row.path, default: []].append(
+                        LocalScan.Indexed(recordName: row.recordName, path: row.path, facts: row.facts, acknowledged: row.acknowledged))
+                }
+            }
+        }
+        return LocalScan(found: found, indexed: indexed, pendingDeletions: pendingDeletions, unreadable: unreadable, createdDirectories: created)
+    }
+
+    /// Records the planner's `changes` in the index. Returns the paths whose placeholder a
+    /// real file replaced (the caller removes the placeholders).
+    private func record(_ changes: [LocalChange], contents: [RelativePath: ContentReader.Content], db: Database) throws -> [RelativePath] {
+        var placeholders: [RelativePath] = []
+        for change in changes {
+            switch change {
+            case .modified(let name, let facts, let contentChanged, let replacedPlaceholder):
+                guard var row = try db.item(named: name) else { continue }
+                if replacedPlaceholder {
+                    madeLocal(&row)
+                    placeholders.append(row.path)
+                }
+                row.take(FileStat(facts))
                 if contentChanged { row.needsRead = true; row.chunksUploaded = false }
                 markChanged(&row)
                 try row.update(db)
-                clearProblem(at: path.string)
-                continue
-            }
-            // A live row of another kind at this path was replaced: it is in `vanished`.
-            fresh.append((path, stat))
-        }
-        // Renames: the same inode under a new path.
-        var unmatched: [(RelativePath, FileStat)] = []
-        for (path, stat) in fresh {
-            let candidates = byInode[stat.inode] ?? []
-            if let name = candidates.first(where: { vanished[$0].map { RecordType(stat.kind) == $0.kind } ?? false }),
-               var row = vanished.removeValue(forKey: name) {
-                byInode[stat.inode]?.removeAll { $0 == name }
-                let contentChanged = row.kind != .folder && !(row.size == stat.size && row.modified == stat.modified)
+                clearProblem(at: row.path.string)
+            case .renamed(let name, let path, let facts, let contentChanged):
+                guard var row = try db.item(named: name) else { continue }
                 let oldPath = row.path
                 row.path = path
-                row.take(stat)
+                row.take(FileStat(facts))
                 if contentChanged { row.needsRead = true; row.chunksUploaded = false }
                 markChanged(&row)
                 try row.update(db)
                 logger.debug("renamed", metadata: ["path": "\(path)", "from": "\(oldPath)", "record": "\(row.recordName)"])
                 try refreshConflictFlags(db, around: [oldPath, path])
-                continue
-            }
-            unmatched.append((path, stat))
-        }
-        // Renames a new inode hides (copied elsewhere, then the original deleted): same content digest.
-        let vanishedDocuments = vanished.values.filter { $0.kind == .document && $0.digest != nil }
-        // Looked for only when some deletion waits (rarely: a first scan has thousands of new paths).
-        let deletionsWait = unmatched.isEmpty ? false : try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item WHERE pending = 2)") ?? false
-        for (path, stat) in unmatched {
-            guard let type = RecordType(stat.kind) else { continue }
-            if type == .folder, created.contains(path) { continue }
-            if deletionsWait, var row = try db.itemPendingDeletion(at: path, kind: type) {
-                // Back where its deletion waits to be sent (put back by hand, or written anew
-                // by an editor): the same item, changed, not a new one.
-                row.take(stat)
-                if type != .folder { row.needsRead = true; row.chunksUploaded = false }
-                markChanged(&row)
-                try row.update(db)
-                try refreshConflictFlags(db, around: [path])
-                continue
-            }
-            if type == .document, vanishedDocuments.contains(where: { $0.size == stat.size && vanished[$0.recordName] != nil }),
-               let content = try? ContentReader.read(scanner.absolute(path), in: fileSystem),
-               let match = vanished.values.first(where: { $0.kind == .document && $0.digest == content.manifest.contentDigest }) {
-                var row = vanished.removeValue(forKey: match.recordName)!
-                if row.isPlaceholder { replacedPlaceholder(&row, scanner: scanner) }
+            case .renamedByContent(let name, let path, let replacedPlaceholder):
+                guard var row = try db.item(named: name), let content = contents[path] else { continue }
+                if replacedPlaceholder {
+                    madeLocal(&row)
+                    placeholders.append(row.path)
+                }
                 let oldPath = row.path
                 row.path = path
                 row.take(content.stat)
@@ -170,32 +164,36 @@ extension FolderEngine {
                 try row.update(db)
                 try db.setChunkLocations(of: row.recordName, chunks: content.manifest.chunks)
                 try refreshConflictFlags(db, around: [oldPath, path])
-                continue
-            }
-            var row = IndexItem(recordName: RecordID.newName(), path: path, kind: type, stat: stat)
-            if type == .folder { row.needsRead = false }
-            try row.insert(db)
-            try refreshConflictFlags(db, around: [path])
-        }
-        // What is left is gone.
-        if vanished.values.contains(where: { $0.acked != nil }) { noteLocalDeletions() }
-        for var row in vanished.values {
-            if row.acked == nil {
-                try db.deleteItem(named: row.recordName)
-            } else {
-                row.pending = .delete
-                row.revision += 1
+            case .revived(let name, let facts):
+                // Back where its deletion waits to be sent (put back by hand, or written anew
+                // by an editor): the same item, changed, not a new one.
+                guard var row = try db.item(named: name) else { continue }
+                row.take(FileStat(facts))
+                if facts.type != .folder { row.needsRead = true; row.chunksUploaded = false }
+                markChanged(&row)
                 try row.update(db)
+                try refreshConflictFlags(db, around: [row.path])
+            case .created(let path, let facts):
+                var row = IndexItem(recordName: RecordID.newName(), path: path, kind: facts.type, stat: FileStat(facts))
+                if facts.type == .folder { row.needsRead = false }
+                try row.insert(db)
+                try refreshConflictFlags(db, around: [path])
+            case .vanished(let name, let path, let acknowledged):
+                if acknowledged {
+                    try db.execute(sql: "UPDATE item SET pending = 2, revision = revision + 1 WHERE recordName = ?", arguments: [name])
+                } else {
+                    try db.deleteItem(named: name)
+                }
+                clearProblem(at: path.string)
+                try refreshConflictFlags(db, around: [path])
             }
-            clearProblem(at: row.path.string)
-            try refreshConflictFlags(db, around: [row.path])
         }
+        return placeholders
     }
 
     /// A real file took the place of an item shown as a placeholder: the item is local again
-    /// (its new content is read and sent) and the placeholder goes.
-    private func replacedPlaceholder(_ row: inout IndexItem, scanner: FolderScanner) {
-        if let placeholder = Placeholder.path(for: row.path) { try? fileSystem.removeFile(scanner.absolute(placeholder)) }
+    /// (its new content is read and sent).
+    private func madeLocal(_ row: inout IndexItem) {
         row.status.downloadingStatus = "current"
         row.status.percentDownloaded = 100
         row.needsRead = true
@@ -241,28 +239,51 @@ extension IndexItem {
         var isPlaceholder: Bool
         /// The on-disk facts the row holds (`FileStat(indexed:_:from:)`, as `Database.itemFacts`).
         var stat: FileStat
+        /// The server acknowledged a version of it.
+        var acknowledged: Bool
+        var digest: SHA256Digest?
 
         /// The live rows (not pending deletion) at `path` and, when `beneath`, everything
         /// under it (`nil`: the root, so every live row when `beneath`, none otherwise).
         static func live(_ db: Database, at path: RelativePath?, beneath: Bool) throws -> [Presence] {
-            let columns = "SELECT recordName, path, kind, downloadingStatus, size, mtime, inode, mode FROM item"
+            try rows(db, at: path, beneath: beneath, where: "pending != 2")
+        }
+
+        /// The rows whose deletion waits to be sent, at `path` and (when `beneath`) under it.
+        static func pendingDeletions(_ db: Database, at path: RelativePath?, beneath: Bool) throws -> [Presence] {
+            try rows(db, at: path, beneath: beneath, where: "pending = 2")
+        }
+
+        private static func rows(_ db: Database, at path: RelativePath?, beneath: Bool, where condition: String) throws -> [Presence] {
+            let columns = "SELECT recordName, path, kind, downloadingStatus, size, mtime, inode, mode, acked IS NOT NULL, digest FROM item"
             let rows: [Row]
             switch (path, beneath) {
             case (nil, false):
                 return []
             case (nil, true):
-                rows = try Row.fetchAll(db.cachedStatement(sql: "\(columns) WHERE pending != 2"))
+                rows = try Row.fetchAll(db.cachedStatement(sql: "\(columns) WHERE \(condition)"))
             case (let path?, false):
-                rows = try Row.fetchAll(db.cachedStatement(sql: "\(columns) WHERE path = ? AND pending != 2"), arguments: [path.string])
+                rows = try Row.fetchAll(db.cachedStatement(sql: "\(columns) WHERE path = ? AND \(condition)"), arguments: [path.string])
             case (let path?, true):
-                rows = try Row.fetchAll(db.cachedStatement(sql: "\(columns) WHERE (path = ? OR (path >= ? AND path < ?)) AND pending != 2"),
+                rows = try Row.fetchAll(db.cachedStatement(sql: "\(columns) WHERE (path = ? OR (path >= ? AND path < ?)) AND \(condition)"),
                                         arguments: [path.string, path.string + "/", path.string + "0"])  // "0" follows "/" in byte order
             }
             return rows.compactMap { row in
                 guard let kind = RecordType(rawValue: row[2]) else { return nil }
                 return Presence(recordName: row[0], path: RelativePath(row[1] as String), kind: kind,
-                                isPlaceholder: (row[3] as String) == Placeholder.notDownloaded, stat: FileStat(indexed: kind, row, from: 4))
+                                isPlaceholder: (row[3] as String) == Placeholder.notDownloaded, stat: FileStat(indexed: kind, row, from: 4),
+                                acknowledged: row[8], digest: (row[9] as String?).flatMap { SHA256Digest(hex: $0) })
             }
         }
+
+        /// The facts as the planner compares them.
+        var facts: ItemFacts { ItemFacts(type: kind, size: stat.size, modified: stat.modified, inode: stat.inode, mode: stat.mode) }
+    }
+}
+
+extension FileStat {
+    /// The facts the planner compared, as a stat (no device: the index keeps none).
+    init(_ facts: ItemFacts) {
+        self.init(kind: FileStat.Kind(facts.type), size: facts.size, modified: facts.modified, inode: facts.inode, device: 0, mode: facts.mode)
     }
 }
