@@ -12,7 +12,7 @@ extension FolderEngine {
         let local = row.record(zone: configuration.zone, device: configuration.device)
         let outcome = ThreeWayMerge.merge(
             ancestor: row.acked, local: local, server: server, policy: configuration.conflictPolicy,
-            localDevice: configuration.device, conflictCopyName: RecordID.newName(), conflictTime: row.modified,
+            localDevice: configuration.device, conflictCopyName: environment.newRecordName(), conflictTime: row.modified,
             pathIsTaken: { [self] path in isTaken(path) })
         let merged = outcome.merged
         var expected: IndexItem? = row
@@ -169,7 +169,7 @@ extension FolderEngine {
     func keepServerVersion(_ server: DocSyncCore.Record) async throws(SyncError) {
         guard server.type == .document, let asset = server.asset else { return }
         let content = try await backend.loadAsset(asset)
-        let staging = configuration.stateDirectory.appendingPathComponent(Materializer.temporaryPrefix + RecordID.newName())
+        let staging = configuration.stateDirectory.appendingPathComponent(Materializer.temporaryPrefix + environment.newRecordName())
         do {
             try fileSystem.makeDirectories(configuration.stateDirectory.path)
             let file = try fileSystem.createFile(staging.path, mode: 0o600, size: content.count)

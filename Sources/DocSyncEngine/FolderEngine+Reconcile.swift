@@ -172,7 +172,7 @@ extension FolderEngine {
                 try refreshConflictFlags(db, around: [oldPath, path])
                 continue
             }
-            var row = IndexItem(recordName: RecordID.newName(), path: path, kind: type, stat: stat)
+            var row = IndexItem(recordName: environment.newRecordName(), path: path, kind: type, stat: stat)
             if type == .folder { row.needsRead = false }
             try row.insert(db)
             try refreshConflictFlags(db, around: [path])
