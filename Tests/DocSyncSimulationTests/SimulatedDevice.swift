@@ -58,6 +58,7 @@ final class SimulatedDevice {
             },
             random: { jitter.withLock { $0.next() } }, serial: true)
         try fileSystem.makeDirectories("/\(name)/Docs")
+        try fileSystem.flushDirectory("/")
         try fileSystem.flushDirectory("/\(name)")
         engine = try Self.makeEngine(configuration, backend, fileSystem, environment)
     }

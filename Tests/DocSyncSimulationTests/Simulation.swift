@@ -116,14 +116,14 @@ final class Simulation {
     func healAndSettle() async throws {
         note("heal")
         for device in devices {
-            if device.rootRemoved { putRootBack(device) }
             device.faults = []
             device.applyFaults()
             device.setDiskFull(false)
+            if device.rootRemoved { putRootBack(device) }
             device.engine.requestSync()
         }
         var quietRounds = 0
-        for _ in 0..<400 {
+        for _ in 0..<60 {
             await runTurns(50, horizon: .seconds(600))
             if devices.contains(where: isReady) { quietRounds = 0; continue }
             var confirmed = false

@@ -320,8 +320,13 @@ extension Simulation {
     }
 
     func putRootBack(_ device: SimulatedDevice) {
-        try? device.fileSystem.makeDirectory(device.root, mode: 0o755)
-        try? device.fileSystem.flushDirectory(String(device.root[..<device.root.lastIndex(of: "/")!]))
+        do throws(FileSystemError) {
+            try device.fileSystem.makeDirectory(device.root, mode: 0o755)
+            try device.fileSystem.flushDirectory(String(device.root[..<device.root.lastIndex(of: "/")!]))
+        } catch {
+            note("\(device.name) could not put the folder back: errno \(error.code)")
+            return
+        }
         device.rootRemoved = false
         note("\(device.name) puts the folder back, empty")
         device.engine.noteLocal([.rescan("", reason: "the root came back")])
