@@ -12,7 +12,7 @@ PREFIX       ?= $(HOME)/.local
 # rsync and cp are what the sync benchmark compares against.
 BENCH_PACKAGES := rsync
 
-.PHONY: all deps build release test demo bench install clean
+.PHONY: all deps build release test soak demo bench install clean
 
 all: build
 
@@ -40,6 +40,16 @@ release: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build $(TEST_FLAGS)
+
+## soak: the multi-device simulation alone, over more seeds: make soak SEEDS=10000
+## (FIRST=N starts elsewhere, OPS=N sets operations per seed). DOCSYNC_SEED=N replays one.
+SEEDS ?= 2000
+FIRST ?= 1
+OPS   ?= 200
+soak: deps
+	$(SWIFT) build --build-tests
+	DOCSYNC_SIM_SEEDS=$(SEEDS) DOCSYNC_SIM_FIRST_SEED=$(FIRST) DOCSYNC_SIM_OPS=$(OPS) \
+	  $(SWIFT) test --skip-build --filter DocSyncSimulationTests $(TEST_FLAGS)
 
 ## demo: what docsync does: the embedded backend, then docsync-server and two daemons on loopback.
 demo: release

@@ -195,6 +195,15 @@ let package = Package(
             dependencies: ["DocSyncWatcher", "DocSyncTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "DocSyncEngineTests", dependencies: ["DocSyncEngine", "DocSyncTestSupport"]),
+        // Seeded multi-device simulations of whole engines in memory (DOCSYNC_SEED=N replays one).
+        .testTarget(
+            name: "DocSyncSimulationTests",
+            dependencies: [
+                "DocSyncCore", "DocSyncStorage", "DocSyncEngine", "DocSyncWatcher", "DocSyncTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "DocSyncControlTests", dependencies: ["DocSyncControl", "DocSyncTestSupport"]),
         .testTarget(name: "DocSyncDaemonTests", dependencies: ["DocSyncDaemon", "DocSyncTestSupport"]),
         // Real daemons as processes on temp folders: convergence, conflicts, crashes.

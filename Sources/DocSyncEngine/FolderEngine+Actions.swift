@@ -28,9 +28,15 @@ extension FolderEngine {
     /// item if the engine stops first.
     public func perform(_ action: EngineAction) async -> [ActionOutcome] {
         await withCheckedContinuation { continuation in
-            inbox.withLock { $0.actions.append(QueuedAction(action: action, reply: { continuation.resume(returning: $0) })) }
-            wake.fire()
+            enqueue(action) { continuation.resume(returning: $0) }
         }
+    }
+
+    /// Queues `action` for the loop's next turn without waiting: `reply` is called with what
+    /// happened to each item once a turn ran it (or with failures if the engine stops first).
+    public func enqueue(_ action: EngineAction, reply: @escaping @Sendable ([ActionOutcome]) -> Void) {
+        inbox.withLock { $0.actions.append(QueuedAction(action: action, reply: reply)) }
+        wake.fire()
     }
 
     /// Runs queued actions; called by the loop. While the folder is held (`root` is not
@@ -109,7 +115,7 @@ extension FolderEngine {
             do throws(SyncError) {
                 do {
                     try file.append(bytes)
-                    try file.finish(mode: 0o644, modified: .now, flush: true)
+                    try file.finish(mode: 0o644, modified: environment.wallNow(), flush: true)
                 } catch {
                     throw Materializer.failure("restore", path.string, error)
                 }

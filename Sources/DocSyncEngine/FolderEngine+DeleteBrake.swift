@@ -40,12 +40,12 @@ extension FolderEngine {
             if !brake.engages(deletions: items, items: items) {
                 gate = .release  // deleting everything would not reach it: no need to wait
             } else if brake.engages(deletions: deletions, items: items) {
-                updateSafety { $0.brakeEngagedAt = .now }
+                updateSafety { $0.brakeEngagedAt = environment.wallNow() }
                 logger.warning("mass deletion held: confirm with 'docs-status deletions --confirm' or bring the files back with '--restore'",
                                metadata: ["path": "\(configuration.root.path)", "deletions": "\(deletions)", "items": "\(items)",
                                           "brake": "\(brake.description)"])
                 gate = .hold
-            } else if let last = lastLocalDeletion.withLock({ $0 }), ContinuousClock.now - last < FolderEngine.deletionQuietPeriod {
+            } else if let last = lastLocalDeletion.withLock({ $0 }), environment.now() - last < FolderEngine.deletionQuietPeriod {
                 gate = .wait(until: last + FolderEngine.deletionQuietPeriod)
             } else {
                 gate = .release
@@ -67,7 +67,7 @@ extension FolderEngine {
 
     /// The reconciler saw local deletions just now.
     func noteLocalDeletions() {
-        lastLocalDeletion.withLock { $0 = .now }
+        lastLocalDeletion.withLock { $0 = environment.now() }
     }
 
     /// The server confirmed `count` local deletions.

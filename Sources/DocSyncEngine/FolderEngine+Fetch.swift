@@ -8,8 +8,9 @@ import GRDB
 extension FolderEngine {
     /// Fetches and applies every change after the stored token, a page at a time.
     ///
-    /// While a page is applied, the next one is already being fetched: fetching only reads
-    /// the backend, and pages are still applied one after the other, in order.
+    /// While a page is applied, the next one is already being fetched (not in a serial
+    /// environment): fetching only reads the backend, and pages are still applied one after
+    /// the other, in order.
     func fetchAndApply() async throws(SyncError) {
         var token = loadToken()
         let fromScratch = token == nil
@@ -24,7 +25,7 @@ extension FolderEngine {
         while true {
             let page: ChangeSet
             if let next { page = try await next.value.get() } else { page = try await fetchPage(after: token) }
-            next = page.moreComing ? prefetch(after: page.token) : nil
+            next = page.moreComing && !environment.serial ? prefetch(after: page.token) : nil
             live.withLock {
                 $0.pendingDownloads = page.changed.count
                 $0.pendingDownloadBytes = page.changed.reduce(0) { $0 + $1.size }

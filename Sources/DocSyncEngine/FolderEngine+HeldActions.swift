@@ -169,8 +169,8 @@ extension FolderEngine {
 
     /// Writes the root's marker again, naming the instance the index recorded.
     private func remark() throws(SyncError) {
-        let instance = safety.withLock { $0.markerInstance } ?? RecordID.newName()
-        try RootMarker.write(instance: instance, zone: configuration.zone, into: configuration.root.path, in: fileSystem)
+        let instance = safety.withLock { $0.markerInstance } ?? environment.newRecordName()
+        try RootMarker.write(instance: instance, zone: configuration.zone, into: configuration.root.path, modified: environment.wallNow(), in: fileSystem)
         updateSafety { $0.markerInstance = instance }
         _ = checkRoot()
     }

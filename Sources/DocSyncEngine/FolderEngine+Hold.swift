@@ -32,13 +32,13 @@ extension FolderEngine {
         let observed = RootMarker.observe(root, in: fileSystem)
         let recorded = safety.withLock { $0.markerInstance }
         let hasItems = (try? index.readLatest { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item)") }) ?? true
-        switch FolderHold.verdict(root: observed, recorded: recorded, indexedItems: hasItems == true ? 1 : 0, newInstance: RecordID.newName()) {
+        switch FolderHold.verdict(root: observed, recorded: recorded, indexedItems: hasItems == true ? 1 : 0, newInstance: environment.newRecordName()) {
         case .proceed:
             endHold()
             return .proceed
         case .writeMarker(let instance):
             do throws(SyncError) {
-                try RootMarker.write(instance: instance, zone: configuration.zone, into: root, in: fileSystem)
+                try RootMarker.write(instance: instance, zone: configuration.zone, into: root, modified: environment.wallNow(), in: fileSystem)
             } catch {
                 return .waiting("cannot write the folder's marker: \(error.message)")
             }
@@ -63,7 +63,7 @@ extension FolderEngine {
         let started = updateSafety { state -> Bool in
             guard state.heldReason != reason else { return false }
             state.heldReason = reason
-            state.heldSince = state.heldSince ?? .now
+            state.heldSince = state.heldSince ?? environment.wallNow()
             return true
         }
         if started {
@@ -107,6 +107,6 @@ extension FolderEngine {
     func heldFolderStatus(_ state: SafetyState, items: Int) -> HeldDeletions? {
         guard let reason = state.heldReason else { return nil }
         return HeldDeletions(reason: reason.rawValue, message: reason.explanation(root: configuration.root.path, items: items),
-                             since: (state.heldSince ?? .now).date, items: items)
+                             since: (state.heldSince ?? environment.wallNow()).date, items: items)
     }
 }

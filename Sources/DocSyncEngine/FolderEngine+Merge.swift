@@ -77,7 +77,7 @@ extension FolderEngine {
     func keepServerVersion(_ server: DocSyncCore.Record) async throws(SyncError) {
         guard server.type == .document, let asset = server.asset else { return }
         let content = try await backend.loadAsset(asset)
-        let staging = configuration.stateDirectory.appendingPathComponent(Materializer.temporaryPrefix + RecordID.newName())
+        let staging = configuration.stateDirectory.appendingPathComponent(Materializer.temporaryPrefix + environment.newRecordName())
         do {
             try fileSystem.makeDirectories(configuration.stateDirectory.path)
             let file = try fileSystem.createFile(staging.path, mode: 0o600, size: content.count)

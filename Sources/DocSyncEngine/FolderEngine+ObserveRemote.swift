@@ -16,7 +16,7 @@ extension FolderEngine {
     /// What the planner needs to decide `change`. `deletedInFetch` names the records the same
     /// fetch deletes (an item in a saved record's way may be one of them).
     func observe(_ change: RemoteChange, deletedInFetch: Set<String> = []) throws(SyncError) -> ObservedScope {
-        var scope = RemoteChangeScope(change: change, freshRecordName: RecordID.newName(), joining: isJoining)
+        var scope = RemoteChangeScope(change: change, freshRecordName: "", joining: isJoining)
         var rows: [String: IndexItem] = [:]
         let name = change.recordName
         switch change {
@@ -51,6 +51,8 @@ extension FolderEngine {
             }
             if var known = row {
                 if known.pending == .save, known.needsRead { try readContent(&known) }
+                // A merge may keep this device's version beside as a new item.
+                if known.pending == .save { scope.freshRecordName = environment.newRecordName() }
                 scope.item = localItem(known)
                 rows[name] = known
             }

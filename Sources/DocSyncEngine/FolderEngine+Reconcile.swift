@@ -174,7 +174,7 @@ extension FolderEngine {
                 try row.update(db)
                 try refreshConflictFlags(db, around: [row.path])
             case .created(let path, let facts):
-                var row = IndexItem(recordName: RecordID.newName(), path: path, kind: facts.type, stat: FileStat(facts))
+                var row = IndexItem(recordName: environment.newRecordName(), path: path, kind: facts.type, stat: FileStat(facts))
                 if facts.type == .folder { row.needsRead = false }
                 try row.insert(db)
                 try refreshConflictFlags(db, around: [path])

@@ -14,9 +14,11 @@ extension FolderEngine {
     /// are in flight at once: while one page's records are saved, the next page's chunks are
     /// uploaded and the page after it is read (`preparePage`), each on a thread of its own.
     /// Records are still saved one page after the other, in order, and a page's records only
-    /// after all of its chunks are on the backend.
+    /// after all of its chunks are on the backend. In a serial environment each page is read,
+    /// uploaded and saved before the next is read.
     func sendPending() async throws(SyncError) -> Bool {
         guard configuration.direction != .receiveOnly else { return true }
+        if environment.serial { return try await sendPendingSerially() }
         var complete = true
         var batchLimit = RecordBatch.maximumItems
         var preparing: Task<Result<PreparedPage?, SyncError>, Never>? = prepareInBackground(after: PageCursor())
@@ -38,6 +40,19 @@ extension FolderEngine {
             _ = await uploading?.value
             throw error
         }
+    }
+
+    /// `sendPending` one page at a time, on the calling task.
+    private func sendPendingSerially() async throws(SyncError) -> Bool {
+        var complete = true
+        var batchLimit = RecordBatch.maximumItems
+        var cursor = PageCursor()
+        while let page = try preparePage(after: cursor) {
+            cursor = page.cursor
+            let uploaded = try await upload(page)
+            if try await save(uploaded, batchLimit: &batchLimit) == false { complete = false }
+        }
+        return complete
     }
 
     /// A prepared page whose chunks are on the backend, except those of `unsent` (record
@@ -63,17 +78,22 @@ extension FolderEngine {
     /// Uploads a prepared page's missing chunks and manifest nodes on a task of its own.
     private func uploadInBackground(_ page: PreparedPage) -> Task<Result<UploadedPage, SyncError>, Never> {
         Task {
-            let started = ContinuousClock.now
             do throws(SyncError) {
-                let unsent = try await uploadChunks(for: page.saves.filter { $0.kind == .document && !$0.chunksUploaded }, justRead: page.justRead,
-                                                    knownStored: page.knownStored)
-                var uploaded = page
-                uploaded.justRead = [:]  // the bytes are on the backend: not kept while the records wait
-                return .success(UploadedPage(page: uploaded, unsent: unsent, took: ContinuousClock.now - started))
+                return .success(try await upload(page))
             } catch {
                 return .failure(error)
             }
         }
+    }
+
+    /// Uploads a prepared page's missing chunks and manifest nodes.
+    private func upload(_ page: PreparedPage) async throws(SyncError) -> UploadedPage {
+        let started = environment.now()
+        let unsent = try await uploadChunks(for: page.saves.filter { $0.kind == .document && !$0.chunksUploaded }, justRead: page.justRead,
+                                            knownStored: page.knownStored)
+        var uploaded = page
+        uploaded.justRead = [:]  // the bytes are on the backend: not kept while the records wait
+        return UploadedPage(page: uploaded, unsent: unsent, took: environment.now() - started)
     }
 
     /// Saves and deletes an uploaded page's records in batches, recording each answer; rows
@@ -272,7 +292,7 @@ extension FolderEngine {
             batchBytes += piece.length
         }
         let backend = self.backend
-        let width = max(1, min(configuration.transferConcurrency, 4))
+        let width = environment.serial ? 1 : max(1, min(configuration.transferConcurrency, 4))
         var totals: [String: Int] = [:]
         for batch in batches { for (_, piece) in batch { totals[piece.recordName, default: 0] += piece.length } }
         typealias BatchResult = Result<(changed: Set<String>, sent: [String: Int]), SyncError>

@@ -34,7 +34,23 @@ extension FolderEngine {
             groups[groups.count - 1].append(record)
             groupBytes += record.size
         }
-        let results = await withTaskGroup(of: [String: PreparedFile].self) { taskGroup in
+        var results: [String: PreparedFile] = [:]
+        if environment.serial {
+            for group in groups { results.merge(await prepareGroup(group)) { _, new in new } }
+        } else {
+            results = await prepareGroupsTogether(groups)
+        }
+        guard !results.isEmpty else { return }
+        if fileSystem.flushFileSystem(containing: configuration.root.path) {
+            preparedFiles.withLock { $0.merge(results) { _, new in new } }
+        } else {
+            for file in results.values { try? fileSystem.removeFile(file.temporary) }
+        }
+    }
+
+    /// Prepares `groups`, four at a time.
+    private func prepareGroupsTogether(_ groups: [[DocSyncCore.Record]]) async -> [String: PreparedFile] {
+        await withTaskGroup(of: [String: PreparedFile].self) { taskGroup in
             var next = 0
             var results: [String: PreparedFile] = [:]
             func add() {
@@ -49,12 +65,6 @@ extension FolderEngine {
                 add()
             }
             return results
-        }
-        guard !results.isEmpty else { return }
-        if fileSystem.flushFileSystem(containing: configuration.root.path) {
-            preparedFiles.withLock { $0.merge(results) { _, new in new } }
-        } else {
-            for file in results.values { try? fileSystem.removeFile(file.temporary) }
         }
     }
 

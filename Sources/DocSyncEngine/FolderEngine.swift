@@ -38,6 +38,10 @@ public final class FolderEngine: Sendable {
     let joiningNow = Mutex(false)
     /// When the reconciler last saw local deletions (the brake's quiet period).
     let lastLocalDeletion = Mutex<ContinuousClock.Instant?>(nil)
+    /// Time, record names, randomness and whether work overlaps (`EngineEnvironment`).
+    public let environment: EngineEnvironment
+    /// What the loop keeps between turns (only `turn()` touches it).
+    let loop = Mutex(LoopState())
 
     /// How the names of this process's temporary files start: a file renamed from such a
     /// name is an engine's own write moved into place, recorded in its index by the engine
@@ -60,10 +64,12 @@ public final class FolderEngine: Sendable {
     }
 
     /// The index lives in `configuration.stateDirectory` on the real file system; the folder
-    /// and the version store are reached through `fileSystem`.
+    /// and the version store are reached through `fileSystem`; time, names and randomness
+    /// come from `environment`.
     public init(configuration: EngineConfiguration, backend: any StorageBackend, logger: Logger,
-                fileSystem: any FolderFileSystem = PosixFileSystem()) throws {
+                fileSystem: any FolderFileSystem = PosixFileSystem(), environment: EngineEnvironment = .live) throws {
         self.configuration = configuration
+        self.environment = environment
         self.backend = backend
         self.fileSystem = fileSystem
         var logger = logger
@@ -73,7 +79,7 @@ public final class FolderEngine: Sendable {
         self.index = try LocalIndex(url: configuration.indexURL)
         let stored = try index.read { db in try db.engineValue(SafetyState.key) }
         self.safety = Mutex(SafetyState.load(stored))
-        self.versions = VersionStore(directory: configuration.versionsURL, fileSystem: fileSystem)
+        self.versions = VersionStore(directory: configuration.versionsURL, fileSystem: fileSystem, now: environment.wallNow)
         self.scanner = Mutex(FolderScanner(root: configuration.root, ignores: FolderEngine.loadIgnores(configuration.root, fileSystem),
                                            fileSystem: fileSystem))
     }
@@ -101,131 +107,12 @@ public final class FolderEngine: Sendable {
 
     // MARK: the loop
 
+    /// Runs turns until the task is cancelled, waiting between them as each turn says (an
+    /// input wakes the wait early). Returns after finishing the current turn.
     public func run() async {
-        var retry = RetryState()
-        inbox.withLock { $0.fullScan = true; $0.fetch = true; $0.send = true }
-        // The walk for leftovers only where the root is the indexed folder.
-        let looking = ContinuousClock.now
-        let root = checkRoot()
-        logger.debug("looked at the folder's root", metadata: ["took": "\(ContinuousClock.now - looking)", "root": "\(root)"])
-        if root == .proceed { removeLeftoverTemporaryFiles() }
-        pruneVersions()
-        var lastSafetyNet = ContinuousClock.now
-        var busySince: ContinuousClock.Instant?
         while !Task.isCancelled {
-            let root = checkRoot()
-            guard root == .proceed else {
-                // Held (SPEC §4a) or no folder yet: nothing is sent or written; only a
-                // person's choices run. The root is looked at again every second (and at
-                // once when the watcher or a person wakes the loop).
-                let actions = inbox.withLock { inbox -> [QueuedAction] in
-                    defer { inbox = EngineInbox() }
-                    return inbox.actions
-                }
-                await run(actions, root: root)
-                showStopped(root)
-                setBusy(false)
-                await wake.wait(timeout: .seconds(1))
-                continue
-            }
-            let gate = decideDeletionGate()
-            let work = inbox.withLock { inbox -> EngineInbox in
-                let taken = inbox
-                inbox = EngineInbox()
-                return taken
-            }
-            if work.fetch { retry.fetchOwed = true }
-            if work.retryNow { retry.notBefore = nil }
-            let backendAllowed = retry.notBefore.map { ContinuousClock.now >= $0 } ?? true
-            let backendWork = retry.fetchOwed || hasSendablePending()
-            if work.scopes.isEmpty && !work.fullScan && work.actions.isEmpty && !(backendAllowed && backendWork) {
-                if let notBefore = retry.notBefore, backendWork {
-                    // Backing off: local changes are still recorded as they come, but the
-                    // backend is left alone until the delay (at least its retryAfter) is over.
-                    await wake.wait(timeout: notBefore - ContinuousClock.now)
-                    continue
-                }
-                if case .wait(let until) = gate {
-                    // Deletions wait for the rest of what may be a mass deletion.
-                    await wake.wait(timeout: until - ContinuousClock.now)
-                    continue
-                }
-                setBusy(false)
-                if live.withLock({ [.idle, .syncing, .scanning, .deletionsHeld].contains($0.state) }) {
-                    finishedSync()
-                }
-                if let since = busySince, ContinuousClock.now - since > .seconds(1) {
-                    // A long round (a first sync, a large folder) leaves freed memory in the
-                    // allocator's arenas and pages in SQLite's caches (the index's, an
-                    // embedded backend's): give both back before idling, so the daemon stays small.
-                    index.releaseMemory()
-                    backend.releaseMemory()
-                    _ = malloc_trim(0)
-                }
-                busySince = nil
-                await wake.wait(timeout: configuration.safetyNetInterval)
-                if ContinuousClock.now - lastSafetyNet >= configuration.safetyNetInterval {
-                    lastSafetyNet = .now
-                    inbox.withLock { $0.fetch = true }
-                    pruneVersions()
-                }
-                continue
-            }
-            setBusy(true)
-            if busySince == nil { busySince = .now }
-            for warning in work.rescanWarnings {
-                logger.warning("rescanning after lost events", metadata: ["reason": "\(warning)"])
-            }
-            // Actions first: each checks the item it touches against the disk itself.
-            await run(work.actions, root: root)
-            do throws(SyncError) {
-                if work.fullScan {
-                    showWorking(.scanning)
-                    let started = ContinuousClock.now
-                    try reconcile([EngineInbox.Scope(path: nil, subtree: true)])
-                    logger.debug("scanned the folder", metadata: ["took": "\(ContinuousClock.now - started)"])
-                } else if !work.scopes.isEmpty {
-                    try reconcile(Array(work.scopes))
-                }
-                guard backendAllowed else { continue }
-                if retry.zoneMissing {
-                    try await recreateZone()
-                    retry.zoneMissing = false
-                }
-                // A failed fetch does not hold back sending (stale saves are merged when the
-                // server answers serverRecordChanged); its error is handled after the send.
-                var fetchFailure: SyncError?
-                if retry.fetchOwed {
-                    showWorking(.syncing)
-                    do {
-                        try await fetchAndApply()
-                        retry.fetchOwed = false
-                    } catch where error.isTransient || error.code == .assetFileModified {
-                        fetchFailure = error
-                    }
-                }
-                var sentEverything = true
-                // Joining (no change token yet: never fetched, or fetching everything again)
-                // sends nothing before the server's records are known, so a local file is
-                // matched with the record at its path instead of racing it as a new one.
-                let joined = loadToken() != nil
-                if !joined { retry.fetchOwed = true }
-                if hasSendablePending(), joined {
-                    showWorking(.syncing)
-                    let started = ContinuousClock.now
-                    _ = decideDeletionGate()
-                    sentEverything = try await sendPending()
-                    logger.debug("sent pending changes", metadata: ["took": "\(ContinuousClock.now - started)"])
-                }
-                if let fetchFailure { throw fetchFailure }
-                retry.succeeded()
-                if !sentEverything {
-                    // A file was changing while being read: read it again once it settles.
-                    retry.notBefore = .now + .seconds(1)
-                }
-                setState(.idle)
-            } catch {
-                handle(error, retry: &retry)
+            if case .wait(let until) = await turn() {
+                await wake.wait(timeout: until - environment.now())
             }
         }
         abandon(inbox.withLock { inbox in
@@ -235,8 +122,158 @@ public final class FolderEngine: Sendable {
         setBusy(false)
     }
 
+    /// One step of the loop: takes what the inbox holds, compares, fetches and sends as
+    /// needed, and says whether to call again at once or what to wait for. The first turn
+    /// also starts the engine (a full scan, a fetch, leftovers removed). Turns of one engine
+    /// must not overlap; `run()` is a loop of turns, and a simulation may call turns of
+    /// several engines from one task instead.
+    public func turn() async -> TurnOutcome {
+        var state = loop.withLock { $0 }
+        defer { loop.withLock { $0 = state } }
+        if !state.started {
+            state.started = true
+            inbox.withLock { $0.fullScan = true; $0.fetch = true; $0.send = true }
+            // The walk for leftovers only where the root is the indexed folder.
+            let looking = environment.now()
+            let root = checkRoot()
+            logger.debug("looked at the folder's root", metadata: ["took": "\(environment.now() - looking)", "root": "\(root)"])
+            if root == .proceed { removeLeftoverTemporaryFiles() }
+            pruneVersions()
+            state.lastSafetyNet = environment.now()
+        }
+        if state.safetyNetDue {
+            state.safetyNetDue = false
+            if let last = state.lastSafetyNet, environment.now() - last >= configuration.safetyNetInterval {
+                state.lastSafetyNet = environment.now()
+                inbox.withLock { $0.fetch = true }
+                pruneVersions()
+            }
+        }
+        return await turn(&state)
+    }
+
+    private func turn(_ state: inout LoopState) async -> TurnOutcome {
+        let root = checkRoot()
+        guard root == .proceed else {
+            // Held (SPEC §4a) or no folder yet: nothing is sent or written; only a
+            // person's choices run. The root is looked at again every second (and at
+            // once when the watcher or a person wakes the loop).
+            let actions = inbox.withLock { inbox -> [QueuedAction] in
+                defer { inbox = EngineInbox() }
+                return inbox.actions
+            }
+            await run(actions, root: root)
+            showStopped(root)
+            setBusy(false)
+            return .wait(until: environment.now() + .seconds(1))
+        }
+        let gate = decideDeletionGate()
+        let work = inbox.withLock { inbox -> EngineInbox in
+            let taken = inbox
+            inbox = EngineInbox()
+            return taken
+        }
+        if work.fetch { state.retry.fetchOwed = true }
+        if work.retryNow { state.retry.notBefore = nil }
+        let backendAllowed = state.retry.notBefore.map { environment.now() >= $0 } ?? true
+        let backendWork = state.retry.fetchOwed || hasSendablePending()
+        if work.scopes.isEmpty && !work.fullScan && work.actions.isEmpty && !(backendAllowed && backendWork) {
+            if let notBefore = state.retry.notBefore, backendWork {
+                // Backing off: local changes are still recorded as they come, but the
+                // backend is left alone until the delay (at least its retryAfter) is over.
+                return .wait(until: notBefore)
+            }
+            if case .wait(let until) = gate {
+                // Deletions wait for the rest of what may be a mass deletion.
+                return .wait(until: until)
+            }
+            setBusy(false)
+            if live.withLock({ [.idle, .syncing, .scanning, .deletionsHeld].contains($0.state) }) {
+                finishedSync()
+            }
+            if let since = state.busySince, environment.now() - since > .seconds(1) {
+                // A long round (a first sync, a large folder) leaves freed memory in the
+                // allocator's arenas and pages in SQLite's caches (the index's, an
+                // embedded backend's): give both back before idling, so the daemon stays small.
+                index.releaseMemory()
+                backend.releaseMemory()
+                _ = malloc_trim(0)
+            }
+            state.busySince = nil
+            state.safetyNetDue = true
+            return .wait(until: environment.now() + configuration.safetyNetInterval)
+        }
+        setBusy(true)
+        if state.busySince == nil { state.busySince = environment.now() }
+        for warning in work.rescanWarnings {
+            logger.warning("rescanning after lost events", metadata: ["reason": "\(warning)"])
+        }
+        // Actions first: each checks the item it touches against the disk itself.
+        await run(work.actions, root: root)
+        do throws(SyncError) {
+            if work.fullScan {
+                showWorking(.scanning)
+                let started = environment.now()
+                try reconcile([EngineInbox.Scope(path: nil, subtree: true)])
+                logger.debug("scanned the folder", metadata: ["took": "\(environment.now() - started)"])
+            } else if !work.scopes.isEmpty {
+                try reconcile(Array(work.scopes))
+            }
+            guard backendAllowed else { return .more }
+            if state.retry.zoneMissing {
+                try await recreateZone()
+                state.retry.zoneMissing = false
+            }
+            // A failed fetch does not hold back sending (stale saves are merged when the
+            // server answers serverRecordChanged); its error is handled after the send.
+            var fetchFailure: SyncError?
+            if state.retry.fetchOwed {
+                showWorking(.syncing)
+                do {
+                    try await fetchAndApply()
+                    state.retry.fetchOwed = false
+                } catch where error.isTransient || error.code == .assetFileModified {
+                    fetchFailure = error
+                }
+            }
+            var sentEverything = true
+            // Joining (no change token yet: never fetched, or fetching everything again)
+            // sends nothing before the server's records are known, so a local file is
+            // matched with the record at its path instead of racing it as a new one.
+            let joined = loadToken() != nil
+            if !joined { state.retry.fetchOwed = true }
+            if hasSendablePending(), joined {
+                showWorking(.syncing)
+                let started = environment.now()
+                _ = decideDeletionGate()
+                sentEverything = try await sendPending()
+                logger.debug("sent pending changes", metadata: ["took": "\(environment.now() - started)"])
+            }
+            if let fetchFailure { throw fetchFailure }
+            state.retry.succeeded()
+            if !sentEverything {
+                // A file was changing while being read: read it again once it settles.
+                state.retry.notBefore = environment.now() + .seconds(1)
+            }
+            setState(.idle)
+        } catch {
+            handle(error, retry: &state.retry)
+        }
+        return .more
+    }
+
+    /// What the loop keeps from one turn to the next.
+    struct LoopState: Sendable {
+        var started = false
+        var retry = RetryState()
+        var lastSafetyNet: ContinuousClock.Instant?
+        var busySince: ContinuousClock.Instant?
+        /// The last turn went idle: the next one looks whether the safety net's fetch is due.
+        var safetyNetDue = false
+    }
+
     /// Loop-local bookkeeping of failures.
-    struct RetryState {
+    struct RetryState: Sendable {
         var attempt = 0
         /// The backend is not called again before this instant.
         var notBefore: ContinuousClock.Instant?
@@ -247,24 +284,23 @@ public final class FolderEngine: Sendable {
             attempt = 0
             notBefore = nil
         }
-
-        mutating func wait(_ delay: Duration) { notBefore = .now + delay }
     }
 
     /// SPEC §5: one behaviour per error code.
     private func handle(_ error: SyncError, retry: inout RetryState) {
-        var generator = SystemRandomNumberGenerator()
+        var generator = EnvironmentRandom(source: environment.random)
         retry.attempt += 1
         let backoff = configuration.retryPolicy.delay(attempt: retry.attempt, after: error, using: &generator)
+        let now = environment.now()
         switch ErrorDisposition.of(error) {
         case .retryWithBackoff, .retryAfterDelay:
             setState(.offline, message: "backend unavailable: \(error.message)")
-            retry.wait(backoff)
+            retry.notBefore = now + backoff
             logger.warning("backend unavailable; work stays queued", metadata: ["error": "\(error)", "retryIn": "\(backoff)"])
         case .createZoneAndResend, .recreateZoneAndReupload:
             retry.zoneMissing = true
             retry.fetchOwed = true
-            if retry.attempt > 1 { retry.wait(backoff) }
+            if retry.attempt > 1 { retry.notBefore = now + backoff }
         case .refetchFromScratch:
             _ = try? index.write { db in try db.setChangeToken(nil) }
             retry.fetchOwed = true
@@ -273,16 +309,16 @@ public final class FolderEngine: Sendable {
             setState(.error, message: FolderStatus.storageFull(error.quota))
             // Space frees without telling (a purge elsewhere, a larger quota): look again at
             // least every half minute.
-            retry.wait(min(backoff, .seconds(30)))
+            retry.notBefore = now + min(backoff, .seconds(30))
             logger.error("storage full; uploads paused, everything is kept on this device", metadata: ["error": "\(error.message)"])
         case .stopUntilSignedIn:
             setState(.error, message: FolderStatus.notAuthenticated)
-            retry.wait(backoff)
+            retry.notBefore = now + backoff
             logger.error("not authenticated; sync stopped, everything is kept on this device", metadata: ["error": "\(error.message)"])
         case .rereadLater, .mergeAndResend, .handleEachItem, .splitAndResend, .itemError:
             // Per-item outcomes are handled where they arise; reaching here means a pass was
             // cut short (a file changed while being read, a corrupt chunk): try again soon.
-            retry.wait(backoff)
+            retry.notBefore = now + backoff
             logger.notice("sync pass interrupted; trying again", metadata: ["error": "\(error)", "retryIn": "\(backoff)"])
         }
     }
@@ -303,6 +339,10 @@ public final class FolderEngine: Sendable {
             pendingDownloads: live.pendingDownloads, pendingDownloadBytes: live.pendingDownloadBytes,
             conflicts: counts.conflicts, problems: problems, lastSync: live.lastSync, held: held)
     }
+
+    /// True when an input (a watcher event, a notification, a request, an action) waits for
+    /// the next turn.
+    public var hasInput: Bool { inbox.withLock { !$0.isEmpty } }
 
     /// How many sync rounds have finished: a round asked for with `requestSync` is done once
     /// this has grown and the engine is settled.
@@ -349,7 +389,7 @@ public final class FolderEngine: Sendable {
         let holding = deletionGate == .hold
         if !holding { settleDeletionCount() }
         live.withLock { live in
-            live.lastSync = Date()
+            live.lastSync = environment.wallNow().date
             live.state = holding ? .deletionsHeld : .idle
             live.message = holding ? "local deletions held by the mass-delete brake: see 'docs-status deletions'" : nil
             live.completedRounds += 1
@@ -419,9 +459,17 @@ public final class FolderEngine: Sendable {
     }
 
     private func pruneVersions() {
-        let cutoff = Timestamp(nanosecondsSince1970: Timestamp.now.nanosecondsSince1970 - Int64(configuration.keepVersionsDays) * 86_400 * 1_000_000_000)
+        let cutoff = Timestamp(nanosecondsSince1970: environment.wallNow().nanosecondsSince1970 - Int64(configuration.keepVersionsDays) * 86_400 * 1_000_000_000)
         _ = try? index.write { db in try versions.prune(olderThan: cutoff, in: db) }
     }
+}
+
+/// What one `FolderEngine.turn()` leaves to do.
+public enum TurnOutcome: Sendable, Equatable {
+    /// More work may be waiting: take another turn at once.
+    case more
+    /// Nothing to do before `until`, unless an input arrives first (then take a turn at once).
+    case wait(until: ContinuousClock.Instant)
 }
 
 /// Keys of the engine's own state in the index.

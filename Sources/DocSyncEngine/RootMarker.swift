@@ -48,7 +48,7 @@ enum RootMarker {
 
     /// Writes the marker naming `instance` into `root` (an existing directory) and makes it
     /// durable: a temporary file, flushed, renamed into place, the directory flushed.
-    static func write(instance: String, zone: ZoneID, into root: String, in fs: any FolderFileSystem) throws(SyncError) {
+    static func write(instance: String, zone: ZoneID, into root: String, modified: Timestamp, in fs: any FolderFileSystem) throws(SyncError) {
         let text = """
             # docsync: this directory is the synced folder "\(zone.name)". Keep this file.
             # Without it docsyncd takes the folder for an empty mount point or a restored empty
@@ -56,7 +56,7 @@ enum RootMarker {
             instance = \(instance)
 
             """
-        try Materializer.writeFile(Data(text.utf8), at: root + "/" + name, mode: 0o644, modified: .now, flush: true,
+        try Materializer.writeFile(Data(text.utf8), at: root + "/" + name, mode: 0o644, modified: modified, flush: true,
                                    what: "the folder marker", in: fs)
         try? fs.flushDirectory(root)
     }

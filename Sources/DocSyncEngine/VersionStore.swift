@@ -20,10 +20,13 @@ public struct VersionStore: Sendable {
 
     public let directory: URL
     let fileSystem: any FolderFileSystem
+    /// When a version is kept: its entry's time and the day directory it goes into.
+    let now: @Sendable () -> Timestamp
 
-    public init(directory: URL, fileSystem: any FolderFileSystem = PosixFileSystem()) {
+    public init(directory: URL, fileSystem: any FolderFileSystem = PosixFileSystem(), now: @escaping @Sendable () -> Timestamp = { Timestamp.now }) {
         self.directory = directory
         self.fileSystem = fileSystem
+        self.now = now
     }
 
     /// Keeps the file at `absolutePath` (the content of `item`) in the store. With `move`,
@@ -32,7 +35,7 @@ public struct VersionStore: Sendable {
     public func keep(
         _ absolutePath: String, item: IndexItem, reason: Reason, device: String, move: Bool, in db: Database
     ) throws {
-        let now = Timestamp.now
+        let now = self.now()
         let day = String(now.date.formatted(.iso8601.year().month().day()))
         let folder = directory.appendingPathComponent(day)
         try fileSystem.makeDirectories(folder.path)

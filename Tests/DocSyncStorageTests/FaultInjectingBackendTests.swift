@@ -75,6 +75,21 @@ import Testing
         #expect(error?.retryAfter == 1.5)
     }
 
+    @Test func onASimulatedClockLatencyMovesTheClockAndWindowsFollowIt() async throws {
+        let clock = SimulatedClock()
+        let local = try LocalBackend(directory: directory.url.appendingPathComponent(RecordID.newName()))
+        let plan = FaultPlan(latency: .seconds(5), rateLimit: .init(calls: 2, per: .seconds(60), retryAfter: 1.5))
+        let backend = FaultInjectingBackend(wrapping: local, plan: plan, clock: clock)
+        let wall = ContinuousClock.now
+        _ = try await backend.listZones()
+        _ = try await backend.listZones()
+        #expect(ContinuousClock.now - wall < .seconds(5), "latency is not slept")
+        #expect(clock.now.nanosecondsSince1970 == SimulatedClock.defaultStart.nanosecondsSince1970 + 10_000_000_000, "each call moved the clock by its latency")
+        await expectSyncError(.requestRateLimited) { try await backend.listZones() }
+        clock.advance(by: .seconds(60))
+        _ = try await backend.listZones()  // a new window on the simulated clock
+    }
+
     @Test func droppedResponseStillAppliedTheSave() async throws {
         let plan = FaultPlan(rules: [FaultRule([.modifyRecords], .nthCall(1), .dropResponse(SyncError(.networkFailure, "injected: response lost")))])
         let (backend, local) = try await makeBackend(plan)

@@ -7,6 +7,11 @@ import Synchronization
 /// errors on chosen calls (the Nth, from the Nth on, or a seeded fraction), latency, a
 /// rate limit answered with `retryAfter`, and answers lost after the wrapped backend
 /// applied the call. Notifications pass through untouched. For tests only.
+///
+/// On the wall clock by default (latency is slept, rate-limit windows are real time). Given a
+/// `SimulatedClock` it is deterministic: windows are measured on that clock and latency
+/// moves that clock forward instead of sleeping, so the same calls in the same order meet
+/// the same faults on every run.
 public final class FaultInjectingBackend: StorageBackend {
     public let inner: any StorageBackend
     private let state: Mutex<State>
@@ -17,13 +22,27 @@ public final class FaultInjectingBackend: StorageBackend {
         var ruleCounts: [Int]
         var calls: [BackendOperation: Int] = [:]
         var injected = 0
-        var windowStart = ContinuousClock.now
+        /// When the rate limit's window began, as time since `started`.
+        var windowStart: Duration = .zero
         var windowCalls = 0
     }
 
-    public init(wrapping inner: any StorageBackend, plan: FaultPlan = .none) {
+    /// `nil`: the wall clock.
+    private let simulatedClock: SimulatedClock?
+    private let started = ContinuousClock.now
+    private let simulatedStart: Timestamp?
+
+    public init(wrapping inner: any StorageBackend, plan: FaultPlan = .none, clock: SimulatedClock? = nil) {
         self.inner = inner
+        self.simulatedClock = clock
+        self.simulatedStart = clock?.now
         state = Mutex(State(plan: plan, random: SeededRandom(seed: plan.seed), ruleCounts: Array(repeating: 0, count: plan.rules.count)))
+    }
+
+    /// Time since this backend was made, on its clock.
+    private func elapsed() -> Duration {
+        guard let simulatedClock, let simulatedStart else { return ContinuousClock.now - started }
+        return .nanoseconds(simulatedClock.now.nanosecondsSince1970 - simulatedStart.nanosecondsSince1970)
     }
 
     /// Replaces the plan (and restarts its counters).
@@ -33,6 +52,7 @@ public final class FaultInjectingBackend: StorageBackend {
             state.random = SeededRandom(seed: plan.seed)
             state.ruleCounts = Array(repeating: 0, count: plan.rules.count)
             state.windowCalls = 0
+            state.windowStart = elapsed()
         }
     }
 
@@ -44,10 +64,10 @@ public final class FaultInjectingBackend: StorageBackend {
 
     /// Decides the fate of one call: an error to throw before it, one to throw after it, or neither.
     private func decide(_ operation: BackendOperation) -> (latency: Duration, before: SyncError?, after: SyncError?) {
-        state.withLock { state in
+        let now = elapsed()
+        return state.withLock { state in
             state.calls[operation, default: 0] += 1
             if let limit = state.plan.rateLimit {
-                let now = ContinuousClock.now
                 if now - state.windowStart >= limit.window {
                     state.windowStart = now
                     state.windowCalls = 0
@@ -80,7 +100,9 @@ public final class FaultInjectingBackend: StorageBackend {
 
     private func intercept<T>(_ operation: BackendOperation, _ call: () async throws(SyncError) -> T) async throws(SyncError) -> T {
         let fate = decide(operation)
-        if fate.latency > .zero { try? await Task.sleep(for: fate.latency) }
+        if fate.latency > .zero {
+            if let simulatedClock { simulatedClock.advance(by: fate.latency) } else { try? await Task.sleep(for: fate.latency) }
+        }
         if let before = fate.before { throw before }
         let value = try await call()
         if let after = fate.after { throw after }

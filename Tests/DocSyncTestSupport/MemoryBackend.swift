@@ -131,6 +131,11 @@ public final class MemoryBackend: StorageBackend {
 
     // MARK: What a simulation does to the store
 
+    /// The store-wide sequence: it grows with every change a fetch could see (a save, a
+    /// deletion, a zone made), so a simulation can tell its devices that something changed
+    /// without a notification stream.
+    public var sequence: Int64 { state.withLock { $0.sequence } }
+
     /// Makes this a store that was replaced by an empty one: every zone with its records,
     /// history and Recently Deleted, and every chunk, is gone, and the sequence starts over
     /// (change tags will repeat those of the old store, as a new `LocalBackend`'s do). Zones

@@ -352,6 +352,19 @@ public final class MemoryFileSystem: FolderFileSystem, Sendable {
         }
     }
 
+    /// Appends `bytes` to the file at `path` in place (same inode), as a program writing at
+    /// its end would; with `keepingModified` its modification time stays what it was (as
+    /// after `touch -r`), so only its size tells. With `flush` the content is durable.
+    public func append(_ bytes: Data, to path: String, keepingModified: Bool, flush: Bool) throws(FileSystemError) {
+        try perform(.append, path) { (state) throws(FileSystemError) in
+            let inode = try Self.resolve(path, follow: false, in: state).get()
+            guard state.nodes[inode]!.kind == .file else { throw FileSystemError(EISDIR) }
+            state.nodes[inode]!.content.append(bytes)
+            if !keepingModified { state.nodes[inode]!.modified = clock() }
+            if flush { state.nodes[inode]!.durableContent = state.nodes[inode]!.content }
+        }
+    }
+
     // MARK: for open files
 
     func withNode<T>(_ call: Call, _ path: String, _ inode: UInt64, _ body: (inout Node) throws(FileSystemError) -> T) throws(FileSystemError) -> T {

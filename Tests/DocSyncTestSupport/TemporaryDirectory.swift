@@ -9,9 +9,12 @@ import Foundation
 public final class TemporaryDirectory: Sendable {
     public let url: URL
 
-    public init(_ label: String = "docsync-test") throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("\(label)-\(UUID().uuidString.prefix(8))", isDirectory: true)
+    /// With `preferMemory`, under `/dev/shm` when this machine has it (a tmpfs: databases
+    /// there cost no disk flushes), else under the temporary directory.
+    public init(_ label: String = "docsync-test", preferMemory: Bool = false) throws {
+        let shm = URL(fileURLWithPath: "/dev/shm", isDirectory: true)
+        let parent = preferMemory && FileManager.default.isWritableFile(atPath: shm.path) ? shm : FileManager.default.temporaryDirectory
+        url = parent.appendingPathComponent("\(label)-\(UUID().uuidString.prefix(8))", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 

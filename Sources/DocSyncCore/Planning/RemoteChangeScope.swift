@@ -21,7 +21,8 @@ public struct RemoteChangeScope: Sendable, Hashable {
     /// Paths in use (on disk or in the index) among the conflict-copy names the planner may
     /// pick: a copy is never named over one of them.
     public var pathsInUse: Set<RelativePath>
-    /// A fresh record name, for a conflict copy made by a merge.
+    /// A fresh record name, for a conflict copy made by a merge (needed only when the item
+    /// is edited here).
     public var freshRecordName: String
     /// This fetch joins the zone (SPEC §4a): a first fetch into an index that never had
     /// anything acknowledged.

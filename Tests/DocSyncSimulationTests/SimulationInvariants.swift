@@ -1,0 +1,153 @@
+import DocSyncCore
+import DocSyncEngine
+import DocSyncStorage
+import DocSyncTestSupport
+import Foundation
+import GRDB
+
+/// What must hold once a simulation healed and settled. Each check returns the problems it
+/// found, one line each; none means it holds.
+extension Simulation {
+    func invariantProblems() async -> [String] {
+        let records = await SimulationTree.storeRecords(store)
+        var problems = treesMatchTheStore(records)
+        problems += noWriteLost()
+        problems += deletionsStayDeleted()
+        problems += indexesMatchTheDisks()
+        problems += noTemporaryFiles()
+        problems += await chunksAreStoredAndVerify(records)
+        return problems
+    }
+
+    /// Every device's folder (less ignored files) is the store's records, item for item.
+    func treesMatchTheStore(_ records: [String: DocSyncCore.Record]) -> [String] {
+        var expected: [String: String] = [:]
+        for record in records.values {
+            expected[record.path.string] = switch record.type {
+            case .folder: "dir"
+            case .document: "file \(record.contentDigest?.shortHex ?? "?")"
+            case .symlink: "link \(record.symlinkTarget ?? "?")"
+            }
+        }
+        var problems: [String] = []
+        for device in devices {
+            var actual: [String: String] = [:]
+            for (path, entry) in SimulationTree.walk(device.fileSystem, root: device.root) {
+                actual[path] = switch entry.kind {
+                case .directory: "dir"
+                case .symlink: "link \(entry.content.map { String(decoding: $0, as: UTF8.self) } ?? "?")"
+                default: "file \(SHA256Digest(hashing: entry.content ?? Data()).shortHex)"
+                }
+            }
+            for path in Set(expected.keys).union(actual.keys).sorted() where expected[path] != actual[path] {
+                problems.append("\(device.name): \(path) is \(actual[path] ?? "missing"), the store has \(expected[path] ?? "nothing")")
+            }
+        }
+        return problems
+    }
+
+    /// Every content on some device's disk or in some device's version store.
+    func survivingContents() -> Set<Data> {
+        var found = Set<Data>()
+        for device in devices {
+            for entry in SimulationTree.walk(device.fileSystem, root: device.root).values { if let data = entry.content { found.insert(data) } }
+            let versions = device.configuration.versionsURL.path
+            for entry in SimulationTree.walk(device.fileSystem, root: versions, everything: true).values {
+                if entry.kind == .file, let data = entry.content { found.insert(data) }
+            }
+        }
+        return found
+    }
+
+    /// A write that no later write replaced knowingly and no device deleted knowingly is
+    /// still somewhere: the file, a conflict copy, or a version store.
+    func noWriteLost() -> [String] {
+        let surviving = survivingContents()
+        return ledger.writes.filter { $0.replacedBy == nil && $0.deletedBy.isEmpty && !surviving.contains($0.content) }.map {
+            "write w\($0.id) by dev\($0.device) at \($0.path) is lost: not on any disk, not in any version store"
+        }
+    }
+
+    /// A file deleted by a device that had it, which no other device edited or moved, is on no disk.
+    func deletionsStayDeleted() -> [String] {
+        var onDisk = Set<Data>()
+        for device in devices {
+            for entry in SimulationTree.walk(device.fileSystem, root: device.root).values { if let data = entry.content { onDisk.insert(data) } }
+        }
+        return ledger.writes.filter { write in
+            !write.deletedBy.isEmpty && write.replacedBy == nil && write.touchedBy.subtracting(write.deletedBy).isEmpty && onDisk.contains(write.content)
+        }.map { "write w\($0.id) at \($0.path), deleted by dev\($0.deletedBy.sorted()) with no competing edit, is back" }
+    }
+
+    /// Each device's index lists exactly the items on its disk, with their kinds and
+    /// contents, and nothing pending.
+    func indexesMatchTheDisks() -> [String] {
+        var problems: [String] = []
+        for device in devices {
+            let rows: [Row]
+            do {
+                var configuration = Configuration()
+                configuration.readonly = true
+                let queue = try DatabaseQueue(path: device.configuration.indexURL.path, configuration: configuration)
+                rows = try queue.read { db in try Row.fetchAll(db, sql: "SELECT path, kind, digest, pending FROM item") }
+            } catch {
+                problems.append("\(device.name): cannot read its index: \(error)")
+                continue
+            }
+            let disk = SimulationTree.walk(device.fileSystem, root: device.root)
+            var indexed = Set<String>()
+            for row in rows {
+                let path: String = row["path"], kind: String = row["kind"], pending: Int = row["pending"]
+                let digest: String? = row["digest"]
+                if pending != 0 { problems.append("\(device.name): \(path) is still pending (\(pending)) in its index") }
+                guard pending != 2 else { continue }
+                indexed.insert(path)
+                guard let entry = disk[path] else {
+                    problems.append("\(device.name): its index has \(kind) \(path), its disk does not")
+                    continue
+                }
+                let diskKind = switch entry.kind {
+                case .directory: RecordType.folder.rawValue
+                case .symlink: RecordType.symlink.rawValue
+                default: RecordType.document.rawValue
+                }
+                if diskKind != kind { problems.append("\(device.name): its index has \(kind) \(path), its disk a \(diskKind)") }
+                if kind == RecordType.document.rawValue, let digest, let data = entry.content, SHA256Digest(hashing: data).hex != digest {
+                    problems.append("\(device.name): its index has other content for \(path) than its disk")
+                }
+            }
+            for path in Set(disk.keys).subtracting(indexed).sorted() {
+                problems.append("\(device.name): \(path) is on its disk but not in its index")
+            }
+        }
+        return problems
+    }
+
+    /// No engine temporary file is left in a folder or a state directory.
+    func noTemporaryFiles() -> [String] {
+        devices.flatMap { device in
+            [device.root, device.configuration.stateDirectory.path].flatMap { root in
+                SimulationTree.walk(device.fileSystem, root: root, everything: true).keys
+                    .filter { $0.split(separator: "/").contains { $0.hasPrefix(IgnoreRules.temporaryFilePrefix) } }
+                    .map { "\(device.name): temporary file \(root)/\($0) left behind" }
+            }
+        }
+    }
+
+    /// Every chunk a live record references is stored and hashes to its digest (the ones the
+    /// simulation damaged on purpose aside).
+    func chunksAreStoredAndVerify(_ records: [String: DocSyncCore.Record]) async -> [String] {
+        var problems: [String] = []
+        for record in records.values.sorted(by: { $0.id.recordName < $1.id.recordName }) where record.type == .document {
+            guard let asset = record.asset else { continue }
+            do {
+                let manifest = try await store.loadManifest(asset)
+                let digests = manifest.chunks.map(\.digest).filter { !corrupted.contains($0) }
+                _ = try await store.downloadChunks(digests)
+            } catch {
+                problems.append("\(record.path): a chunk is missing or corrupt: \(error)")
+            }
+        }
+        return problems
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// What the simulation suite runs, from the environment: `DOCSYNC_SEED=N` runs that one
+/// seed (known issue or not); otherwise `DOCSYNC_SIM_SEEDS` seeds (default 24: 200 take
+/// about six minutes on two cores today, past the three-minute budget) from
+/// `DOCSYNC_SIM_FIRST_SEED` (default 1), each with `DOCSYNC_SIM_OPS` operations (default 200).
+enum SimulationSettings {
+    static let environment = ProcessInfo.processInfo.environment
+
+    /// The one seed asked for with `DOCSYNC_SEED`, if any.
+    static var replaySeed: UInt64? { environment["DOCSYNC_SEED"].flatMap { UInt64($0) } }
+
+    static var operations: Int { environment["DOCSYNC_SIM_OPS"].flatMap { Int($0) } ?? 200 }
+
+    /// The seeds of the randomized run, less those listed as known issues (they run on their own).
+    static var seeds: [UInt64] {
+        if let replaySeed { return KnownIssues.bugs[replaySeed] == nil ? [replaySeed] : [] }
+        let count = environment["DOCSYNC_SIM_SEEDS"].flatMap { Int($0) } ?? 24
+        let first = environment["DOCSYNC_SIM_FIRST_SEED"].flatMap { UInt64($0) } ?? 1
+        return (0..<UInt64(max(0, count))).map { first + $0 }.filter { KnownIssues.bugs[$0] == nil }
+    }
+
+    /// The known-issue seeds to run: all of them, or the replayed one when it is one.
+    static var knownIssueSeeds: [UInt64] {
+        if let replaySeed { return KnownIssues.bugs[replaySeed] == nil ? [] : [replaySeed] }
+        return KnownIssues.bugs.keys.sorted()
+    }
+}

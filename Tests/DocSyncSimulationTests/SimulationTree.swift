@@ -1,0 +1,61 @@
+import DocSyncCore
+import DocSyncEngine
+import DocSyncStorage
+import DocSyncTestSupport
+import Foundation
+
+/// Reading what a simulation left: a device's folder as a person sees it, and the store's
+/// live records.
+enum SimulationTree {
+    struct Entry {
+        var kind: FileStat.Kind
+        /// A file's bytes; a symlink's target.
+        var content: Data?
+    }
+
+    /// Names nobody syncs: ignored by default rules (`*.swp`), engine temporary files, the
+    /// root's marker, placeholders.
+    static func isIgnored(_ relative: String) -> Bool {
+        let name = relative.split(separator: "/").last.map(String.init) ?? relative
+        return name.hasSuffix(".swp") || name.hasPrefix(IgnoreRules.temporaryFilePrefix) || name.hasSuffix(IgnoreRules.placeholderSuffix)
+            || relative == IgnoreRules.rootMarkerName
+    }
+
+    /// Every item beneath `root` by relative path; without `everything`, ignored items are left out.
+    static func walk(_ fs: MemoryFileSystem, root: String, everything: Bool = false) -> [String: Entry] {
+        var found: [String: Entry] = [:]
+        var pending = [""]
+        while let next = pending.popLast() {
+            let directory = next.isEmpty ? root : root + "/" + next
+            for nameBytes in (try? fs.entryNames(directory)) ?? [] {
+                let name = String(decoding: nameBytes, as: UTF8.self)
+                let relative = next.isEmpty ? name : next + "/" + name
+                if !everything, isIgnored(relative) { continue }
+                guard let stat = (try? fs.status(root + "/" + relative)) ?? nil else { continue }
+                switch stat.kind {
+                case .directory:
+                    found[relative] = Entry(kind: .directory)
+                    pending.append(relative)
+                case .symlink:
+                    found[relative] = Entry(kind: .symlink, content: (try? fs.linkTarget(root + "/" + relative)).map { Data($0) })
+                default:
+                    found[relative] = Entry(kind: stat.kind, content: fs.contents(root + "/" + relative))
+                }
+            }
+        }
+        return found
+    }
+
+    /// The store's live records of the simulation's zone, by record name.
+    static func storeRecords(_ store: MemoryBackend) async -> [String: DocSyncCore.Record] {
+        var records: [String: DocSyncCore.Record] = [:]
+        var token: ChangeToken?
+        while true {
+            guard let page = try? await store.fetchChanges(in: Simulation.zone, since: token, limit: StorageLimits.maximumPageSize) else { return records }
+            for record in page.changed { records[record.id.recordName] = record }
+            for id in page.deleted { records[id.recordName] = nil }
+            token = page.token
+            if !page.moreComing { return records }
+        }
+    }
+}
