@@ -58,11 +58,16 @@ extension FolderEngine {
         let old = row.path
         row.path = path
         if row.kind == .folder {
-            try writeIndex { db in
+            let carried = try writeIndex { db in
+                let names = try String.fetchAll(db, sql: "SELECT recordName FROM item WHERE path >= ? AND path < ?",
+                                                arguments: [old.string + "/", old.string + "0"])
                 try db.execute(sql: """
                     UPDATE item SET path = ? || substr(path, ?) WHERE path >= ? AND path < ?
                     """, arguments: [path.string, old.string.utf8.count + 1, old.string + "/", old.string + "0"])
+                return names
             }
+            // Their own records may not have moved (`returnStrandedItems`, after the fetch).
+            movedAlong.withLock { $0.formUnion(carried) }
         }
         return true
     }

@@ -28,6 +28,8 @@ public final class FolderEngine: Sendable {
     let live = Mutex(LiveStatus())
     /// Directories the engine created for remote items, not yet claimed by a folder record.
     let createdDirectories = Mutex(Set<RelativePath>())
+    /// Items a remote folder move carried along on disk, by record name (`returnStrandedItems`).
+    let movedAlong = Mutex(Set<String>())
     /// Remote documents written ahead for the page being applied, by record name.
     let preparedFiles = Mutex([String: PreparedFile]())
     /// Deletion safety (SPEC §4a), as stored in the index.

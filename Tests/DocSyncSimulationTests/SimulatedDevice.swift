@@ -70,7 +70,9 @@ final class SimulatedDevice {
 
     private static func makeEngine(_ configuration: EngineConfiguration, _ backend: any StorageBackend, _ fileSystem: MemoryFileSystem,
                                    _ environment: EngineEnvironment) throws -> FolderEngine {
-        let logger = Logger(label: "sim.\(configuration.device)", factory: { _ in SwiftLogNoOpLogHandler() })
+        let logger = Logger(label: "sim.\(configuration.device)", factory: { _ in
+            EngineLogCapture.level == nil ? SwiftLogNoOpLogHandler() as any LogHandler : EngineLogCapture(device: configuration.device)
+        })
         return try FolderEngine(configuration: configuration, backend: backend, logger: logger, fileSystem: fileSystem, environment: environment)
     }
 

@@ -133,21 +133,28 @@ extension Simulation {
         return Data(text.utf8)
     }
 
-    /// Writes `data` as the file at `relative`, durably, as an editor saves; returns whether it did.
+    /// Writes `data` as the file at `relative`, durably, as a careful editor saves: a new
+    /// file beside it renamed over it, so a failed save (a full disk) leaves the old content.
+    /// Returns whether it did. (The new file lives only within this call: no engine turn sees it.)
     @discardableResult
     func writeFile(_ data: Data, at relative: String, on device: SimulatedDevice) -> Bool {
         let fs = device.fileSystem
         let path = device.root + "/" + relative
+        let directory = String(path[..<path.lastIndex(of: "/")!])
+        let staging = directory + "/.sim-save"
         do throws(FileSystemError) {
-            if let found = try fs.status(path) {
-                guard found.kind == .file else { return false }
-                try fs.removeFile(path)
-            }
-            let file = try fs.createFile(path, mode: 0o644, size: data.count)
+            if let found = try fs.status(path), found.kind != .file { return false }
+            let file = try fs.createFile(staging, mode: 0o644, size: data.count)
             defer { file.close() }
-            try file.append(data)
-            try file.finish(mode: 0o644, modified: clock.now, flush: true)
-            try fs.flushDirectory(String(path[..<path.lastIndex(of: "/")!]))
+            do throws(FileSystemError) {
+                try file.append(data)
+                try file.finish(mode: 0o644, modified: clock.now, flush: true)
+                try fs.rename(staging, to: path)
+            } catch {
+                try? fs.removeFile(staging)
+                throw error
+            }
+            try fs.flushDirectory(directory)
             return true
         } catch {
             note("\(device.name) could not write \(relative): errno \(error.code)")
