@@ -43,17 +43,26 @@ extension FolderEngine {
     }
 
     /// Renames the item's file (and, for a folder, the paths of everything beneath it in the
-    /// index) to `path`. Returns false when something else is already there.
+    /// index) to `path`. Returns false when something else is already there — except, for a
+    /// folder, a directory the engine made there for remote items and no item claims: the
+    /// folder's entries move into it, and it becomes the folder.
     func move(_ row: inout IndexItem, to path: RelativePath) throws(SyncError) -> Bool {
         let from = absolute(row.path), to = absolute(path)
-        if (try? fileSystem.status(to)) ?? nil != nil { return false }
-        let made = try Materializer.makeParents(of: path, root: configuration.root.path, in: fileSystem)
-        if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
-        // Whatever appeared at `to` since the look above stays: the move is then given up.
-        let code = Materializer.moveIfFree(from, to, in: fileSystem)
-        guard code == 0 else {
-            if code == ENOENT || code == EEXIST { return false }
-            throw Materializer.failure("move \(row.path) to", path.string, code: code)
+        if let there = (try? fileSystem.status(to)) ?? nil {
+            guard row.kind == .folder, there.kind == .directory, createdDirectories.withLock({ $0.contains(path) }),
+                  try readIndex({ db in try db.item(at: path) }) == nil, try mergeDirectory(row.path, into: path) else { return false }
+            createdDirectories.withLock { _ = $0.remove(path) }
+            row.inode = there.inode
+            row.mode = there.mode
+        } else {
+            let made = try Materializer.makeParents(of: path, root: configuration.root.path, in: fileSystem)
+            if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
+            // Whatever appeared at `to` since the look above stays: the move is then given up.
+            let code = Materializer.moveIfFree(from, to, in: fileSystem)
+            guard code == 0 else {
+                if code == ENOENT || code == EEXIST { return false }
+                throw Materializer.failure("move \(row.path) to", path.string, code: code)
+            }
         }
         let old = row.path
         row.path = path
@@ -69,6 +78,27 @@ extension FolderEngine {
             // Their own records may not have moved (`returnStrandedItems`, after the fetch).
             movedAlong.withLock { $0.formUnion(carried) }
         }
+        return true
+    }
+
+    /// Moves every entry of the directory `from` into the directory `into` (never over an
+    /// entry there; a directory the engine made there and no item claims is merged the same
+    /// way) and removes `from`. False when an entry's name is taken in `into`: what moved
+    /// stays moved, and the next scan records it.
+    private func mergeDirectory(_ from: RelativePath, into: RelativePath) throws(SyncError) -> Bool {
+        let names: [[UInt8]]
+        do { names = try fileSystem.entryNames(absolute(from)) } catch { return false }
+        for name in names {
+            let entry = String(decoding: name, as: UTF8.self)
+            let source = RelativePath(from.string + "/" + entry), target = RelativePath(into.string + "/" + entry)
+            if Materializer.moveIfFree(absolute(source), absolute(target), in: fileSystem) == 0 { continue }
+            guard ((try? fileSystem.status(absolute(source))) ?? nil)?.kind == .directory,
+                  ((try? fileSystem.status(absolute(target))) ?? nil)?.kind == .directory,
+                  createdDirectories.withLock({ $0.contains(target) }), try readIndex({ db in try db.item(at: target) }) == nil,
+                  try mergeDirectory(source, into: target) else { return false }
+            createdDirectories.withLock { _ = $0.remove(target) }
+        }
+        try? fileSystem.removeDirectory(absolute(from))
         return true
     }
 

@@ -46,7 +46,10 @@ extension FolderEngine {
                 try removePlaceholder(try row(name))
             case .move(let name, let path):
                 var moved = try row(name)
-                guard try move(&moved, to: path) else { throw localChangeMidway(path) }
+                guard try move(&moved, to: path) else {
+                    logger.debug("a move found its target taken or its source gone", metadata: ["path": "\(path)", "from": "\(moved.path)"])
+                    throw localChangeMidway(path)
+                }
                 rows[name] = moved
             case .moveAside(let name, let path):
                 rows[name] = try moveAside(try row(name), to: path)
