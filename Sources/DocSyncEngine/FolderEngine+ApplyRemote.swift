@@ -75,7 +75,7 @@ extension FolderEngine {
                     """, arguments: [path.string, old.string.utf8.count + 1, old.string + "/", old.string + "0"])
                 return names
             }
-            // Their own records may not have moved (`returnStrandedItems`, after the fetch).
+            // Their own records may not have moved (`sendStrandedItems`, after the fetch).
             movedAlong.withLock { $0.formUnion(carried) }
         }
         return true

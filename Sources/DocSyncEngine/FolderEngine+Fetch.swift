@@ -41,7 +41,7 @@ extension FolderEngine {
             if !page.moreComing { break }
         }
         if fromScratch { try await settleUnseen(seen) }
-        try await returnStrandedItems()
+        try sendStrandedItems()
         claimCreatedDirectories()
     }
 
@@ -185,34 +185,25 @@ extension FolderEngine {
         }
     }
 
-    /// Items a remote folder move carried along whose own records stayed where they were (put
-    /// in the folder on another device after it moved there, or the folder's record moved on
-    /// one device while another's record for the same path stayed): once the whole fetch is
-    /// applied, each goes back to its record's path, shallow before deep.
-    private func returnStrandedItems() async throws(SyncError) {
+    /// Items a remote folder move carried along whose own records stayed where they were
+    /// once the whole fetch is applied (put in the folder on another device after it moved,
+    /// or not yet moved by a sender whose move spans several batches): their new place here
+    /// is sent, so every device ends with them in the moved folder — a rename both sides
+    /// agree on is no conflict.
+    private func sendStrandedItems() throws(SyncError) {
         let names = movedAlong.withLock { names -> Set<String> in
             defer { names.removeAll() }
             return names
         }
         guard !names.isEmpty else { return }
-        let stranded = try readIndex { db in try names.compactMap { try db.item(named: $0) } }
-            .filter { $0.pending == .none && $0.acked != nil && $0.acked?.path != $0.path }
-            .sorted { ($0.acked!.path.depth, $0.acked!.path) < ($1.acked!.path.depth, $1.acked!.path) }
-        for original in stranded {
-            // Read again: moving an item back carries what lies beneath it too.
-            guard let row = try readIndex({ db in try db.item(named: original.recordName) }), let acked = row.acked else { continue }
-            var occupant: IndexItem?
-            if let other = try readIndex({ db in try db.item(at: acked.path) }), other.recordName != row.recordName { occupant = other }
-            let plan = RemoteChangePlanner.planReturn(localItem(row), occupant: occupant.map(localItem),
-                                                      pathsInUse: occupant.map { conflictNamesInUse(for: [$0], server: acked) } ?? [],
-                                                      settings: plannerSettings)
-            guard !plan.isEmpty else { continue }
-            logger.info("a folder's move carried an item whose record stayed; putting it back", metadata: ["path": "\(acked.path)", "from": "\(row.path)"])
-            var rows = [row.recordName: row]
-            if let occupant { rows[occupant.recordName] = occupant }
-            try await execute(plan, rows: rows)
+        try writeIndex { db in
+            for name in names.sorted() {
+                guard var row = try db.item(named: name), row.pending == .none, let acked = row.acked, acked.path != row.path else { continue }
+                logger.debug("a folder's move carried an item whose record stayed; sending its new place", metadata: ["path": "\(row.path)", "from": "\(acked.path)"])
+                markChanged(&row)
+                try row.update(db)
+            }
         }
-        movedAlong.withLock { $0.removeAll() }
     }
 
     /// Directories made for remote files whose folder record never came become local folders.

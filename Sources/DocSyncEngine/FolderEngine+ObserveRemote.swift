@@ -103,7 +103,7 @@ extension FolderEngine {
 
     /// The conflict-copy names the planner may pick for `rows` (a copy beside a changed item,
     /// at its path or at the server's, or an item moved aside) that are in use now.
-    func conflictNamesInUse(for rows: [IndexItem], server: DocSyncCore.Record) -> Set<RelativePath> {
+    private func conflictNamesInUse(for rows: [IndexItem], server: DocSyncCore.Record) -> Set<RelativePath> {
         var inUse = Set<RelativePath>()
         for row in rows {
             for base in Set([row.path, server.path]) {

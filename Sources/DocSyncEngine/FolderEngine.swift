@@ -28,7 +28,7 @@ public final class FolderEngine: Sendable {
     let live = Mutex(LiveStatus())
     /// Directories the engine created for remote items, not yet claimed by a folder record.
     let createdDirectories = Mutex(Set<RelativePath>())
-    /// Items a remote folder move carried along on disk, by record name (`returnStrandedItems`).
+    /// Items a remote folder move carried along on disk, by record name (`sendStrandedItems`).
     let movedAlong = Mutex(Set<String>())
     /// Remote documents written ahead for the page being applied, by record name.
     let preparedFiles = Mutex([String: PreparedFile]())

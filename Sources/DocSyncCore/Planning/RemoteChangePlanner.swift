@@ -150,18 +150,6 @@ public enum RemoteChangePlanner {
         ConflictName.copyPath(for: local.path, device: settings.device, time: local.observed.modified, isTaken: { inUse.contains($0) })
     }
 
-    /// An item a remote folder move carried along on disk whose own record did not move
-    /// (another device put it in the folder after the move): unchanged here, it goes back to
-    /// its record's path, moving an item in the way aside; changed here, its new place is
-    /// sent with the change.
-    public static func planReturn(_ item: LocalItem, occupant: LocalItem?, pathsInUse: Set<RelativePath>,
-                                  settings: PlannerSettings) -> [SyncAction] {
-        guard item.change == .none, let ancestor = item.ancestor, ancestor.path != item.path else { return [] }
-        var scope = RemoteChangeScope(change: .saved(ancestor), item: item, occupant: occupant, pathsInUse: pathsInUse, freshRecordName: "")
-        scope.occupant = occupant
-        return planUpdate(item, to: ancestor, scope, settings)
-    }
-
     // MARK: deletions
 
     /// The item's record was deleted on another device.
