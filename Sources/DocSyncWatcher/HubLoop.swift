@@ -27,6 +27,11 @@ final class HubLoop {
     private var buffer = [UInt8](repeating: 0, count: 256 * 1024)
     /// How long the second half of a directory rename may take to arrive.
     private let moveWindow: Duration = .milliseconds(50)
+    /// How long the first half of an own rename waits for its second. The kernel queues the
+    /// halves from two calls, and a loaded machine can leave the renaming thread off the CPU
+    /// between them for longer than `moveWindow` (a full test run showed it); an unmatched
+    /// first half is never reported, so waiting long costs nothing but its few bytes.
+    private let ownRenameWindow: Duration = .seconds(5)
 
     private final class Subscription {
         let id: UInt64
@@ -373,8 +378,9 @@ final class HubLoop {
     /// folder's `ownRenamePrefix` (the daemon's own write moved into place). The first half
     /// waits in `ownRenames` for the second, which may come in a later read and after other
     /// folders' events (the kernel queues the halves one after the other, but another
-    /// thread's event can fall between them): until `moveWindow` has passed and a later read
-    /// has emptied the queue again, which it holds by then, as the kernel queued it at once.
+    /// thread's event can fall between them, and the renaming thread may be descheduled
+    /// between the two): until `ownRenameWindow` has passed and a later read has emptied the
+    /// queue again.
     private func isOwnRename(_ event: KernelEvent, at now: ContinuousClock.Instant) -> Bool {
         if event.has(IN_MOVED_TO), !event.has(IN_ISDIR), let first = ownRenames.removeValue(forKey: event.cookie) {
             return first.wd == event.wd  // moved elsewhere: reported as usual
@@ -384,7 +390,7 @@ final class HubLoop {
               let own = subscriptions.first(where: { directory.hasPrefix($0.prefix) })?.ownRenamePrefix,
               event.name.starts(with: own)
         else { return false }
-        ownRenames[event.cookie] = (event.wd, reads, now + moveWindow)
+        ownRenames[event.cookie] = (event.wd, reads, now + ownRenameWindow)
         return true
     }
 
