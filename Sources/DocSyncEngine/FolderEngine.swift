@@ -9,11 +9,16 @@ import Synchronization
 /// Keeps one folder and one zone identical, in the spirit of CKSyncEngine.
 ///
 /// Local changes arrive as watcher events (`noteLocal`), remote ones as notifications
-/// (`noteRemoteChange`). One loop does all the work in order — compare the folder with the
-/// index, fetch and apply remote changes, send what is pending — so the folder, the index
-/// and the backend are only ever touched by one task. Every change the loop sees is written
-/// to the index before anything else happens to it; errors follow SPEC §5, with backoff.
-/// `run()` returns when its task is cancelled, after finishing the current step.
+/// (`noteRemoteChange`). One loop does the work in order, a turn at a time (`turn()`;
+/// `run()` loops over it): compare the folder with the index (`LocalChangePlanner` decides
+/// what changed), fetch and apply remote changes (each observed, planned by
+/// `RemoteChangePlanner`, then carried out), send what is pending. Only the loop's task
+/// writes the folder and the index; status readers read beside it. Within a turn, sending
+/// reads, uploads and saves pages on tasks of their own and downloads are written ahead in
+/// a task group, unless `environment` asks for serial work: the `Mutex` fields are what
+/// those tasks and status readers share. Every change the loop sees is written to the index
+/// before anything else happens to it; errors follow SPEC §5, with backoff. `run()` returns
+/// when its task is cancelled, after finishing the current step.
 public final class FolderEngine: Sendable {
     public let configuration: EngineConfiguration
     let backend: any StorageBackend

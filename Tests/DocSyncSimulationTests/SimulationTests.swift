@@ -55,8 +55,7 @@ import Testing
     @Test(arguments: SimulationSettings.knownIssueSeeds)
     func knownIssue(seed: UInt64) async {
         await withKnownIssue(Comment(rawValue: KnownIssues.bugs[seed] ?? "unknown"), isIntermittent: true) {
-            let (problems, simulation) = await Self.outcome(seed: seed, operations: SimulationSettings.operations)
-            if !problems.isEmpty { Issue.record(Comment(rawValue: Self.report(seed: seed, problems, simulation))) }
+            await Self.check(seed: seed)
         }
     }
 
