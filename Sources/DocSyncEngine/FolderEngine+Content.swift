@@ -2,7 +2,7 @@ import DocSyncCore
 import Foundation
 import GRDB
 
-/// Reading a local item's content into its index row, and what makes two versions the same content.
+/// Reading a local item's content into its index row.
 extension FolderEngine {
     /// Reads a changed file's content into the row (digest, asset, chunk locations) and
     /// stores both in the index.
@@ -42,23 +42,6 @@ extension FolderEngine {
             row.asset = content.reference
             row.needsRead = false
             return ReadContent(chunks: content.manifest.chunks, bytes: content.bytes)
-        }
-    }
-
-    /// What decides whether two versions have the same content.
-    func contentKey(of row: IndexItem) -> String {
-        switch row.kind {
-        case .document: return "d:" + (row.digest?.hex ?? "?")
-        case .symlink: return "l:" + (row.symlinkTarget ?? "?")
-        case .folder: return "f"
-        }
-    }
-
-    func contentKey(of record: DocSyncCore.Record) -> String {
-        switch record.type {
-        case .document: return "d:" + (record.contentDigest?.hex ?? "?")
-        case .symlink: return "l:" + (record.symlinkTarget ?? "?")
-        case .folder: return "f"
         }
     }
 }

@@ -32,7 +32,7 @@ extension FolderEngine {
                     row = again
                 }
             }
-            if row.pending == .save, row.needsRead { try readContent(&row) }
+            try readEditedContent(&row)
             scope.item = localItem(row)
             rows[name] = row
             if row.kind == .folder { scope.hasLiveChildren = try hasLiveChildren(row) }
@@ -42,7 +42,7 @@ extension FolderEngine {
                 return ObservedScope(scope: scope, rows: rows)
             }
             var row = try readIndex { db in try db.item(named: name) }
-            if let known = row, known.pending == .none, !known.isPlaceholder, known.acked?.changeTag != server.changeTag || known.acked == nil {
+            if let known = row, known.pending == .none, !known.isPlaceholder, known.acked?.changeTag != server.changeTag {
                 if let stat = try? fileSystem.status(absolute(known.path)), known.matches(stat) {} else {
                     // A local change the watcher has not reported yet: record it first.
                     try reconcile([EngineInbox.Scope(path: known.path, subtree: false)])
@@ -50,7 +50,7 @@ extension FolderEngine {
                 }
             }
             if var known = row {
-                if known.pending == .save, known.needsRead { try readContent(&known) }
+                try readEditedContent(&known)
                 // A merge may keep this device's version beside as a new item.
                 if known.pending == .save { scope.freshRecordName = environment.newRecordName() }
                 scope.item = localItem(known)
@@ -69,7 +69,7 @@ extension FolderEngine {
                     }
                 }
                 if var occupant {
-                    if occupant.pending == .save, occupant.needsRead { try readContent(&occupant) }
+                    try readEditedContent(&occupant)
                     scope.occupant = localItem(occupant)
                     scope.occupantDeleted = deletedInFetch.contains(occupant.recordName)
                     if occupant.kind == .folder { scope.occupantHasLiveChildren = try hasLiveChildren(occupant) }
@@ -79,6 +79,12 @@ extension FolderEngine {
             scope.pathsInUse = conflictNamesInUse(for: rows.values.filter { $0.pending == .save || $0.recordName != name }, server: server)
         }
         return ObservedScope(scope: scope, rows: rows)
+    }
+
+    /// Reads the content of an item changed here whose content is not read yet: the planner
+    /// compares contents by digest.
+    private func readEditedContent(_ row: inout IndexItem) throws(SyncError) {
+        if row.pending == .save, row.needsRead { try readContent(&row) }
     }
 
     /// The planner's view of an index row.

@@ -12,7 +12,11 @@ extension FolderEngine {
             scanner.withLock { $0 = FolderScanner(root: configuration.root, ignores: rules, fileSystem: fileSystem) }
         }
         let scanner = self.scanner.withLock { $0 }
-        var observed: [RelativePath: FileStat] = [:]
+        /// What the walk found, as the planner compares it (specials are reported, not kept).
+        var found: [RelativePath: ItemFacts] = [:]
+        func keep(_ entries: [FolderScanner.Entry]) {
+            for entry in entries { if let facts = ItemFacts(entry.stat) { found[entry.path] = facts } }
+        }
         var problems: [ItemProblem] = []
         var protected: [String] = []
         /// Each examined path, and whether everything beneath it was walked.
@@ -20,7 +24,7 @@ extension FolderEngine {
         for scope in scopes.sorted(by: { ($0.path?.string ?? "") < ($1.path?.string ?? "") }) {
             guard var path = scope.path else {
                 let result = scanner.scan(nil)
-                for entry in result.entries { observed[entry.path] = entry.stat }
+                keep(result.entries)
                 problems += result.problems
                 protected += result.unreadable
                 examined.append((nil, true))
@@ -40,16 +44,16 @@ extension FolderEngine {
             }
             if let stat, stat.kind == .directory, scope.subtree || known == nil || known?.kind != .folder {
                 let result = scanner.scan(path)
-                for entry in result.entries { observed[entry.path] = entry.stat }
+                keep(result.entries)
                 problems += result.problems
                 protected += result.unreadable
                 examined.append((path, true))
                 continue
             } else if let stat {
-                if stat.kind == .special {
-                    problems.append(ItemProblem(path: path.string, message: FolderScanner.specialMessage))
+                if let facts = ItemFacts(stat) {
+                    found[path] = facts
                 } else {
-                    observed[path] = stat
+                    problems.append(ItemProblem(path: path.string, message: FolderScanner.specialMessage))
                 }
             }
             examined.append((path, stat == nil))
@@ -65,15 +69,16 @@ extension FolderEngine {
         // that may be copies of vanished ones are read), and the changes go into the index
         // in one transaction. Only this loop writes the index, so nothing changes between.
         var scan = try readIndex { db in
-            try localScan(observed, examined: examined, unreadable: protected, created: created, scanner: scanner, db: db)
+            try localScan(found, examined: examined, unreadable: protected, created: created, scanner: scanner, db: db)
         }
+        let matching = LocalChangePlanner.Matching(scan)
         var contents: [RelativePath: ContentReader.Content] = [:]
-        for path in LocalChangePlanner.contentToRead(scan) {
+        for path in matching.contentToRead(scan) {
             guard let content = try? ContentReader.read(scanner.absolute(path), in: fileSystem) else { continue }
             contents[path] = content
             scan.digests[path] = content.manifest.contentDigest
         }
-        let changes = LocalChangePlanner.plan(scan)
+        let changes = LocalChangePlanner.plan(scan, matching: matching)
         guard !changes.isEmpty else { return }
         var placeholders: [RelativePath] = []
         try writeIndex { db in placeholders = try record(changes, contents: contents, db: db) }
@@ -86,15 +91,9 @@ extension FolderEngine {
 
     /// The planner's input: what the walk found, and the index's items in the examined scopes.
     private func localScan(
-        _ observed: [RelativePath: FileStat], examined: [(path: RelativePath?, walked: Bool)], unreadable: [String],
+        _ found: [RelativePath: ItemFacts], examined: [(path: RelativePath?, walked: Bool)], unreadable: [String],
         created: Set<RelativePath>, scanner: FolderScanner, db: Database
     ) throws -> LocalScan {
-        var found: [RelativePath: ItemFacts] = [:]
-        found.reserveCapacity(observed.count)
-        for (path, stat) in observed {
-            guard let type = RecordType(stat.kind) else { continue }
-            found[path] = ItemFacts(type: type, size: stat.size, modified: stat.modified, inode: stat.inode, mode: stat.mode)
-        }
         var indexed: [LocalScan.Indexed] = []
         var listed = Set<String>()
         for (path, walked) in examined {
@@ -237,8 +236,9 @@ extension IndexItem {
         var path: RelativePath
         var kind: RecordType
         var isPlaceholder: Bool
-        /// The on-disk facts the row holds (`FileStat(indexed:_:from:)`, as `Database.itemFacts`).
-        var stat: FileStat
+        /// The on-disk facts the row holds (read as `Database.itemFacts` reads them), as the
+        /// planner compares them.
+        var facts: ItemFacts
         /// The server acknowledged a version of it.
         var acknowledged: Bool
         var digest: SHA256Digest?
@@ -271,13 +271,24 @@ extension IndexItem {
             return rows.compactMap { row in
                 guard let kind = RecordType(rawValue: row[2]) else { return nil }
                 return Presence(recordName: row[0], path: RelativePath(row[1] as String), kind: kind,
-                                isPlaceholder: (row[3] as String) == Placeholder.notDownloaded, stat: FileStat(indexed: kind, row, from: 4),
+                                isPlaceholder: (row[3] as String) == Placeholder.notDownloaded, facts: ItemFacts(type: kind, FileStat(indexed: kind, row, from: 4)),
                                 acknowledged: row[8], digest: (row[9] as String?).flatMap { SHA256Digest(hex: $0) })
             }
         }
+    }
+}
 
-        /// The facts as the planner compares them.
-        var facts: ItemFacts { ItemFacts(type: kind, size: stat.size, modified: stat.modified, inode: stat.inode, mode: stat.mode) }
+extension ItemFacts {
+    /// The facts of `stat` as the planner compares them; `nil` for a FIFO, socket or device
+    /// file, which is never synced.
+    init?(_ stat: FileStat) {
+        guard let type = RecordType(stat.kind) else { return nil }
+        self.init(type: type, stat)
+    }
+
+    /// The facts of `stat` for an item of `type`.
+    init(type: RecordType, _ stat: FileStat) {
+        self.init(type: type, size: stat.size, modified: stat.modified, inode: stat.inode, mode: stat.mode)
     }
 }
 

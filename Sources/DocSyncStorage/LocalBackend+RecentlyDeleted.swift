@@ -104,23 +104,17 @@ extension LocalBackend {
             }
             guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT body FROM deletedRecord WHERE zone = ? AND recordName = ? AND deletedAt > ?"),
                                              arguments: [zone.name, id.recordName, cutoff]) else {
-                result.failed[id] = SyncError(.unknownItem, "\(id) is not in Recently Deleted: it was never deleted, or was recovered, purged or kept past the retention")
+                result.failed[id] = .notRecentlyDeleted(id)
                 continue
             }
-            var record = try decodeRecord(row[0])
-            if let path = recovery.path {
-                do { record.path = try RelativePath(validating: path.string) } catch {
-                    result.failed[id] = SyncError(.invalidArguments, "cannot recover \(id) at \(path.string.debugDescription): \(error.message)")
-                    continue
-                }
-            }
-            record.lastModifiedBy = recovery.device
-            do { try record.validate() } catch {
+            let deleted = try decodeRecord(row[0])
+            var record: DocSyncCore.Record
+            do { record = try recovery.recovered(deleted) } catch {
                 result.failed[id] = error
                 continue
             }
             if let missing = try firstMissingChunk(of: record, present) {
-                result.failed[id] = SyncError(.chunkNotFound, "\(record.path): chunk \(missing.digest.shortHex) of the deleted version is no longer stored; it cannot be recovered from the backend", digest: missing.digest)
+                result.failed[id] = .deletedChunkGone(record, missing.digest)
                 continue
             }
             let seq = try nextSeq(db)

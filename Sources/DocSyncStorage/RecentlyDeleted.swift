@@ -31,3 +31,32 @@ public struct DeletedRecordRecovery: Hashable, Codable, Sendable {
         self.device = device
     }
 }
+
+extension DeletedRecordRecovery {
+    /// The deleted record as this recovery brings it back: at `path` when one is given, last
+    /// modified by `device`, validated. Throws `invalidArguments` for a path that is not
+    /// valid, or what `Record.validate()` throws.
+    public func recovered(_ deleted: Record) throws(SyncError) -> Record {
+        var record = deleted
+        if let path {
+            do { record.path = try RelativePath(validating: path.string) } catch {
+                throw SyncError(.invalidArguments, "cannot recover \(id) at \(path.string.debugDescription): \(error.message)")
+            }
+        }
+        record.lastModifiedBy = device
+        try record.validate()
+        return record
+    }
+}
+
+extension SyncError {
+    /// `unknownItem`: `id` is not in Recently Deleted.
+    public static func notRecentlyDeleted(_ id: RecordID) -> SyncError {
+        SyncError(.unknownItem, "\(id) is not in Recently Deleted: it was never deleted, or was recovered, purged or kept past the retention")
+    }
+
+    /// `chunkNotFound`: a chunk of the deleted version `record` is no longer stored.
+    public static func deletedChunkGone(_ record: Record, _ digest: SHA256Digest) -> SyncError {
+        SyncError(.chunkNotFound, "\(record.path): chunk \(digest.shortHex) of the deleted version is no longer stored; it cannot be recovered from the backend", digest: digest)
+    }
+}

@@ -69,23 +69,16 @@ extension MemoryBackendState {
                 continue
             }
             guard let entry = zone.deleted[name], entry.deletedAt > cutoff else {
-                result.failed[id] = SyncError(.unknownItem, "\(id) is not in Recently Deleted: it was never deleted, or was recovered, purged or kept past the retention")
+                result.failed[id] = .notRecentlyDeleted(id)
                 continue
             }
-            var record = entry.record
-            if let path = recovery.path {
-                do { record.path = try RelativePath(validating: path.string) } catch {
-                    result.failed[id] = SyncError(.invalidArguments, "cannot recover \(id) at \(path.string.debugDescription): \(error.message)")
-                    continue
-                }
-            }
-            record.lastModifiedBy = recovery.device
-            do { try record.validate() } catch {
+            var record: DocSyncCore.Record
+            do { record = try recovery.recovered(entry.record) } catch {
                 result.failed[id] = error
                 continue
             }
             if let missing = firstMissingChunk(of: record) {
-                result.failed[id] = SyncError(.chunkNotFound, "\(record.path): chunk \(missing.digest.shortHex) of the deleted version is no longer stored; it cannot be recovered from the backend", digest: missing.digest)
+                result.failed[id] = .deletedChunkGone(record, missing.digest)
                 continue
             }
             let seq = nextSeq()

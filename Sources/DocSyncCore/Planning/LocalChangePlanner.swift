@@ -18,16 +18,17 @@ public enum LocalChangePlanner {
     /// The found documents whose digests `plan` needs: new paths (not renames, not revivals)
     /// the size of a vanished document whose digest is known.
     public static func contentToRead(_ scan: LocalScan) -> [RelativePath] {
-        let matching = Matching(scan)
-        let sizes = Set(matching.vanished.values.filter { $0.facts.type == .document && $0.digest != nil }.map(\.facts.size))
-        guard !sizes.isEmpty else { return [] }
-        return matching.unmatched.filter { path, facts in
-            facts.type == .document && sizes.contains(facts.size) && matching.revived(path, facts, in: scan) == nil
-        }.map(\.path)
+        Matching(scan).contentToRead(scan)
     }
 
     public static func plan(_ scan: LocalScan) -> [LocalChange] {
-        var matching = Matching(scan)
+        plan(scan, matching: Matching(scan))
+    }
+
+    /// `plan(_:)` from a matching already made of `scan` (the one `contentToRead` was asked
+    /// of): the matching does not depend on the digests read since.
+    public static func plan(_ scan: LocalScan, matching: Matching) -> [LocalChange] {
+        var matching = matching
         var changes = matching.changes
         for (path, facts) in matching.unmatched {
             if facts.type == .folder, scan.createdDirectories.contains(path) { continue }
@@ -52,15 +53,15 @@ public enum LocalChangePlanner {
     }
 
     /// The first matching of found paths with indexed items: modified ones, renames by
-    /// inode, and what is left on either side.
-    struct Matching {
+    /// inode, and what is left on either side. Made once per scan, for both steps.
+    public struct Matching: Sendable {
         var changes: [LocalChange] = []
         /// Found paths no indexed item claimed, in path order.
         var unmatched: [(path: RelativePath, facts: ItemFacts)] = []
         /// Indexed items not found, by record name.
         var vanished: [String: LocalScan.Indexed] = [:]
 
-        init(_ scan: LocalScan) {
+        public init(_ scan: LocalScan) {
             var atPath: [RelativePath: LocalScan.Indexed] = [:]
             for item in scan.indexed {
                 atPath[item.path] = item
@@ -87,6 +88,15 @@ public enum LocalChangePlanner {
                 }
                 unmatched.append((path, facts))
             }
+        }
+
+        /// `LocalChangePlanner.contentToRead(_:)` of the scan this matching was made of.
+        public func contentToRead(_ scan: LocalScan) -> [RelativePath] {
+            let sizes = Set(vanished.values.filter { $0.facts.type == .document && $0.digest != nil }.map(\.facts.size))
+            guard !sizes.isEmpty else { return [] }
+            return unmatched.filter { path, facts in
+                facts.type == .document && sizes.contains(facts.size) && revived(path, facts, in: scan) == nil
+            }.map(\.path)
         }
 
         /// The item whose deletion waits at `path`, of the found kind.

@@ -171,14 +171,9 @@ public enum RemoteChangePlanner {
 
     // MARK: comparisons
 
-    /// Same type and content (digest for a document, target for a link; folders have none).
+    /// Same type and content, as the merge compares them (`RecordContent`).
     static func sameContent(_ a: Record, _ b: Record) -> Bool {
-        guard a.type == b.type else { return false }
-        switch a.type {
-        case .document: return a.contentDigest == b.contentDigest
-        case .symlink: return a.symlinkTarget == b.symlinkTarget
-        case .folder: return true
-        }
+        RecordContent(of: a).isSame(as: RecordContent(of: b))
     }
 
     /// The mode differs, or a document's modification time (the only times kept on disk).
