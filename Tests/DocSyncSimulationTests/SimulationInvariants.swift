@@ -40,10 +40,23 @@ extension Simulation {
                 }
             }
             for path in Set(expected.keys).union(actual.keys).sorted() where expected[path] != actual[path] {
-                problems.append("\(device.name): \(path) is \(actual[path] ?? "missing"), the store has \(expected[path] ?? "nothing")")
+                let held = records.values.filter { $0.path.string == path }.map { "\($0.id.recordName) by \($0.lastModifiedBy)" }.sorted()
+                let indexed = indexRows(device, at: path).map { "\($0.name) pending \($0.pending)" }
+                problems.append("\(device.name): \(path) is \(actual[path] ?? "missing"), the store has \(expected[path] ?? "nothing")"
+                    + " (store records \(held), its index \(indexed))")
             }
         }
         return problems
+    }
+
+    /// The rows of `device`'s index at `path`: record name and pending state.
+    func indexRows(_ device: SimulatedDevice, at path: String) -> [(name: String, pending: Int)] {
+        var configuration = Configuration()
+        configuration.readonly = true
+        guard let queue = try? DatabaseQueue(path: device.configuration.indexURL.path, configuration: configuration),
+              let rows = try? queue.read({ db in try Row.fetchAll(db, sql: "SELECT recordName, pending FROM item WHERE path = ?", arguments: [path]) })
+        else { return [] }
+        return rows.map { (name: $0["recordName"], pending: $0["pending"]) }
     }
 
     /// Every content on some device's disk or in some device's version store.
@@ -68,15 +81,18 @@ extension Simulation {
         }
     }
 
-    /// A file deleted by a device that had it, which no other device edited or moved, is on no disk.
+    /// A file deleted by a device that had it, which no device edited or moved since its own
+    /// last deletion of it, is on no disk.
     func deletionsStayDeleted() -> [String] {
-        var onDisk = Set<Data>()
+        var onDisk: [Data: [String]] = [:]
         for device in devices {
-            for entry in SimulationTree.walk(device.fileSystem, root: device.root).values { if let data = entry.content { onDisk.insert(data) } }
+            for (path, entry) in SimulationTree.walk(device.fileSystem, root: device.root) {
+                if let data = entry.content { onDisk[data, default: []].append("\(device.name):\(path)") }
+            }
         }
         return ledger.writes.filter { write in
-            !write.deletedBy.isEmpty && write.replacedBy == nil && write.touchedBy.subtracting(write.deletedBy).isEmpty && onDisk.contains(write.content)
-        }.map { "write w\($0.id) at \($0.path), deleted by dev\($0.deletedBy.sorted()) with no competing edit, is back" }
+            !write.deletedBy.isEmpty && write.replacedBy == nil && !write.competesWithDeletion && onDisk[write.content] != nil
+        }.map { "write w\($0.id) at \($0.path), deleted by dev\($0.deletedBy.sorted()) with no competing edit, is back (\(onDisk[$0.content]!.sorted().joined(separator: ", ")))" }
     }
 
     /// Each device's index lists exactly the items on its disk, with their kinds and

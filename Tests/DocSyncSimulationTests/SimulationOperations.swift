@@ -239,8 +239,10 @@ extension Simulation {
         } catch {
             return
         }
-        for entry in moved.values { if let data = entry.content { ledger.touched(data, by: device.index) } }
-        if let sourceContent { ledger.touched(sourceContent, by: device.index) }
+        for (path, entry) in moved where entry.kind != .directory {
+            ledger.moved(entry.content, from: source + "/" + path, to: target + "/" + path, by: device.index)
+        }
+        if !directories { ledger.moved(sourceContent, from: source, to: target, by: device.index) }
         if let replaced { ledger.deleted(replaced, by: device.index) }
         note("\(device.name) moves \(directories ? "directory " : "")\(source) to \(target)")
         device.engine.noteLocal([.moved(from: source, to: target)])

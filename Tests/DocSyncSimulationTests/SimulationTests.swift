@@ -33,8 +33,14 @@ import Testing
 
     static func check(seed: UInt64, operations: Int = SimulationSettings.operations) async {
         let (problems, simulation) = await outcome(seed: seed, operations: operations)
-        if SimulationSettings.environment["DOCSYNC_SIM_PRINT"] != nil, let simulation {
-            print("seed \(seed): \(simulation.log.count) log lines, \(simulation.turns) turns\n" + simulation.log.joined(separator: "\n"))
+        if let destination = SimulationSettings.environment["DOCSYNC_SIM_PRINT"], let simulation {
+            let text = "seed \(seed): \(simulation.log.count) log lines, \(simulation.turns) turns\n" + simulation.log.joined(separator: "\n")
+            if destination.hasPrefix("/") {
+                // A directory: the whole log goes to a file per seed there.
+                try? Data(text.utf8).write(to: URL(fileURLWithPath: destination).appendingPathComponent("seed-\(seed).log"))
+            } else {
+                print(text)
+            }
         }
         if !problems.isEmpty { Issue.record(Comment(rawValue: report(seed: seed, problems, simulation))) }
     }
@@ -46,7 +52,7 @@ import Testing
     }
 
     /// Seeds that once failed, kept as regression cases named by what they found.
-    @Test(arguments: RegressionSeeds.fixed.keys.sorted())
+    @Test(arguments: SimulationSettings.regressionSeeds)
     func regression(seed: UInt64) async {
         await Self.check(seed: seed)
     }
