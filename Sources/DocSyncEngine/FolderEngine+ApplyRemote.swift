@@ -46,11 +46,41 @@ extension FolderEngine {
     /// index) to `path`. Returns false when something else is already there — except, for a
     /// folder, a directory the engine made there for remote items and no item claims: the
     /// folder's entries move into it, and it becomes the folder.
+    ///
+    /// A folder whose record moved inside its own old path (moves made apart on two devices
+    /// that together form a cycle) cannot take its entries along: a directory is made for it
+    /// at `path`, and what was inside stays where it is, following its own records; the
+    /// directory left behind is one the engine made, for whichever record takes that path.
     func move(_ row: inout IndexItem, to path: RelativePath) throws(SyncError) -> Bool {
         let from = absolute(row.path), to = absolute(path)
+        if row.kind == .folder, path.string.hasPrefix(row.path.string + "/") {
+            if let there = (try? fileSystem.status(to)) ?? nil {
+                // A directory no item claims (made for the folder's items that came first) becomes it.
+                guard there.kind == .directory, try readIndex({ db in try db.item(at: path) }) == nil else { return false }
+                createdDirectories.withLock { _ = $0.remove(path); $0.insert(row.path) }
+            } else {
+                let made = try Materializer.makeParents(of: path, root: configuration.root.path, in: fileSystem)
+                do { try fileSystem.makeDirectory(to, mode: row.mode) } catch {
+                    if error.code == EEXIST { return false }
+                    throw Materializer.failure("make the folder", path.string, code: error.code)
+                }
+                createdDirectories.withLock { $0.formUnion(made + [row.path]) }
+            }
+            logger.notice("a folder's record moved inside its own old place (moves made apart on two devices); its entries stay and follow their own records",
+                          metadata: ["path": "\(path)", "from": "\(row.path)"])
+            if let made = (try? fileSystem.status(to)) ?? nil { row.inode = made.inode }
+            row.path = path
+            return true
+        }
+        var asides: [(from: RelativePath, to: RelativePath)] = []
         if let there = (try? fileSystem.status(to)) ?? nil {
+            let claimedBy = try readIndex({ db in try db.item(at: path) })
             guard row.kind == .folder, there.kind == .directory, createdDirectories.withLock({ $0.contains(path) }),
-                  try readIndex({ db in try db.item(at: path) }) == nil, try mergeDirectory(row.path, into: path) else { return false }
+                  claimedBy == nil, try mergeDirectory(row.path, into: path, asides: &asides) else {
+                logger.debug("a move's target is taken", metadata: ["path": "\(path)", "from": "\(row.path)",
+                                                                   "by": "\(claimedBy.map { "\($0.kind.rawValue) \($0.recordName) pending \($0.pending)" } ?? "an unindexed \(there.kind)")"])
+                return false
+            }
             createdDirectories.withLock { _ = $0.remove(path) }
             row.inode = there.inode
             row.mode = there.mode
@@ -60,7 +90,10 @@ extension FolderEngine {
             // Whatever appeared at `to` since the look above stays: the move is then given up.
             let code = Materializer.moveIfFree(from, to, in: fileSystem)
             guard code == 0 else {
-                if code == ENOENT || code == EEXIST { return false }
+                if code == ENOENT || code == EEXIST {
+                    logger.debug("a move found its source gone or its target just taken", metadata: ["path": "\(path)", "from": "\(row.path)", "errno": "\(code)"])
+                    return false
+                }
                 throw Materializer.failure("move \(row.path) to", path.string, code: code)
             }
         }
@@ -70,6 +103,8 @@ extension FolderEngine {
             let carried = try writeIndex { db in
                 let names = try String.fetchAll(db, sql: "SELECT recordName FROM item WHERE path >= ? AND path < ?",
                                                 arguments: [old.string + "/", old.string + "0"])
+                // Entries moved aside in the merge first: their new paths leave the old prefix.
+                for aside in asides { try db.movePaths(from: aside.from, to: aside.to) }
                 try db.execute(sql: """
                     UPDATE item SET path = ? || substr(path, ?) WHERE path >= ? AND path < ?
                     """, arguments: [path.string, old.string.utf8.count + 1, old.string + "/", old.string + "0"])
@@ -81,22 +116,37 @@ extension FolderEngine {
         return true
     }
 
-    /// Moves every entry of the directory `from` into the directory `into` (never over an
-    /// entry there; a directory the engine made there and no item claims is merged the same
-    /// way) and removes `from`. False when an entry's name is taken in `into`: what moved
-    /// stays moved, and the next scan records it.
-    private func mergeDirectory(_ from: RelativePath, into: RelativePath) throws(SyncError) -> Bool {
+    /// Moves every entry of the directory `from` into the directory `into` and removes
+    /// `from`. An entry whose name is taken there merges the same way when both are
+    /// directories and the one there is a directory the engine made that no item claims;
+    /// otherwise it moves in under a free conflict-copy name, listed in `asides` (its items
+    /// then send their new place, as every item a folder's move carries does). False when an
+    /// entry cannot be moved at all: what moved stays moved, and the next scan records it.
+    private func mergeDirectory(_ from: RelativePath, into: RelativePath, asides: inout [(from: RelativePath, to: RelativePath)]) throws(SyncError) -> Bool {
         let names: [[UInt8]]
         do { names = try fileSystem.entryNames(absolute(from)) } catch { return false }
         for name in names {
             let entry = String(decoding: name, as: UTF8.self)
             let source = RelativePath(from.string + "/" + entry), target = RelativePath(into.string + "/" + entry)
             if Materializer.moveIfFree(absolute(source), absolute(target), in: fileSystem) == 0 { continue }
-            guard ((try? fileSystem.status(absolute(source))) ?? nil)?.kind == .directory,
-                  ((try? fileSystem.status(absolute(target))) ?? nil)?.kind == .directory,
-                  createdDirectories.withLock({ $0.contains(target) }), try readIndex({ db in try db.item(at: target) }) == nil,
-                  try mergeDirectory(source, into: target) else { return false }
-            createdDirectories.withLock { _ = $0.remove(target) }
+            guard let found = (try? fileSystem.status(absolute(source))) ?? nil else { continue }  // gone meanwhile
+            if found.kind == .directory, ((try? fileSystem.status(absolute(target))) ?? nil)?.kind == .directory,
+               createdDirectories.withLock({ $0.contains(target) }), try readIndex({ db in try db.item(at: target) }) == nil {
+                guard try mergeDirectory(source, into: target, asides: &asides) else { return false }
+                createdDirectories.withLock { _ = $0.remove(target) }
+                continue
+            }
+            let aside = try readIndex { db in
+                ConflictName.copyPath(for: target, device: configuration.device, time: found.modified) { candidate in
+                    (((try? fileSystem.status(absolute(candidate))) ?? nil) != nil) || ((try? db.item(at: candidate)) ?? nil) != nil
+                }
+            }
+            guard Materializer.moveIfFree(absolute(source), absolute(aside), in: fileSystem) == 0 else {
+                logger.debug("a folder's entry could not move into the directory made for its items", metadata: ["path": "\(target)", "from": "\(source)"])
+                return false
+            }
+            logger.notice("conflict: a moved folder's entry met another item of its name; kept beside it", metadata: ["path": "\(target)", "copy": "\(aside)"])
+            asides.append((source, aside))
         }
         try? fileSystem.removeDirectory(absolute(from))
         return true

@@ -87,6 +87,8 @@ extension FolderEngine {
                 try adopt(try row(name), as: record)
             case .adoptDirectory(let record):
                 try adoptDirectory(record)
+            case .shadow(let record):
+                try shadow(record)
             case .forget(let name):
                 let gone = try row(name)
                 try writeIndex { db in

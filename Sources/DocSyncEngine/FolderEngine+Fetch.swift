@@ -40,8 +40,12 @@ extension FolderEngine {
             live.withLock { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 }
             if !page.moreComing { break }
         }
-        if fromScratch { try await settleUnseen(seen) }
+        if fromScratch {
+            try await settleUnseen(seen)
+            try forgetShadowedFolders(notIn: seen)
+        }
         try sendStrandedItems()
+        try await placeShadowedFolders()
         claimCreatedDirectories()
     }
 
@@ -71,9 +75,10 @@ extension FolderEngine {
             report(ItemProblem(path: refusal.path.isEmpty ? "record \(refusal.recordName)" : refusal.path,
                                message: "refused a change from the server: \(refusal.reason); nothing was written"))
         }
+        let ownSaves = try settleUncertainSaves(changed: page.changed, deleted: page.deleted.map(\.recordName))
         let (known, echoes) = try lookUp(page.changed)
         // Folders first, shallow before deep, so parents exist before their children.
-        let ordered = page.changed.filter { !echoes.contains($0.id.recordName) }
+        let ordered = page.changed.filter { !echoes.contains($0.id.recordName) && !ownSaves.contains($0.id.recordName) }
             .map { (record: $0, isFile: $0.type != .folder, depth: $0.path.depth) }
             .sorted { a, b in
                 if a.isFile != b.isFile { return !a.isFile }
@@ -99,6 +104,7 @@ extension FolderEngine {
         }
         live.withLock { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 }
         let names = page.deleted.map(\.recordName)
+        try forgetShadowedFolders(names)
         let deletions = try readIndex { db in try names.compactMap { name in try db.item(named: name) } }
             .map { (row: $0, depth: $0.path.depth) }.sorted { $0.depth > $1.depth }.map(\.row)
         for row in deletions { try await applyRemoteDeletion(row.recordName) }

@@ -42,9 +42,10 @@ extension FolderEngine {
                 return ObservedScope(scope: scope, rows: rows)
             }
             var row = try readIndex { db in try db.item(named: name) }
-            if let known = row, known.pending == .none, !known.isPlaceholder, known.acked?.changeTag != server.changeTag {
+            if let known = row, known.pending != .delete, !known.isPlaceholder, known.acked?.changeTag != server.changeTag {
                 if let stat = try? fileSystem.status(absolute(known.path)), known.matches(stat) {} else {
-                    // A local change the watcher has not reported yet: record it first.
+                    // A local change the watcher has not reported yet (or an edited file gone
+                    // since, a plan cut short having moved it aside): record it first.
                     try reconcile([EngineInbox.Scope(path: known.path, subtree: false)])
                     row = try readIndex { db in try db.item(named: name) }
                 }
@@ -67,6 +68,12 @@ extension FolderEngine {
                         try reconcile([EngineInbox.Scope(path: server.path, subtree: false)])
                         occupant = try readIndex { db in try db.item(at: server.path) }.flatMap { $0.recordName == name ? nil : $0 }
                     }
+                }
+                if let found = occupant, found.pending == .save, !found.isPlaceholder,
+                   (try? fileSystem.status(absolute(found.path))).flatMap({ $0.map(found.matches) }) != true {
+                    // An edited item in the way that changed or went since it was recorded.
+                    try reconcile([EngineInbox.Scope(path: found.path, subtree: false)])
+                    occupant = try readIndex { db in try db.item(at: server.path) }.flatMap { $0.recordName == name ? nil : $0 }
                 }
                 if var occupant {
                     try readEditedContent(&occupant)

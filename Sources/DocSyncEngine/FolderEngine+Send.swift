@@ -123,6 +123,10 @@ extension FolderEngine {
                 batchLimit = max(1, batchLimit / 2)
                 logger.notice("batch too large for the backend; splitting", metadata: ["items": "\(batchLimit)"])
                 continue
+            } catch where error.isTransient {
+                // The batch may have landed: its new records are remembered until they come back.
+                try noteUncertainSaves(batch.saves)
+                throw error
             }
             try await record(result, sent: slice.map(\.row), knownToken: batch.knownToken)
             noteDeletionsSent(batch.deletions.filter { result.deleted.contains($0.id) }.count)
@@ -177,6 +181,9 @@ extension FolderEngine {
     /// items: the notification of this save then finds nothing to fetch back.
     private func record(_ result: ModifyResult, sent: [IndexItem], knownToken: ChangeToken?) async throws(SyncError) {
         let sentRevision = Dictionary(sent.map { ($0.recordName, $0.revision) }, uniquingKeysWith: { a, _ in a })
+        let answered = result.saved.keys.map(\.recordName) + result.deleted.map(\.recordName)
+            + result.failed.filter { $0.value.code != .batchRequestFailed }.keys.map(\.recordName)
+        try forgetUncertainSaves(answered)
         try writeIndex { db in
             if let token = result.token, let knownToken, try db.changeToken() == knownToken {
                 try db.setChangeToken(token)
@@ -201,6 +208,8 @@ extension FolderEngine {
                 var server = error.serverRecord
                 if server == nil { server = try await backend.fetchRecords([id])[id] }
                 guard let server else { continue }
+                // This device's own earlier save, whose answer was lost: now acknowledged.
+                if try settleUncertainSaves(changed: [server]).contains(id.recordName) { continue }
                 // Deleted here, changed there: the edit wins; changed on both: merged.
                 try await applyRemoteChange(.saved(server))
             case .unknownItem:

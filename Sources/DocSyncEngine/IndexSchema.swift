@@ -125,6 +125,29 @@ enum IndexSchema {
                 CREATE INDEX item_pending ON item(pending, uploadingError, recordName, size) WHERE pending != 0;
                 """)
         }
+        migrator.registerMigration("v7: folder records waiting for their path") { db in
+            // A second folder record for a path this device's own folder (of a smaller record
+            // name) holds: the other devices drop theirs, but if the kept folder moves or goes
+            // first, the waiting one is placed (`FolderEngine.placeShadowedFolders`).
+            try db.execute(sql: """
+                CREATE TABLE shadowedFolder (
+                    recordName TEXT PRIMARY KEY NOT NULL,
+                    path TEXT NOT NULL,
+                    record BLOB NOT NULL             -- the record, compact-coded
+                ) WITHOUT ROWID;
+                """)
+        }
+        migrator.registerMigration("v8: new records whose save was never answered") { db in
+            // A save of a new record whose answer was lost may have landed: if the item is
+            // deleted here before the record comes back, the deletion is still sent
+            // (`FolderEngine+UncertainSaves`).
+            try db.execute(sql: """
+                CREATE TABLE uncertainSave (
+                    recordName TEXT PRIMARY KEY NOT NULL,
+                    record BLOB NOT NULL             -- the record as sent, compact-coded
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

@@ -85,6 +85,13 @@ extension Database {
         try IndexItem.fetchOne(cachedStatement(sql: "SELECT * FROM item WHERE path = ? AND pending != 2"), arguments: [path.string])
     }
 
+    /// Every row at `from` or beneath it now lies at `to` (a rename done on disk).
+    func movePaths(from: RelativePath, to: RelativePath) throws {
+        try execute(sql: """
+            UPDATE item SET path = ? || substr(path, ?) WHERE path = ? OR (path >= ? AND path < ?)
+            """, arguments: [to.string, from.string.utf8.count + 1, from.string, from.string + "/", from.string + "0"])
+    }
+
     /// The row at `path` of kind `kind` whose deletion is pending (not yet sent), if any.
     func itemPendingDeletion(at path: RelativePath, kind: RecordType) throws -> IndexItem? {
         try IndexItem.fetchOne(cachedStatement(sql: "SELECT * FROM item WHERE path = ? AND pending = 2 AND kind = ?"), arguments: [path.string, kind.rawValue])

@@ -32,32 +32,49 @@ public struct VersionStore: Sendable {
     /// Keeps the file at `absolutePath` (the content of `item`) in the store. With `move`,
     /// the file leaves the folder; otherwise it stays and the store gets a link or copy.
     /// Throws when the content could not be kept — the caller must then not touch the file.
+    ///
+    /// The kept name is durable when this returns, and with `move` so is the file's absence
+    /// from the folder (kept first, then gone: a power cut in between leaves it in both
+    /// places, never in neither).
     public func keep(
         _ absolutePath: String, item: IndexItem, reason: Reason, device: String, move: Bool, in db: Database
     ) throws {
         let now = self.now()
         let day = String(now.date.formatted(.iso8601.year().month().day()))
         let folder = directory.appendingPathComponent(day)
-        try fileSystem.makeDirectories(folder.path)
+        try makeDurably(folder)
         let stored = folder.appendingPathComponent("\(now.nanosecondsSince1970)-\(item.recordName)-\(item.path.name)")
         if move {
             do throws(FileSystemError) { try fileSystem.rename(absolutePath, to: stored.path) } catch {
                 // Another file system: copied, then removed.
                 guard error.code == EXDEV else { throw error }
                 try fileSystem.copyFile(absolutePath, to: stored.path)
+                try fileSystem.flushDirectory(folder.path)
                 try? fileSystem.removeFile(absolutePath)
             }
+            try fileSystem.flushDirectory(folder.path)
+            try fileSystem.flushDirectory((absolutePath as NSString).deletingLastPathComponent)
         } else {
             do throws(FileSystemError) { try fileSystem.hardLink(absolutePath, to: stored.path) } catch {
                 // No second name possible there: a copy.
                 guard [EXDEV, EPERM, EMLINK].contains(error.code) else { throw error }
                 try fileSystem.copyFile(absolutePath, to: stored.path)
             }
+            try fileSystem.flushDirectory(folder.path)
         }
         try db.execute(sql: """
             INSERT INTO version (recordName, path, savedAt, reason, device, size, file) VALUES (?, ?, ?, ?, ?, ?, ?)
             """, arguments: [item.recordName, item.path.string, now.nanosecondsSince1970, reason.rawValue, device, item.size,
                              stored.path.dropFirst(directory.path.count + 1).description])
+    }
+
+    /// Makes the directory `url` and any missing parent, each one's name durable.
+    private func makeDurably(_ url: URL) throws(FileSystemError) {
+        guard try fileSystem.status(url.path) == nil else { return }
+        let parent = url.deletingLastPathComponent()
+        if parent.path != url.path { try makeDurably(parent) }
+        do { try fileSystem.makeDirectory(url.path, mode: 0o700) } catch where error.code == EEXIST {}
+        try fileSystem.flushDirectory(parent.path)
     }
 
     /// Removes versions saved before `cutoff`; returns how many.

@@ -312,6 +312,7 @@ public final class MemoryFileSystem: FolderFileSystem, Sendable {
             let copy = state.nextInode
             state.nextInode += 1
             state.nodes[copy] = Node(kind: .file, mode: original.mode, modified: original.modified, content: original.content)
+            state.nodes[copy]!.durableContent = original.content
             state.nodes[directory]!.entries[name] = copy
             touch(directory, in: &state)
         }

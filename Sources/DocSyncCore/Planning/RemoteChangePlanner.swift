@@ -116,8 +116,9 @@ public enum RemoteChangePlanner {
     /// A new remote record and a different local item at the same path.
     private static func collision(_ local: LocalItem, _ server: Record, _ scope: RemoteChangeScope, _ settings: PlannerSettings) -> [SyncAction] {
         if local.type == .folder, server.type == .folder {
-            // Two folder records for one path: the smaller name stays, the other device drops its own.
-            if local.ancestor != nil, local.recordName < server.id.recordName { return [] }
+            // Two folder records for one path: the smaller name stays, the other device drops
+            // its own; until it has, the other record waits here for the path to be free.
+            if local.ancestor != nil, local.recordName < server.id.recordName { return [.shadow(server)] }
             return [.adopt(item: local.recordName, as: server)]
         }
         if local.ancestor == nil, local.type == server.type {

@@ -39,6 +39,10 @@ public enum SyncAction: Sendable, Hashable {
     case adopt(item: String, as: Record)
     /// The unindexed directory at `record.path` becomes the folder `record`.
     case adoptDirectory(Record)
+    /// The folder `record` shares its path with this device's own folder, whose smaller
+    /// record name keeps the path: it is remembered, and placed once the path is free (the
+    /// kept folder moved or went before the other devices dropped `record`).
+    case shadow(Record)
     /// The row of `item` goes (its deletion is done, or it never reached the server).
     case forget(item: String)
     /// `item` loses its acknowledged record: it is sent again as new (an edit that beat a

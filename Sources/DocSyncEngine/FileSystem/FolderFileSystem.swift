@@ -42,7 +42,8 @@ public protocol FolderFileSystem: Sendable {
     func makeSymlink(_ target: String, at path: String) throws(FileSystemError)
     /// A second name for the file at `source` (`EXDEV`, `EPERM`, `EMLINK` where that cannot be).
     func hardLink(_ source: String, to target: String) throws(FileSystemError)
-    /// A copy of the file at `source` at the new path `target`.
+    /// A copy of the file at `source` at the new path `target`, its content durable (its
+    /// name is not: flush the directory).
     func copyFile(_ source: String, to target: String) throws(FileSystemError)
     func setMode(_ path: String, _ mode: UInt32) throws(FileSystemError)
     /// Sets the modification time, never following a final symlink.

@@ -104,6 +104,10 @@ public struct PosixFileSystem: FolderFileSystem {
         do { try FileManager.default.copyItem(atPath: source, toPath: target) } catch {
             throw FileSystemError(((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError).map { Int32($0.code) } ?? EIO)
         }
+        let fd = open(target, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystemError(errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw FileSystemError(errno) }
     }
 
     public func setMode(_ path: String, _ mode: UInt32) throws(FileSystemError) {

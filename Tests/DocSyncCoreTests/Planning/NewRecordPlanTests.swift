@@ -57,7 +57,7 @@ import Testing
             PlannerCase("joining: an older link is not a stale copy", F.scope(.saved(lA), occupant: newLinkB, joining: true), [.moveAside(item: newLinkB.recordName, to: asideB), .place(lA)]),
             PlannerCase("joining: a synced document in the way is moved aside", F.scope(.saved(a), occupant: syncedB, joining: true), [.moveAside(item: syncedB.recordName, to: asideB), .place(a)]),
             PlannerCase("a synced folder with a larger name gives way to the record's", F.scope(.saved(dA), occupant: folderB), [.adopt(item: folderB.recordName, as: dA)]),
-            PlannerCase("a synced folder with a smaller name stays; the other device drops its own", F.scope(.saved(dB), occupant: syncedFolderA), []),
+            PlannerCase("a synced folder with a smaller name stays; the other record waits for the path", F.scope(.saved(dB), occupant: syncedFolderA), [.shadow(dB)]),
             PlannerCase("a new local folder adopts the record", F.scope(.saved(dA), occupant: newFolderB), [.adopt(item: newFolderB.recordName, as: dA)]),
             PlannerCase("a new local folder adopts the record even with a smaller name", F.scope(.saved(dB), occupant: F.local(F.folder("A", "a.txt"), .edited, ancestor: nil)),
                         [.adopt(item: F.name("A"), as: dB)]),

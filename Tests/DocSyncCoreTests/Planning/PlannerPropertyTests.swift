@@ -95,6 +95,8 @@ import Testing
                 case .place(let record, let over):
                     #expect(shown.contains(record.id.recordName), "\(context)")
                     if let over { #expect(over == scope.occupant?.recordName && scope.occupant?.ancestor == nil, "\(context)") }
+                case .shadow(let record):
+                    #expect(record.type == .folder && scope.occupant?.type == .folder, "only a folder waits for a folder's path: \(context)")
                 case .placePlaceholder, .keepInVersionStore, .adoptDirectory:
                     break
                 }

@@ -1,0 +1,84 @@
+import DocSyncCore
+import DocSyncStorage
+import Foundation
+import GRDB
+
+/// Saves sent but never answered: the connection failed after the request left, so each
+/// may have landed. A record that later comes back (fetched, or in a conflict's answer) with
+/// exactly the fields this device sent is this device's own save, not a change made
+/// elsewhere: it becomes the item's acknowledged record. Without this, an item deleted here
+/// before the answer was known comes back — its deletion, based on the older record, loses
+/// to what looks like another device's edit, or (a new record) nothing is sent at all and
+/// the record arrives as someone else's.
+extension FolderEngine {
+    /// Remembers `records` (just sent, unanswered).
+    func noteUncertainSaves(_ records: [DocSyncCore.Record]) throws(SyncError) {
+        guard !records.isEmpty else { return }
+        try writeIndex { db in
+            let statement = try db.cachedStatement(sql: "INSERT OR REPLACE INTO uncertainSave (recordName, record) VALUES (?, ?)")
+            for record in records { try statement.execute(arguments: [record.id.recordName, CompactCoding.encode(record)]) }
+        }
+    }
+
+    /// Forgets the remembered saves of `names`: a later save or deletion of each was answered.
+    func forgetUncertainSaves(_ names: [String]) throws(SyncError) {
+        guard !names.isEmpty,
+              try readIndex({ db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM uncertainSave)") ?? false })
+        else { return }
+        try writeIndex { db in
+            let forget = try db.cachedStatement(sql: "DELETE FROM uncertainSave WHERE recordName = ?")
+            for name in names { try forget.execute(arguments: [name]) }
+        }
+    }
+
+    /// Settles the remembered saves that `changed` and `deleted` (the server's records, and
+    /// its deletions) answer. Returns the names of the records found to be this device's own
+    /// saves: they are not applied as remote changes. Such a record becomes its item's
+    /// acknowledged one; for an item deleted here meanwhile (its row gone, as nothing had been
+    /// acknowledged) a pending deletion is made, sent conditionally on the server's tag.
+    @discardableResult
+    func settleUncertainSaves(changed: [DocSyncCore.Record], deleted: [String] = []) throws(SyncError) -> Set<String> {
+        guard !changed.isEmpty || !deleted.isEmpty,
+              try readIndex({ db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM uncertainSave)") ?? false })
+        else { return [] }
+        return try writeIndex { db in
+            let forget = try db.cachedStatement(sql: "DELETE FROM uncertainSave WHERE recordName = ?")
+            var sent: [String: DocSyncCore.Record] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT recordName, record FROM uncertainSave") {
+                let name: String = row["recordName"]
+                if let record = try? CompactCoding.decodeRecord(row["record"] as Data) { sent[name] = record } else { try forget.execute(arguments: [name]) }
+            }
+            for name in deleted where sent[name] != nil { try forget.execute(arguments: [name]) }
+            var own = Set<String>()
+            for record in changed {
+                let name = record.id.recordName
+                guard let mine = sent[name] else { continue }
+                try forget.execute(arguments: [name])
+                guard sameFields(record, mine) else { continue }
+                own.insert(name)
+                if var row = try db.item(named: name) {
+                    // This device's own save: its answer, at last.
+                    row.acked = record
+                    try row.update(db)
+                    continue
+                }
+                // Deleted here before the answer came: the deletion is sent after all.
+                let kind: FileStat.Kind = switch record.type {
+                case .folder: .directory
+                case .symlink: .symlink
+                case .document: .file
+                }
+                var row = IndexItem(recordName: name, path: record.path, kind: record.type,
+                                    stat: FileStat(kind: kind, size: record.size, modified: record.modified, inode: 0, device: 0, mode: record.mode))
+                row.take(record)
+                row.acked = record
+                row.pending = .delete
+                row.needsRead = false
+                try row.insert(db)
+                logger.info("a save whose answer was lost landed; the item was deleted here since, so its deletion is sent",
+                            metadata: ["path": "\(record.path)", "record": "\(name)"])
+            }
+            return own
+        }
+    }
+}
