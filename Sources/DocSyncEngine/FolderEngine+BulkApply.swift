@@ -43,6 +43,10 @@ extension FolderEngine {
                 continue
             }
         }
+        // Every new name durable before the index records it (one flush per directory).
+        for directory in Set(rows.map { String(Materializer.directory(of: absolute($0.row.path))) }).sorted() {
+            try? fileSystem.flushDirectory(directory)
+        }
         let applied = Set(rows.map(\.row.recordName))
         let storeToken = complete && applied.count == ordered.count
         try writeIndex { db in

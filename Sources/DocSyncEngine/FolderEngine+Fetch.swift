@@ -19,7 +19,7 @@ extension FolderEngine {
         let joining = fromScratch && !anythingAcknowledged
         joiningNow.withLock { $0 = joining }
         defer { joiningNow.withLock { $0 = false } }
-        var seen = Set<String>()
+        if fromScratch { try beginRefetch() }
         var next: Task<Result<ChangeSet, SyncError>, Never>?
         defer { next?.cancel() }
         while true {
@@ -30,20 +30,17 @@ extension FolderEngine {
                 $0.pendingDownloads = page.changed.count
                 $0.pendingDownloadBytes = page.changed.reduce(0) { $0 + $1.size }
             }
+            try confirmSeen(page.changed)
             var tokenStored = false
             if configuration.direction != .sendOnly {
                 tokenStored = try await apply(page)
             }
-            if fromScratch { seen.formUnion(page.changed.map(\.id.recordName)) }
             if !tokenStored { try storeToken(page.token) }
             token = page.token
             live.withLock { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 }
             if !page.moreComing { break }
         }
-        if fromScratch {
-            try await settleUnseen(seen)
-            try forgetShadowedFolders(notIn: seen)
-        }
+        try await settleUnseen()
         try sendStrandedItems()
         try await placeShadowedFolders()
         claimCreatedDirectories()
@@ -141,38 +138,13 @@ extension FolderEngine {
         }
     }
 
-    /// After a fetch from scratch (token expired, zone recreated), the acknowledged items the
-    /// server did not send: those its Recently Deleted lists were deleted elsewhere while the
-    /// token was stale, and are applied as remote deletions (SPEC §4a); the others the server
-    /// forgot, and are sent again rather than deleted: nothing is lost.
-    private func settleUnseen(_ seen: Set<String>) async throws(SyncError) {
-        let unseen = try readIndex { db in
-            try String.fetchAll(db, sql: "SELECT recordName FROM item WHERE acked IS NOT NULL").filter { !seen.contains($0) }
-        }
-        var deletedElsewhere = Set<String>()
-        if !unseen.isEmpty {
-            do {
-                deletedElsewhere = Set(try await backend.listDeleted(in: configuration.zone, since: nil).map(\.record.id.recordName))
-            } catch where error.isTransient {
-                throw error
-            } catch {
-                // A backend that keeps no Recently Deleted: what it did not send is sent again.
-                logger.warning("cannot list Recently Deleted; items the server did not send are sent again", metadata: ["error": "\(error)"])
-            }
-        }
-        let rows = try readIndex { db in try unseen.filter(deletedElsewhere.contains).compactMap { try db.item(named: $0) } }
-        for row in rows.sorted(by: { $0.path.depth > $1.path.depth }) {
-            try await applyRemoteDeletion(row.recordName)
-        }
-        try writeIndex { db in try forgetAcknowledgements(db, except: seen.union(deletedElsewhere)) }
-    }
-
     /// Items the server acknowledged but no longer has become new again (sent without a
     /// change tag, chunks checked again); pending deletions of them are simply done.
-    private func forgetAcknowledgements(_ db: Database, except kept: Set<String> = []) throws {
-        let names = try String.fetchAll(db, sql: "SELECT recordName FROM item WHERE acked IS NOT NULL").filter { !kept.contains($0) }
+    /// `only` limits it to those items (default: every acknowledged item).
+    func forgetAcknowledgements(_ db: Database, only: [String]? = nil) throws {
+        let names = try only ?? String.fetchAll(db, sql: "SELECT recordName FROM item WHERE acked IS NOT NULL")
         for name in names {
-            guard var row = try db.item(named: name) else { continue }
+            guard var row = try db.item(named: name), row.acked != nil else { continue }
             if row.isPlaceholder {
                 // Its content was only on the server: nothing is left to show or send.
                 if let placeholder = Placeholder.path(for: row.path) { try? fileSystem.removeFile(absolute(placeholder)) }

@@ -57,8 +57,9 @@ extension FolderEngine {
                 scope.item = localItem(known)
                 rows[name] = known
             }
-            // What is at the record's path, when the item is not there already.
-            if row?.path != server.path {
+            // What is at the record's path, when the item is not there already (a deleted
+            // item is not, wherever its row says it was).
+            if row?.path != server.path || row?.pending == .delete {
                 var occupant = try readIndex { db in try db.item(at: server.path) }.flatMap { $0.recordName == name ? nil : $0 }
                 if occupant == nil, let found = try? fileSystem.status(absolute(server.path)) {
                     if found.kind == .directory, server.type == .folder, row == nil {
@@ -67,6 +68,11 @@ extension FolderEngine {
                         // Something the index does not know yet: record it first.
                         try reconcile([EngineInbox.Scope(path: server.path, subtree: false)])
                         occupant = try readIndex { db in try db.item(at: server.path) }.flatMap { $0.recordName == name ? nil : $0 }
+                        if occupant == nil {
+                            let rows = try readIndex { db in try IndexItem.fetchAll(db, sql: "SELECT * FROM item WHERE path = ?", arguments: [server.path.string]) }
+                            logger.debug("an item the index does not claim is in a record's way", metadata: [
+                                "path": "\(server.path)", "kind": "\(found.kind)", "rows": "\(rows.map { "\($0.recordName) pending \($0.pending)" })"])
+                        }
                     }
                 }
                 if let found = occupant, found.pending == .save, !found.isPlaceholder,
@@ -103,7 +109,8 @@ extension FolderEngine {
         case .delete: change = .deleted
         }
         return LocalItem(recordName: row.recordName, change: change, isPlaceholder: row.isPlaceholder, ancestor: row.acked,
-                         observed: row.record(zone: configuration.zone, device: configuration.device))
+                         observed: row.record(zone: configuration.zone, device: configuration.device),
+                         onlyMovedAside: change == .edited && ((try? onlyMovedAside(row)) ?? false))
     }
 
     /// Whether live items (not pending deletion) lie beneath the folder `row`.

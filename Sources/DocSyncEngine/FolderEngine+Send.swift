@@ -183,7 +183,7 @@ extension FolderEngine {
         let sentRevision = Dictionary(sent.map { ($0.recordName, $0.revision) }, uniquingKeysWith: { a, _ in a })
         let answered = result.saved.keys.map(\.recordName) + result.deleted.map(\.recordName)
             + result.failed.filter { $0.value.code != .batchRequestFailed }.keys.map(\.recordName)
-        try forgetUncertainSaves(answered)
+        try forgetAnswered(answered)
         try writeIndex { db in
             if let token = result.token, let knownToken, try db.changeToken() == knownToken {
                 try db.setChangeToken(token)
@@ -213,6 +213,13 @@ extension FolderEngine {
                 // Deleted here, changed there: the edit wins; changed on both: merged.
                 try await applyRemoteChange(.saved(server))
             case .unknownItem:
+                if try onlyMovedAside(row) {
+                    // Deleted elsewhere, and only moved aside here by the engine: nobody
+                    // edited it, so the deletion wins (the file goes to the version store).
+                    try deleteToVersionStore(row)
+                    try forgetAnswered([row.recordName])
+                    continue
+                }
                 row.acked = nil  // deleted on the server meanwhile; the edit wins and is saved anew
                 let final = row
                 try writeIndex { db in try final.update(db) }

@@ -27,13 +27,6 @@ extension FolderEngine {
         }
     }
 
-    /// After a fetch from scratch: forgets the waiting records the server no longer has
-    /// (their deletions may have been among the tombstones an expired token missed).
-    func forgetShadowedFolders(notIn seen: Set<String>) throws(SyncError) {
-        let waiting = try readIndex { db in try String.fetchAll(db, sql: "SELECT recordName FROM shadowedFolder") }
-        try forgetShadowedFolders(waiting.filter { !seen.contains($0) })
-    }
-
     /// Places the waiting folder records whose path no folder of this device holds any more,
     /// through the planner as new records; drops those that became items here meanwhile.
     func placeShadowedFolders() async throws(SyncError) {

@@ -20,14 +20,19 @@ extension FolderEngine {
         }
     }
 
-    /// Forgets the remembered saves of `names`: a later save or deletion of each was answered.
-    func forgetUncertainSaves(_ names: [String]) throws(SyncError) {
-        guard !names.isEmpty,
-              try readIndex({ db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM uncertainSave)") ?? false })
-        else { return }
+    /// Forgets what was remembered of `names` until an answer came (an uncertain save, a
+    /// move aside): a later save or deletion of each was answered.
+    func forgetAnswered(_ names: [String]) throws(SyncError) {
+        guard !names.isEmpty, try readIndex({ db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM uncertainSave) OR EXISTS (SELECT 1 FROM movedAside)") ?? false
+        }) else { return }
         try writeIndex { db in
-            let forget = try db.cachedStatement(sql: "DELETE FROM uncertainSave WHERE recordName = ?")
-            for name in names { try forget.execute(arguments: [name]) }
+            let uncertain = try db.cachedStatement(sql: "DELETE FROM uncertainSave WHERE recordName = ?")
+            let movedAside = try db.cachedStatement(sql: "DELETE FROM movedAside WHERE recordName = ?")
+            for name in names {
+                try uncertain.execute(arguments: [name])
+                try movedAside.execute(arguments: [name])
+            }
         }
     }
 

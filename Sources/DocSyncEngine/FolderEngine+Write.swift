@@ -31,6 +31,7 @@ extension FolderEngine {
                 guard let stat = try? fileSystem.status(target), stat.kind == .directory else { return .targetChanged }
             }
             try? fileSystem.setMode(target, record.mode)
+            try? fileSystem.flushDirectory(String(Materializer.directory(of: target)))
             createdDirectories.withLock { _ = $0.remove(path) }
             guard let stat = try? fileSystem.status(target) else { return .targetChanged }
             return .written(stat, chunks: nil)
@@ -194,6 +195,9 @@ extension FolderEngine {
         }
         guard unchanged else {
             try? fileSystem.removeFile(temporary)
+            logger.debug("the place of a remote change changed before the write", metadata: [
+                "path": "\(path)", "found": "\(current.map { "\($0.kind) inode \($0.inode) size \($0.size)" } ?? "nothing")",
+                "expected": "\(expected.map { "\($0.recordName) pending \($0.pending) at \($0.path) inode \($0.inode) size \($0.size)" } ?? "nothing")"])
             return .targetChanged
         }
         if let current, let expected, let reason, current.kind == .file {
@@ -208,6 +212,9 @@ extension FolderEngine {
             try? fileSystem.removeFile(temporary)
             throw Materializer.failure("replace", path.string, error)
         }
+        // The new name durable before the index says the file is here: a power cut must not
+        // leave the index naming a file the disk lost (the scan would send its deletion).
+        try? fileSystem.flushDirectory(String(Materializer.directory(of: target)))
         return .written(written, chunks: nil)
     }
 

@@ -148,6 +148,21 @@ enum IndexSchema {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v9: items the engine moved aside, records a refetch has not seen yet") { db in
+            // An item moved aside to a conflict name by the engine, not by a person: if its
+            // record turns out deleted elsewhere, the deletion wins (`FolderEngine+MovedAside`).
+            // While a fetch from scratch runs (it may be cut short and go on later), the
+            // records known here that it has not sent yet (`FolderEngine+Refetch`).
+            try db.execute(sql: """
+                CREATE TABLE movedAside (
+                    recordName TEXT PRIMARY KEY NOT NULL,
+                    path TEXT NOT NULL               -- where the engine put it
+                ) WITHOUT ROWID;
+                CREATE TABLE unconfirmed (
+                    recordName TEXT PRIMARY KEY NOT NULL
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

@@ -23,7 +23,8 @@ enum Materializer {
 
     /// Creates the missing directories of `path`'s parent chain under `root`, refusing any
     /// component that is a symlink or not a directory (a remote path must not lead outside
-    /// the folder). Returns the directories it created, outermost first.
+    /// the folder). Returns the directories it created, outermost first; their names are
+    /// durable.
     static func makeParents(of path: RelativePath, root: String, in fs: any FolderFileSystem, mode: UInt32 = 0o755) throws(SyncError) -> [RelativePath] {
         var created: [RelativePath] = []
         var current: RelativePath?
@@ -38,6 +39,7 @@ enum Materializer {
                 do { try fs.makeDirectory(absolute, mode: mode) } catch where error.code == EEXIST {} catch {
                     throw failure("create the folder", next.string, error)
                 }
+                try? fs.flushDirectory(current.map { root + "/" + $0.string } ?? root)
                 created.append(next)
             }
             current = next
@@ -109,8 +111,19 @@ enum Materializer {
 
     /// Moves `source` to `target` only if nothing is at `target`: returns 0, or the `errno`
     /// (`EEXIST` when something is there, `ENOENT` when `source` is gone).
+    ///
+    /// A move between two directories is made durable: the target's directory first, then
+    /// the source's. A power cut then leaves the item at one of its names, never at neither
+    /// (each directory's entries become durable on their own: a flush of the source's
+    /// directory by anyone, the person's editor say, would otherwise make the item's absence
+    /// there durable before its new name).
     static func moveIfFree(_ source: String, _ target: String, in fs: any FolderFileSystem) -> Int32 {
         do { try fs.renameIfFree(source, to: target) } catch { return error.code }
+        let from = (source as NSString).deletingLastPathComponent, to = (target as NSString).deletingLastPathComponent
+        if from != to {
+            try? fs.flushDirectory(to)
+            try? fs.flushDirectory(from)
+        }
         return 0
     }
 }

@@ -1,31 +1,10 @@
-/// Seeds of the default range (1...200) that fail today, each named by the bug it shows
-/// (issue 24, point 5). Each runs under `withKnownIssue`, so the suite stays green while the
-/// failure is still printed with its seed and log; a fixed seed moves to `RegressionSeeds`.
-/// Triage so far (`DOCSYNC_SEED=N DOCSYNC_SIM_PRINT=1 DOCSYNC_SIM_LOG=debug`):
+/// Seeds that fail today on a bug not yet fixed, each named by the bug it shows (issue 24,
+/// point 5). Each runs under `withKnownIssue`, so the suite stays green while the failure is
+/// still printed with its seed and log; a fixed seed moves to `RegressionSeeds`. Triage:
+/// `DOCSYNC_SEED=N DOCSYNC_SIM_PRINT=/tmp/sim DOCSYNC_SIM_LOG=trace`.
 enum KnownIssues {
-    /// A write ends on no disk and in no version store. Not yet traced (seeds 13, 34, 120,
-    /// 169, 186; the version store's own durability was the cause in seeds 31, 32, 45, 101).
-    static let lost = "a write on no disk and in no version store (not yet traced)"
-    /// Deleted content comes back, in seeds 73 and 186 under a folder kept as a conflict copy.
-    /// Not yet traced.
-    static let back = "deleted content comes back under a folder kept as a conflict copy (not yet traced)"
-    /// After settling, a device's tree differs from the store's records. Seed 125: a file on
-    /// one device that the store does not have. Not yet traced.
-    static let tree = "a device's tree differs from the store after settling: a file the store lacks (seed 125, not yet traced)"
-    /// The devices do not settle within the healing budget. Not yet traced.
-    static let settle = "the devices do not settle after healing (not yet traced)"
-
-    /// Seed → the bug it shows.
-    static let bugs: [UInt64: String] = [
-        13: lost,
-        34: lost,
-        58: settle,
-        73: back,
-        120: lost,
-        125: tree,
-        169: lost,
-        186: lost,
-    ]
+    /// Seed → the bug it shows. Empty: every seed of the default range passes.
+    static let bugs: [UInt64: String] = [:]
 }
 
 /// Seeds that once failed and were fixed: run on every `make test`, named by what they found.
@@ -35,6 +14,7 @@ enum RegressionSeeds {
     static let ownLostSave = "a save whose answer was lost, then the item deleted: the deletion lost to the device's own save, taken for another device's edit"
     static let ledgerLineage = "the ledger took a move made on an older version of a record as no competition for a deletion of a newer one (SPEC §4 merges the two; the ledger now follows a record's paths)"
     static let ledgerTiming = "the ledger let a device's earlier deletion cancel its own later move of the content that came back (it now compares each device's last touch with its last deletion)"
+    static let placementDurability = "a file the engine placed or moved was lost in a power cut with the person's later edit of it: its directory was never flushed"
     static let notSettling = "did not settle after healing (settles since second folder records wait for their path and a folder merging into a directory made for its items keeps taken names beside)"
 
     static let fixed: [UInt64: String] = [
@@ -42,16 +22,20 @@ enum RegressionSeeds {
         3: "a chunk damaged at rest made every download fail forever (the store's operator now restores it at healing; an engine cannot yet repair it)",
         5: "a save that failed on a full disk deleted the file first (the simulation's editor now saves by rename)",
         6: notSettling,
+        13: placementDurability,
         22: secondFolderRecord,
-        24: ledgerTiming,
         23: secondFolderRecord,
+        24: ledgerTiming,
         30: ledgerLineage,
         31: versionStoreDurability,
         32: versionStoreDurability,
+        34: placementDurability,
         45: versionStoreDurability,
         54: "a remote folder move onto a directory the engine had made for its items retried forever (it now merges into it)",
         56: secondFolderRecord,
+        58: "a record edited elsewhere over a local deletion never came back: another file had taken the deleted item's path, and nothing moved it aside",
         62: ownLostSave,
+        73: placementDurability,
         75: secondFolderRecord,
         79: ledgerLineage,
         89: ledgerLineage,
@@ -62,17 +46,22 @@ enum RegressionSeeds {
         101: versionStoreDurability,
         104: notSettling,
         118: notSettling,
+        120: placementDurability,
+        125: "a fetch from scratch cut short by a rate limit never settled the records it had not sent: one deleted elsewhere stayed on a device",
         137: ledgerLineage,
         142: ledgerLineage,
         156: ledgerTiming,
         163: versionStoreDurability,
         168: ledgerLineage,
+        169: placementDurability,
         170: "a folder whose record moved inside its own old place (two devices' moves forming a cycle) retried its move forever",
         171: secondFolderRecord,
         174: "a waiting second folder record deleted while the change token expired was placed after the refetch",
         176: ledgerLineage,
         178: secondFolderRecord,
+        186: placementDurability,
         192: ownLostSave,
         195: ledgerLineage,
+        199: "an item the engine only moved aside to a conflict name came back after another device deleted it",
     ]
 }

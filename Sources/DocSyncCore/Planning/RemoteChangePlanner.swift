@@ -14,7 +14,8 @@
 ///   (`ThreeWayMerge`, following the policy), the losing content kept in the version store
 ///   or beside as a conflict copy;
 /// - **the edit beats the delete**: a record changed elsewhere comes back over a local
-///   deletion; a local edit survives a remote deletion and is sent again as new;
+///   deletion; a local edit survives a remote deletion and is sent again as new (an item
+///   the engine only moved aside is no edit: the deletion wins);
 /// - a remote deletion moves the file to the version store; a folder that still holds live
 ///   items stays and is sent again.
 public enum RemoteChangePlanner {
@@ -155,7 +156,8 @@ public enum RemoteChangePlanner {
 
     /// The item's record was deleted on another device.
     private static func planDeletion(of item: LocalItem, hasLiveChildren: Bool) -> [SyncAction] {
-        switch item.change {
+        // Moved aside by the engine only: no edit of anyone's competes with the deletion.
+        switch item.onlyMovedAside ? .none : item.change {
         case .deleted:
             return [.forget(item: item.recordName)]
         case .edited:

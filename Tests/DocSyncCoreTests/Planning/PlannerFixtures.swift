@@ -46,6 +46,13 @@ enum Fixture {
         return LocalItem(recordName: observed.id.recordName, change: change, isPlaceholder: placeholder, ancestor: ancestor, observed: seen)
     }
 
+    /// An item the engine moved aside to `observed`'s path, otherwise as acknowledged.
+    static func movedAside(_ observed: Record, ancestor: Record) -> LocalItem {
+        var item = local(observed, .edited, ancestor: ancestor)
+        item.onlyMovedAside = true
+        return item
+    }
+
     /// An item as the server acknowledged it, unchanged here.
     static func synced(_ record: Record, placeholder: Bool = false) -> LocalItem {
         local(record, .none, ancestor: record, placeholder: placeholder)
