@@ -124,7 +124,7 @@ extension FolderEngine {
                 logger.notice("batch too large for the backend; splitting", metadata: ["items": "\(batchLimit)"])
                 continue
             } catch where error.isTransient {
-                // The batch may have landed: its new records are remembered until they come back.
+                // The batch may have landed: its saves are remembered until an answer comes.
                 try noteUncertainSaves(batch.saves)
                 throw error
             }
@@ -181,9 +181,9 @@ extension FolderEngine {
     /// items: the notification of this save then finds nothing to fetch back.
     private func record(_ result: ModifyResult, sent: [IndexItem], knownToken: ChangeToken?) async throws(SyncError) {
         let sentRevision = Dictionary(sent.map { ($0.recordName, $0.revision) }, uniquingKeysWith: { a, _ in a })
-        let answered = result.saved.keys.map(\.recordName) + result.deleted.map(\.recordName)
-            + result.failed.filter { $0.value.code != .batchRequestFailed }.keys.map(\.recordName)
-        try forgetAnswered(answered)
+        // What was remembered until an answer came is done with (a conflict's answer is
+        // matched against it first, below).
+        try forgetAnswered(result.saved.keys.map(\.recordName) + result.deleted.map(\.recordName))
         try writeIndex { db in
             if let token = result.token, let knownToken, try db.changeToken() == knownToken {
                 try db.setChangeToken(token)

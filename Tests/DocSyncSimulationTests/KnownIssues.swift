@@ -3,8 +3,18 @@
 /// still printed with its seed and log; a fixed seed moves to `RegressionSeeds`. Triage:
 /// `DOCSYNC_SEED=N DOCSYNC_SIM_PRINT=/tmp/sim DOCSYNC_SIM_LOG=trace`.
 enum KnownIssues {
-    /// Seed → the bug it shows. Empty: every seed of the default range passes.
-    static let bugs: [UInt64: String] = [:]
+    /// Deleted content comes back. Seed 721: a new record's save whose answer was lost is
+    /// sent again after another device deleted the record; a save without a change tag
+    /// creates it anew, since a backend cannot tell that retry from a first creation. The
+    /// others not yet traced (several under folders moved or kept as conflict copies).
+    static let back = "deleted content comes back (seed 721: a retried create of a record deleted elsewhere meanwhile re-creates it; others not yet traced)"
+
+    /// Seed → the bug it shows. None of the default range (1...200); these are from
+    /// `make soak SEEDS=1000 FIRST=201`.
+    static let bugs: [UInt64: String] = [
+        212: back, 429: back, 573: back, 578: back, 609: back, 611: back, 627: back, 629: back, 631: back, 640: back,
+        653: back, 701: back, 721: back, 745: back, 748: back, 758: back, 898: back, 906: back, 1087: back, 1116: back,
+    ]
 }
 
 /// Seeds that once failed and were fixed: run on every `make test`, named by what they found.
