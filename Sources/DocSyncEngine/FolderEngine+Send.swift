@@ -103,7 +103,9 @@ extension FolderEngine {
         let page = uploaded.page
         let started = ContinuousClock.now
         let changedMeanwhile = try changedSincePrepared(page)
-        let saves = page.saves.filter { !changedMeanwhile.contains($0.recordName) && !uploaded.unsent.contains($0.recordName) }
+        var saves = page.saves.filter { !changedMeanwhile.contains($0.recordName) && !uploaded.unsent.contains($0.recordName) }
+        let deletedElsewhere = try await dropCreatesDeletedElsewhere(saves)
+        if !deletedElsewhere.isEmpty { saves.removeAll { deletedElsewhere.contains($0.recordName) } }
         let deletions = page.deletions.filter { !changedMeanwhile.contains($0.recordName) }
         var items = saves.map { (row: $0, delete: false) } + deletions.map { (row: $0, delete: true) }
         while !items.isEmpty {

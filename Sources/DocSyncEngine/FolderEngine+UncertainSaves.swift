@@ -86,4 +86,47 @@ extension FolderEngine {
             return own
         }
     }
+
+    /// Before new records are sent after an unanswered save of them: a record whose earlier
+    /// save landed and was then deleted on another device (the store has no live record and
+    /// Recently Deleted lists it) is not created anew by the retry — a backend cannot tell
+    /// that retry from a first creation. Unless the item changed here since, the deletion
+    /// wins: its file goes to the version store. Returns the names left out of the batch.
+    func dropCreatesDeletedElsewhere(_ rows: [IndexItem]) async throws(SyncError) -> Set<String> {
+        let names = rows.filter { $0.acked == nil && $0.pending == .save }.map(\.recordName)
+        guard !names.isEmpty,
+              try readIndex({ db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM uncertainSave)") ?? false })
+        else { return [] }
+        let remembered: [String: DocSyncCore.Record] = try readIndex { db in
+            var found: [String: DocSyncCore.Record] = [:]
+            let statement = try db.cachedStatement(sql: "SELECT record FROM uncertainSave WHERE recordName = ?")
+            for name in names {
+                if let data = try Data.fetchOne(statement, arguments: [name]), let record = try? CompactCoding.decodeRecord(data) { found[name] = record }
+            }
+            return found
+        }
+        guard !remembered.isEmpty else { return [] }
+        let live = try await backend.fetchRecords(remembered.keys.sorted().map { RecordID(zone: configuration.zone, recordName: $0) })
+        let absent = remembered.filter { live[RecordID(zone: configuration.zone, recordName: $0.key)] == nil }
+        guard !absent.isEmpty else { return [] }
+        let deletedElsewhere: Set<String>
+        do {
+            deletedElsewhere = Set(try await backend.listDeleted(in: configuration.zone, since: nil).map(\.record.id.recordName))
+        } catch where error.isTransient {
+            throw error
+        } catch {
+            return []  // a backend that keeps no Recently Deleted: the retry goes ahead
+        }
+        var dropped = Set<String>()
+        for (name, mine) in absent.sorted(by: { $0.key < $1.key }) where deletedElsewhere.contains(name) {
+            guard let current = try readIndex({ db in try db.item(named: name) }), current.kind != .folder, current.acked == nil, current.pending == .save,
+                  sameFields(current.record(zone: configuration.zone, device: configuration.device), mine) else { continue }
+            logger.info("a save whose answer was lost landed and was deleted on another device since; the deletion wins",
+                        metadata: ["path": "\(current.path)", "record": "\(name)"])
+            try deleteToVersionStore(current)
+            try forgetAnswered([name])
+            dropped.insert(name)
+        }
+        return dropped
+    }
 }

@@ -3,17 +3,14 @@
 /// still printed with its seed and log; a fixed seed moves to `RegressionSeeds`. Triage:
 /// `DOCSYNC_SEED=N DOCSYNC_SIM_PRINT=/tmp/sim DOCSYNC_SIM_LOG=trace`.
 enum KnownIssues {
-    /// Deleted content comes back. Seed 721: a new record's save whose answer was lost is
-    /// sent again after another device deleted the record; a save without a change tag
-    /// creates it anew, since a backend cannot tell that retry from a first creation. The
-    /// others not yet traced (several under folders moved or kept as conflict copies).
-    static let back = "deleted content comes back (seed 721: a retried create of a record deleted elsewhere meanwhile re-creates it; others not yet traced)"
+    /// Deleted content comes back. Not yet traced; several under folders moved or kept as
+    /// conflict copies.
+    static let back = "deleted content comes back (not yet traced)"
 
     /// Seed → the bug it shows. None of the default range (1...200); these are from
     /// `make soak SEEDS=1000 FIRST=201`.
     static let bugs: [UInt64: String] = [
-        212: back, 429: back, 573: back, 578: back, 609: back, 611: back, 627: back, 629: back, 631: back, 640: back,
-        653: back, 701: back, 721: back, 745: back, 748: back, 758: back, 898: back, 906: back, 1087: back, 1116: back,
+        212: back, 573: back, 578: back, 627: back, 631: back, 640: back, 701: back, 748: back, 898: back, 1116: back,
     ]
 }
 
@@ -25,6 +22,7 @@ enum RegressionSeeds {
     static let ledgerLineage = "the ledger took a move made on an older version of a record as no competition for a deletion of a newer one (SPEC §4 merges the two; the ledger now follows a record's paths)"
     static let ledgerTiming = "the ledger let a device's earlier deletion cancel its own later move of the content that came back (it now compares each device's last touch with its last deletion)"
     static let placementDurability = "a file the engine placed or moved was lost in a power cut with the person's later edit of it: its directory was never flushed"
+    static let retriedCreate = "a new record's save whose answer was lost was sent again after another device had deleted the record, and created it anew (found by the soak past seed 200; traced in seed 721)"
     static let notSettling = "did not settle after healing (settles since second folder records wait for their path and a folder merging into a directory made for its items keeps taken names beside)"
 
     static let fixed: [UInt64: String] = [
@@ -73,5 +71,15 @@ enum RegressionSeeds {
         192: ownLostSave,
         195: ledgerLineage,
         199: "an item the engine only moved aside to a conflict name came back after another device deleted it",
+        429: retriedCreate,
+        609: retriedCreate,
+        611: retriedCreate,
+        629: retriedCreate,
+        653: retriedCreate,
+        721: retriedCreate,
+        745: retriedCreate,
+        758: retriedCreate,
+        906: retriedCreate,
+        1087: retriedCreate,
     ]
 }
