@@ -8,9 +8,12 @@ enum KnownIssues {
     static let back = "deleted content comes back (not yet traced)"
 
     /// Seed → the bug it shows. None of the default range (1...200); these are from
-    /// `make soak SEEDS=1000 FIRST=201`.
+    /// `make soak SEEDS=1000 FIRST=201`. 280, 336, 643 and 1152 passed in the soak before the
+    /// retried create was checked; not traced (the check's store requests can change a run's
+    /// interleaving, and so can which saves are remembered as uncertain).
     static let bugs: [UInt64: String] = [
-        212: back, 573: back, 578: back, 627: back, 631: back, 640: back, 701: back, 748: back, 898: back, 1116: back,
+        212: back, 280: back, 336: back, 573: back, 578: back, 627: back, 631: back, 640: back, 643: back, 701: back,
+        748: back, 898: back, 1116: back, 1152: back,
     ]
 }
 
