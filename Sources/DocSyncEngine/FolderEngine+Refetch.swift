@@ -27,7 +27,7 @@ extension FolderEngine {
     }
 
     private func anyUnconfirmed() throws(SyncError) -> Bool {
-        try readIndex { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM unconfirmed)") ?? false }
+        try readIndex { db in try db.hasRows("unconfirmed") }
     }
 
     /// After a complete fetch: the records a fetch from scratch never sent. Those Recently
@@ -55,9 +55,9 @@ extension FolderEngine {
         for row in rows.sorted(by: { $0.path.depth > $1.path.depth }) {
             try await applyRemoteDeletion(row.recordName)
         }
-        try forgetShadowedFolders(unseen)
         try writeIndex { db in
             try forgetAcknowledgements(db, only: acknowledged.filter { !deletedElsewhere.contains($0) })
+            try db.execute(sql: "DELETE FROM shadowedFolder WHERE recordName IN (SELECT recordName FROM unconfirmed)")
             try db.execute(sql: "DELETE FROM unconfirmed")
         }
     }

@@ -20,7 +20,7 @@ extension FolderEngine {
 
     /// Forgets the waiting records among `names` (deleted on the server).
     func forgetShadowedFolders(_ names: [String]) throws(SyncError) {
-        guard !names.isEmpty else { return }
+        guard !names.isEmpty, try readIndex({ db in try db.hasRows("shadowedFolder") }) else { return }
         try writeIndex { db in
             let statement = try db.cachedStatement(sql: "DELETE FROM shadowedFolder WHERE recordName = ?")
             for name in names { try statement.execute(arguments: [name]) }

@@ -23,9 +23,7 @@ extension FolderEngine {
     /// Forgets what was remembered of `names` until an answer came (an uncertain save, a
     /// move aside): a later save or deletion of each was answered.
     func forgetAnswered(_ names: [String]) throws(SyncError) {
-        guard !names.isEmpty, try readIndex({ db in
-            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM uncertainSave) OR EXISTS (SELECT 1 FROM movedAside)") ?? false
-        }) else { return }
+        guard !names.isEmpty, try readIndex({ db in try db.hasRows("uncertainSave") || db.hasRows("movedAside") }) else { return }
         try writeIndex { db in
             let uncertain = try db.cachedStatement(sql: "DELETE FROM uncertainSave WHERE recordName = ?")
             let movedAside = try db.cachedStatement(sql: "DELETE FROM movedAside WHERE recordName = ?")
@@ -44,7 +42,7 @@ extension FolderEngine {
     @discardableResult
     func settleUncertainSaves(changed: [DocSyncCore.Record], deleted: [String] = []) throws(SyncError) -> Set<String> {
         guard !changed.isEmpty || !deleted.isEmpty,
-              try readIndex({ db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM uncertainSave)") ?? false })
+              try readIndex({ db in try db.hasRows("uncertainSave") })
         else { return [] }
         return try writeIndex { db in
             let forget = try db.cachedStatement(sql: "DELETE FROM uncertainSave WHERE recordName = ?")
@@ -68,13 +66,8 @@ extension FolderEngine {
                     continue
                 }
                 // Deleted here before the answer came: the deletion is sent after all.
-                let kind: FileStat.Kind = switch record.type {
-                case .folder: .directory
-                case .symlink: .symlink
-                case .document: .file
-                }
                 var row = IndexItem(recordName: name, path: record.path, kind: record.type,
-                                    stat: FileStat(kind: kind, size: record.size, modified: record.modified, inode: 0, device: 0, mode: record.mode))
+                                    stat: FileStat(kind: FileStat.Kind(record.type), size: record.size, modified: record.modified, inode: 0, device: 0, mode: record.mode))
                 row.take(record)
                 row.acked = record
                 row.pending = .delete
@@ -95,7 +88,7 @@ extension FolderEngine {
     func dropCreatesDeletedElsewhere(_ rows: [IndexItem]) async throws(SyncError) -> Set<String> {
         let names = rows.filter { $0.acked == nil && $0.pending == .save }.map(\.recordName)
         guard !names.isEmpty,
-              try readIndex({ db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM uncertainSave)") ?? false })
+              try readIndex({ db in try db.hasRows("uncertainSave") })
         else { return [] }
         let remembered: [String: DocSyncCore.Record] = try readIndex { db in
             var found: [String: DocSyncCore.Record] = [:]

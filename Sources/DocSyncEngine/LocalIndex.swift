@@ -85,6 +85,11 @@ extension Database {
         try IndexItem.fetchOne(cachedStatement(sql: "SELECT * FROM item WHERE path = ? AND pending != 2"), arguments: [path.string])
     }
 
+    /// Whether the table `name` holds any row (the engine's side tables are nearly always empty).
+    func hasRows(_ name: String) throws -> Bool {
+        try Bool.fetchOne(self, sql: "SELECT EXISTS (SELECT 1 FROM \(name))") ?? false
+    }
+
     /// Every row at `from` or beneath it now lies at `to` (a rename done on disk).
     func movePaths(from: RelativePath, to: RelativePath) throws {
         try execute(sql: """
