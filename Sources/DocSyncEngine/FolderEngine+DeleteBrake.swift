@@ -2,9 +2,10 @@ import DocSyncCore
 import Foundation
 import GRDB
 
-/// The mass-delete brake (SPEC §4a): local deletions not yet sent are counted together with
-/// those sent since the folder last settled, and held once they reach the folder's
-/// `DeleteBrake` threshold; everything else keeps syncing.
+/// The mass-delete brake (SPEC §4a) in the engine: before a turn sends, `DeletionCheck`
+/// looks over every local deletion the send would carry out (with those sent since the
+/// folder last settled) and the gate it returns decides whether they go with the rest;
+/// everything else keeps syncing.
 extension FolderEngine {
     /// Whether pending local deletions may be sent now.
     enum DeletionGate: Equatable, Sendable {
@@ -20,36 +21,32 @@ extension FolderEngine {
     /// sent, when together with more they could reach the brake.
     static let deletionQuietPeriod: Duration = .seconds(2)
 
-    /// Decides the gate from the index's counts and the safety state, engaging the brake
-    /// (and storing that) when the threshold is reached.
+    /// Decides the gate over everything pending (`DeletionCheck`), from the index's counts
+    /// and the safety state, and carries out what the verdict says: engaging the brake, or
+    /// letting it go, is stored and told.
     func decideDeletionGate() -> DeletionGate {
         let counts = (try? index.readLatest { db in try DeletionCounts.fetch(db) }) ?? DeletionCounts()
         let state = safety.withLock { $0 }
+        let now = environment.now()
+        let facts = DeletionCheck.Facts(pending: counts.pending, live: counts.live, sentSinceSettled: state.deletionsSentSinceSettled,
+                                        confirmed: state.deletionsConfirmed, engaged: state.brakeEngagedAt != nil,
+                                        sinceLastDeletion: lastLocalDeletion.withLock { $0 }.map { now - $0 })
         let gate: DeletionGate
-        if counts.pending == 0 {
-            if state.brakeEngagedAt != nil { updateSafety { $0.brakeEngagedAt = nil } }
+        switch DeletionCheck.verdict(facts, brake: configuration.deleteBrake, quietPeriod: FolderEngine.deletionQuietPeriod) {
+        case .release(let settle):
+            if settle { updateSafety { $0.brakeEngagedAt = nil } }
             gate = .release
-        } else if state.deletionsConfirmed {
-            gate = .release
-        } else if state.brakeEngagedAt != nil {
-            gate = .hold
-        } else {
-            let brake = configuration.deleteBrake
-            let deletions = counts.pending + state.deletionsSentSinceSettled
-            let items = counts.live + deletions
-            if !brake.engages(deletions: items, items: items) {
-                gate = .release  // deleting everything would not reach it: no need to wait
-            } else if brake.engages(deletions: deletions, items: items) {
+        case .wait(let remaining):
+            gate = .wait(until: now + remaining)
+        case .hold(let engage):
+            if engage {
                 updateSafety { $0.brakeEngagedAt = environment.wallNow() }
+                let deletions = facts.pending + facts.sentSinceSettled
                 logger.warning("mass deletion held: confirm with 'docs-status deletions --confirm' or bring the files back with '--restore'",
-                               metadata: ["path": "\(configuration.root.path)", "deletions": "\(deletions)", "items": "\(items)",
-                                          "brake": "\(brake.description)"])
-                gate = .hold
-            } else if let last = lastLocalDeletion.withLock({ $0 }), environment.now() - last < FolderEngine.deletionQuietPeriod {
-                gate = .wait(until: last + FolderEngine.deletionQuietPeriod)
-            } else {
-                gate = .release
+                               metadata: ["path": "\(configuration.root.path)", "deletions": "\(deletions)", "items": "\(facts.live + deletions)",
+                                          "brake": "\(configuration.deleteBrake.description)"])
             }
+            gate = .hold
         }
         live.withLock { $0.deletionGate = gate }
         return gate
