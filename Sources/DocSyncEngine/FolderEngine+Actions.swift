@@ -109,7 +109,7 @@ extension FolderEngine {
                 return outcome(false, "the kept file of version \(entry.id) cannot be read")
             }
             let made = try Materializer.makeParents(of: path, root: configuration.root.path, in: fileSystem)
-            if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
+            rememberCreated(made)
             let (file, temporary) = try Materializer.createTemporary(beside: target, size: bytes.count, in: fileSystem)
             defer { file.close() }
             do throws(SyncError) {

@@ -19,7 +19,7 @@ extension FolderEngine {
         settle(&row, acked: server)
         let adopted = row
         try writeIndex { db in try adopted.insert(db) }
-        createdDirectories.withLock { _ = $0.remove(server.path) }
+        owned.withLock { _ = $0.createdDirectories.remove(server.path) }
     }
 
     /// Writes `server` at its path over `replacing` (or into an empty place) and stores its row.
@@ -57,14 +57,14 @@ extension FolderEngine {
             if let there = (try? fileSystem.status(to)) ?? nil {
                 // A directory no item claims (made for the folder's items that came first) becomes it.
                 guard there.kind == .directory, try readIndex({ db in try db.item(at: path) }) == nil else { return false }
-                createdDirectories.withLock { _ = $0.remove(path); $0.insert(row.path) }
+                owned.withLock { _ = $0.createdDirectories.remove(path); $0.createdDirectories.insert(row.path) }
             } else {
                 let made = try Materializer.makeParents(of: path, root: configuration.root.path, in: fileSystem)
                 do { try fileSystem.makeDirectory(to, mode: row.mode) } catch {
                     if error.code == EEXIST { return false }
                     throw Materializer.failure("make the folder", path.string, code: error.code)
                 }
-                createdDirectories.withLock { $0.formUnion(made + [row.path]) }
+                owned.withLock { $0.createdDirectories.formUnion(made + [row.path]) }
             }
             logger.notice("a folder's record moved inside its own old place (moves made apart on two devices); its entries stay and follow their own records",
                           metadata: ["path": "\(path)", "from": "\(row.path)"])
@@ -75,18 +75,18 @@ extension FolderEngine {
         var asides: [(from: RelativePath, to: RelativePath)] = []
         if let there = (try? fileSystem.status(to)) ?? nil {
             let claimedBy = try readIndex({ db in try db.item(at: path) })
-            guard row.kind == .folder, there.kind == .directory, createdDirectories.withLock({ $0.contains(path) }),
+            guard row.kind == .folder, there.kind == .directory, owned.withLock({ $0.createdDirectories.contains(path) }),
                   claimedBy == nil, try mergeDirectory(row.path, into: path, asides: &asides) else {
                 logger.debug("a move's target is taken", metadata: ["path": "\(path)", "from": "\(row.path)",
                                                                    "by": "\(claimedBy.map { "\($0.kind.rawValue) \($0.recordName) pending \($0.pending)" } ?? "an unindexed \(there.kind)")"])
                 return false
             }
-            createdDirectories.withLock { _ = $0.remove(path) }
+            owned.withLock { _ = $0.createdDirectories.remove(path) }
             row.inode = there.inode
             row.mode = there.mode
         } else {
             let made = try Materializer.makeParents(of: path, root: configuration.root.path, in: fileSystem)
-            if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
+            rememberCreated(made)
             // Whatever appeared at `to` since the look above stays: the move is then given up.
             let code = Materializer.moveIfFree(from, to, in: fileSystem)
             guard code == 0 else {
@@ -111,7 +111,7 @@ extension FolderEngine {
                 return names
             }
             // Their own records may not have moved (`sendStrandedItems`, after the fetch).
-            movedAlong.withLock { $0.formUnion(carried) }
+            owned.withLock { $0.movedAlong.formUnion(carried) }
         }
         return true
     }
@@ -131,9 +131,9 @@ extension FolderEngine {
             if Materializer.moveIfFree(absolute(source), absolute(target), in: fileSystem) == 0 { continue }
             guard let found = (try? fileSystem.status(absolute(source))) ?? nil else { continue }  // gone meanwhile
             if found.kind == .directory, ((try? fileSystem.status(absolute(target))) ?? nil)?.kind == .directory,
-               createdDirectories.withLock({ $0.contains(target) }), try readIndex({ db in try db.item(at: target) }) == nil {
+               owned.withLock({ $0.createdDirectories.contains(target) }), try readIndex({ db in try db.item(at: target) }) == nil {
                 guard try mergeDirectory(source, into: target, asides: &asides) else { return false }
-                createdDirectories.withLock { _ = $0.remove(target) }
+                owned.withLock { _ = $0.createdDirectories.remove(target) }
                 continue
             }
             let aside = try readIndex { db in

@@ -24,13 +24,13 @@ extension FolderEngine {
             switch record.type {
             case .folder:
                 guard let made = try? Materializer.makeParents(of: record.path, root: configuration.root.path, in: fileSystem) else { continue }
-                if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
+                rememberCreated(made)
                 do { try fileSystem.makeDirectory(target, mode: record.mode) } catch {
                     guard error.code == EEXIST, ((try? fileSystem.status(target)) ?? nil)?.kind == .directory else { continue }
                 }
                 try? fileSystem.setMode(target, record.mode)
                 guard let stat = try? fileSystem.status(target), stat.kind == .directory else { continue }
-                createdDirectories.withLock { _ = $0.remove(record.path) }
+                owned.withLock { _ = $0.createdDirectories.remove(record.path) }
                 rows.append((settledRow(record, stat: stat), nil))
             case .document:
                 guard let file = takePrepared(record, at: target) else { continue }
@@ -71,7 +71,7 @@ extension FolderEngine {
         for record in records { pathCounts[record.path, default: 0] += 1 }
         let plausible = records.filter { record in
             record.type != .symlink && pathCounts[record.path] == 1 && !(configuration.onDemand && record.type == .document)
-                && !scanner.withLock({ $0.isIgnored(record.path, isDirectory: record.type == .folder) })
+                && !owned.withLock({ $0.scanner.isIgnored(record.path, isDirectory: record.type == .folder) })
         }
         return try readIndex { db in
             let named = try db.cachedStatement(sql: "SELECT 1 FROM item WHERE recordName = ?")

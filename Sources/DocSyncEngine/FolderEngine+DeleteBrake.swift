@@ -30,7 +30,7 @@ extension FolderEngine {
         let now = environment.now()
         let facts = DeletionCheck.Facts(pending: counts.pending, live: counts.live, sentSinceSettled: state.deletionsSentSinceSettled,
                                         confirmed: state.deletionsConfirmed, engaged: state.brakeEngagedAt != nil,
-                                        sinceLastDeletion: lastLocalDeletion.withLock { $0 }.map { now - $0 })
+                                        sinceLastDeletion: owned.withLock { $0.lastLocalDeletion }.map { now - $0 })
         let gate: DeletionGate
         switch DeletionCheck.verdict(facts, brake: configuration.deleteBrake, quietPeriod: FolderEngine.deletionQuietPeriod) {
         case .release(let settle):
@@ -64,7 +64,7 @@ extension FolderEngine {
 
     /// The reconciler saw local deletions just now.
     func noteLocalDeletions() {
-        lastLocalDeletion.withLock { $0 = environment.now() }
+        owned.withLock { $0.lastLocalDeletion = environment.now() }
     }
 
     /// The server confirmed `count` local deletions.

@@ -17,8 +17,8 @@ extension FolderEngine {
         // Joining: a first fetch into an index that never had anything acknowledged.
         let anythingAcknowledged = try readIndex { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item WHERE acked IS NOT NULL)") ?? false }
         let joining = fromScratch && !anythingAcknowledged
-        joiningNow.withLock { $0 = joining }
-        defer { joiningNow.withLock { $0 = false } }
+        owned.withLock { $0.joining = joining }
+        defer { owned.withLock { $0.joining = false } }
         if fromScratch { try beginRefetch() }
         var next: Task<Result<ChangeSet, SyncError>, Never>?
         defer { next?.cancel() }
@@ -47,7 +47,7 @@ extension FolderEngine {
     }
 
     /// True while a first fetch joins the zone (`collide` then treats older local files as stale copies).
-    var isJoining: Bool { joiningNow.withLock { $0 } }
+    var isJoining: Bool { owned.withLock { $0.joining } }
 
     /// Fetches the page after `token` on a task of its own.
     private func prefetch(after token: ChangeToken) -> Task<Result<ChangeSet, SyncError>, Never> {
@@ -169,9 +169,9 @@ extension FolderEngine {
     /// is sent, so every device ends with them in the moved folder — a rename both sides
     /// agree on is no conflict.
     private func sendStrandedItems() throws(SyncError) {
-        let names = movedAlong.withLock { names -> Set<String> in
-            defer { names.removeAll() }
-            return names
+        let names = owned.withLock { owned in
+            defer { owned.movedAlong.removeAll() }
+            return owned.movedAlong
         }
         guard !names.isEmpty else { return }
         try writeIndex { db in
@@ -186,9 +186,9 @@ extension FolderEngine {
 
     /// Directories made for remote files whose folder record never came become local folders.
     private func claimCreatedDirectories() {
-        let created = createdDirectories.withLock { set -> Set<RelativePath> in
-            defer { set.removeAll() }
-            return set
+        let created = owned.withLock { owned in
+            defer { owned.createdDirectories.removeAll() }
+            return owned.createdDirectories
         }
         let unclaimed = created.filter { path in ((try? index.readLatest { db in try db.item(at: path) }) ?? nil) == nil }
         if !unclaimed.isEmpty {

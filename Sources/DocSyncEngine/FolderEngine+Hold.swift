@@ -22,9 +22,9 @@ extension FolderEngine {
         let root = configuration.root.path
         // Two `stat`s when nothing changed since the root was last found right.
         let fingerprint = RootMarker.fingerprint(root, in: fileSystem)
-        if let fingerprint, rootSeenRight.withLock({ $0 == fingerprint }) { return .proceed }
+        if let fingerprint, owned.withLock({ $0.rootSeenRight == fingerprint }) { return .proceed }
         let check = lookAtRoot(root)
-        rootSeenRight.withLock { $0 = check == .proceed ? fingerprint : nil }
+        owned.withLock { $0.rootSeenRight = check == .proceed ? fingerprint : nil }
         return check
     }
 

@@ -37,7 +37,7 @@ extension FolderEngine {
             rows[name] = row
             if row.kind == .folder { scope.hasLiveChildren = try hasLiveChildren(row) }
         case .saved(let server):
-            if scanner.withLock({ $0.isIgnored(server.path, isDirectory: server.type == .folder) }) {
+            if owned.withLock({ $0.scanner.isIgnored(server.path, isDirectory: server.type == .folder) }) {
                 scope.isIgnored = true
                 return ObservedScope(scope: scope, rows: rows)
             }

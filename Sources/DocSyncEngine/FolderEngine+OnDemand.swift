@@ -10,7 +10,7 @@ extension FolderEngine {
     func placePlaceholder(_ server: DocSyncCore.Record) throws(SyncError) -> Bool {
         guard server.type == .document, let placeholder = Placeholder.path(for: server.path) else { return false }
         let made = try Materializer.makeParents(of: server.path, root: configuration.root.path, in: fileSystem)
-        if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
+        rememberCreated(made)
         try Placeholder.write(recordName: server.id.recordName, modified: server.modified, at: absolute(placeholder), in: fileSystem)
         let row = placeholderRow(server)
         try writeIndex { db in
@@ -30,7 +30,7 @@ extension FolderEngine {
         }
         if server.path != row.path, let old = Placeholder.path(for: row.path) {
             let made = try Materializer.makeParents(of: server.path, root: configuration.root.path, in: fileSystem)
-            if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
+            rememberCreated(made)
             try? fileSystem.removeFile(absolute(old))
         }
         try Placeholder.write(recordName: server.id.recordName, modified: server.modified, at: absolute(newPlaceholder), in: fileSystem)

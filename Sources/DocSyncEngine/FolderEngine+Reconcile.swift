@@ -9,9 +9,9 @@ extension FolderEngine {
     func reconcile(_ scopes: [EngineInbox.Scope]) throws(SyncError) {
         if scopes.contains(where: { $0.path?.string == IgnoreRules.fileName || $0.path == nil }) {
             let rules = FolderEngine.loadIgnores(configuration.root, fileSystem)
-            scanner.withLock { $0 = FolderScanner(root: configuration.root, ignores: rules, fileSystem: fileSystem) }
+            owned.withLock { $0.scanner = FolderScanner(root: configuration.root, ignores: rules, fileSystem: fileSystem) }
         }
-        let scanner = self.scanner.withLock { $0 }
+        let scanner = owned.withLock { $0.scanner }
         /// What the walk found, as the planner compares it (specials are reported, not kept).
         var found: [RelativePath: ItemFacts] = [:]
         func keep(_ entries: [FolderScanner.Entry]) {
@@ -64,7 +64,7 @@ extension FolderEngine {
         guard checkRoot() == .proceed else {
             throw SyncError(.assetFileModified, "the folder's root changed while it was compared; looking at it again")
         }
-        let created = createdDirectories.withLock { $0 }
+        let created = owned.withLock { $0.createdDirectories }
         // Observe, plan, record: the index is read, the planner decides (after the few files
         // that may be copies of vanished ones are read), and the changes go into the index
         // in one transaction. Only this loop writes the index, so nothing changes between.

@@ -23,7 +23,7 @@ extension FolderEngine {
         let root = configuration.root.path
         let target = root + "/" + path.string
         let made = try Materializer.makeParents(of: path, root: root, in: fileSystem)
-        if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
+        rememberCreated(made)
         switch record.type {
         case .folder:
             do { try fileSystem.makeDirectory(target, mode: record.mode) } catch {
@@ -32,7 +32,7 @@ extension FolderEngine {
             }
             try? fileSystem.setMode(target, record.mode)
             try? fileSystem.flushDirectory(String(Materializer.directory(of: target)))
-            createdDirectories.withLock { _ = $0.remove(path) }
+            owned.withLock { _ = $0.createdDirectories.remove(path) }
             guard let stat = try? fileSystem.status(target) else { return .targetChanged }
             return .written(stat, chunks: nil)
         case .symlink:
@@ -110,7 +110,7 @@ extension FolderEngine {
     func writeTemporary(_ record: DocSyncCore.Record, at path: RelativePath, manifest: AssetManifest, chunks given: [SHA256Digest: Data], flush: Bool) async throws(SyncError) -> PreparedFile {
         let target = configuration.root.path + "/" + path.string
         let made = try Materializer.makeParents(of: path, root: configuration.root.path, in: fileSystem)
-        if !made.isEmpty { createdDirectories.withLock { $0.formUnion(made) } }
+        rememberCreated(made)
         // Chunks are gathered into large writes. A large file is written past the page cache
         // (see `PosixFileSystem.createFile`); a small one through it, which costs less than a
         // direct write's wait for the disk.
@@ -160,7 +160,7 @@ extension FolderEngine {
 
     /// The prepared file for `record`, if one was written for this content beside `target`.
     func takePrepared(_ record: DocSyncCore.Record, at target: String) -> PreparedFile? {
-        guard let file = preparedFiles.withLock({ $0.removeValue(forKey: record.id.recordName) }) else { return nil }
+        guard let file = owned.withLock({ $0.preparedFiles.removeValue(forKey: record.id.recordName) }) else { return nil }
         let sameDirectory = Materializer.directory(of: file.temporary) == Materializer.directory(of: target)
         guard sameDirectory, file.contentDigest == record.contentDigest else {
             try? fileSystem.removeFile(file.temporary)
@@ -171,9 +171,9 @@ extension FolderEngine {
 
     /// Removes prepared files nobody used (their records were applied some other way).
     func discardPreparedFiles() {
-        let left = preparedFiles.withLock { files -> [PreparedFile] in
-            defer { files.removeAll() }
-            return Array(files.values)
+        let left = owned.withLock { owned in
+            defer { owned.preparedFiles.removeAll() }
+            return Array(owned.preparedFiles.values)
         }
         for file in left { try? fileSystem.removeFile(file.temporary) }
     }

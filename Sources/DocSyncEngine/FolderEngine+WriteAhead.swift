@@ -17,7 +17,7 @@ extension FolderEngine {
         let newFolders = Set(records.filter { $0.type == .folder && !known.contains($0.id.recordName) }.map(\.path))
         let work = records.filter { record in
             guard record.type == .document, record.asset != nil, !known.contains(record.id.recordName),
-                  !scanner.withLock({ $0.isIgnored(record.path) }),
+                  !owned.withLock({ $0.scanner.isIgnored(record.path) }),
                   ((try? fileSystem.status(absolute(record.path))) ?? nil) == nil else { return false }
             guard let parent = record.path.parent else { return true }
             return newFolders.contains(parent) || ((try? fileSystem.status(absolute(parent)))??.kind == .directory)
@@ -42,7 +42,7 @@ extension FolderEngine {
         }
         guard !results.isEmpty else { return }
         if fileSystem.flushFileSystem(containing: configuration.root.path) {
-            preparedFiles.withLock { $0.merge(results) { _, new in new } }
+            owned.withLock { $0.preparedFiles.merge(results) { _, new in new } }
         } else {
             for file in results.values { try? fileSystem.removeFile(file.temporary) }
         }

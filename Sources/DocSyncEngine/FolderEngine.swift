@@ -12,13 +12,23 @@ import Synchronization
 /// (`noteRemoteChange`). One loop does the work in order, a turn at a time (`turn()`;
 /// `run()` loops over it): compare the folder with the index (`LocalChangePlanner` decides
 /// what changed), fetch and apply remote changes (each observed, planned by
-/// `RemoteChangePlanner`, then carried out), send what is pending. Only the loop's task
-/// writes the folder and the index; status readers read beside it. Within a turn, sending
-/// reads, uploads and saves pages on tasks of their own and downloads are written ahead in
-/// a task group, unless `environment` asks for serial work: the `Mutex` fields are what
-/// those tasks and status readers share. Every change the loop sees is written to the index
+/// `RemoteChangePlanner`, then carried out), send what is pending (`DeletionCheck` decides
+/// whether local deletions go with it). Every change the loop sees is written to the index
 /// before anything else happens to it; errors follow SPEC §5, with backoff. `run()` returns
 /// when its task is cancelled, after finishing the current step.
+///
+/// Ownership: the loop's task owns the engine's state. Others reach it in two ways only:
+/// they hand work to the loop through `inbox`, and they read what the loop publishes
+/// (`live`, `safety`, the index). Everything else that changes is `owned`. Pipelining stays
+/// where it pays, inside a step and unless `environment` asks for serial work: while the
+/// loop saves a page, the next is uploaded and the one after read on tasks of their own
+/// (`sendPending`), chunk batches upload side by side, a page's files are read on up to four
+/// threads (`readConcurrently`) and remote documents are written ahead (`writeAhead`). The
+/// loop starts and awaits each of these tasks within the step; they take their inputs as
+/// values and give their results back as values, write only temporary files of their own and
+/// their own page's index rows (the index serialises writes, and a save checks that the rows
+/// it sends are still as prepared), and read the scanner's ignore rules. The `Mutex`es make
+/// that sharing safe; the loop is their only long-lived writer.
 public final class FolderEngine: Sendable {
     public let configuration: EngineConfiguration
     let backend: any StorageBackend
@@ -26,29 +36,19 @@ public final class FolderEngine: Sendable {
     let fileSystem: any FolderFileSystem
     let index: LocalIndex
     let logger: Logger
-    let scanner: Mutex<FolderScanner>
     let versions: VersionStore
-    let inbox = Mutex(EngineInbox())
-    let wake = WakeSignal()
-    let live = Mutex(LiveStatus())
-    /// Directories the engine created for remote items, not yet claimed by a folder record.
-    let createdDirectories = Mutex(Set<RelativePath>())
-    /// Items a remote folder move carried along on disk, by record name (`sendStrandedItems`).
-    let movedAlong = Mutex(Set<String>())
-    /// Remote documents written ahead for the page being applied, by record name.
-    let preparedFiles = Mutex([String: PreparedFile]())
-    /// Deletion safety (SPEC §4a), as stored in the index.
-    let safety: Mutex<SafetyState>
-    /// The root and its marker as last seen when the root was found right (`checkRoot`).
-    let rootSeenRight = Mutex<RootMarker.Fingerprint?>(nil)
-    /// True while a first fetch joins the zone (SPEC §4a, `fetchAndApply`).
-    let joiningNow = Mutex(false)
-    /// When the reconciler last saw local deletions (the brake's quiet period).
-    let lastLocalDeletion = Mutex<ContinuousClock.Instant?>(nil)
     /// Time, record names, randomness and whether work overlaps (`EngineEnvironment`).
     public let environment: EngineEnvironment
-    /// What the loop keeps between turns (only `turn()` touches it).
-    let loop = Mutex(LoopState())
+    /// What anyone hands the loop: watcher events, notifications, a person's actions.
+    let inbox = Mutex(EngineInbox())
+    let wake = WakeSignal()
+    /// What the loop shows status readers; only the loop writes it.
+    let live = Mutex(LiveStatus())
+    /// Deletion safety (SPEC §4a), as stored in the index; only the loop writes it, status
+    /// readers read it.
+    let safety: Mutex<SafetyState>
+    /// Everything else that changes: the loop's own (`LoopOwned`).
+    let owned: Mutex<LoopOwned>
 
     /// How the names of this process's temporary files start: a file renamed from such a
     /// name is an engine's own write moved into place, recorded in its index by the engine
@@ -87,8 +87,8 @@ public final class FolderEngine: Sendable {
         let stored = try index.read { db in try db.engineValue(SafetyState.key) }
         self.safety = Mutex(SafetyState.load(stored))
         self.versions = VersionStore(directory: configuration.versionsURL, fileSystem: fileSystem, now: environment.wallNow)
-        self.scanner = Mutex(FolderScanner(root: configuration.root, ignores: FolderEngine.loadIgnores(configuration.root, fileSystem),
-                                           fileSystem: fileSystem))
+        self.owned = Mutex(LoopOwned(scanner: FolderScanner(root: configuration.root, ignores: FolderEngine.loadIgnores(configuration.root, fileSystem),
+                                                            fileSystem: fileSystem)))
     }
 
     // MARK: inputs
@@ -135,8 +135,8 @@ public final class FolderEngine: Sendable {
     /// must not overlap; `run()` is a loop of turns, and a simulation may call turns of
     /// several engines from one task instead.
     public func turn() async -> TurnOutcome {
-        var state = loop.withLock { $0 }
-        defer { loop.withLock { $0 = state } }
+        var state = owned.withLock { $0.loop }
+        defer { owned.withLock { $0.loop = state } }
         if !state.started {
             state.started = true
             inbox.withLock { $0.fullScan = true; $0.fetch = true; $0.send = true }
