@@ -13,7 +13,8 @@ extension FolderEngine {
         let observed = try observe(change, deletedInFetch: deletedInFetch)
         let plan = RemoteChangePlanner.plan(observed.scope, settings: plannerSettings)
         if !plan.isEmpty {
-            logger.trace("planned a remote change", metadata: ["record": "\(change.recordName)", "plan": "\(plan)"])
+            logger.trace("planned a remote change", metadata: ["record": "\(change.recordName)", "plan": "\(plan)",
+                                                           "item": "\(observed.scope.item.map { "\($0.change) at \($0.path), acked \($0.ancestor?.path.string ?? "-") [\($0.ancestor.map { "\($0.changeTag)" } ?? "-")]" } ?? "none")"])
         }
         try await execute(plan, rows: observed.rows)
     }
@@ -95,6 +96,12 @@ extension FolderEngine {
                     try db.deleteItem(named: name)
                     try refreshConflictFlags(db, around: [gone.path])
                 }
+            case .keepDeletion(let name, let record):
+                var kept = try row(name)
+                kept.acked = record
+                let final = kept
+                try writeIndex { db in try final.update(db) }
+                rows[name] = final
             case .detach(let name):
                 var detached = try row(name)
                 detached.acked = nil

@@ -180,6 +180,7 @@ extension FolderEngine {
                 logger.debug("a folder's move carried an item whose record stayed; sending its new place", metadata: ["path": "\(row.path)", "from": "\(acked.path)"])
                 markChanged(&row)
                 try row.update(db)
+                try noteMovedByEngine(row, in: db)
             }
         }
     }

@@ -43,7 +43,7 @@ extension FolderEngine {
         try writeIndex { db in
             try final.update(db)
             try refreshConflictFlags(db, around: [copy])
-            if final.acked != nil { try noteMovedAside(final, in: db) }
+            if final.acked != nil { try noteMovedByEngine(final, in: db) }
         }
         return final
     }

@@ -110,7 +110,7 @@ extension FolderEngine {
         }
         return LocalItem(recordName: row.recordName, change: change, isPlaceholder: row.isPlaceholder, ancestor: row.acked,
                          observed: row.record(zone: configuration.zone, device: configuration.device),
-                         onlyMovedAside: change == .edited && ((try? onlyMovedAside(row)) ?? false))
+                         onlyMovedByEngine: change == .edited && ((try? onlyMovedByEngine(row)) ?? false))
     }
 
     /// Whether live items (not pending deletion) lie beneath the folder `row`.

@@ -215,13 +215,15 @@ extension FolderEngine {
                 // Deleted here, changed there: the edit wins; changed on both: merged.
                 try await applyRemoteChange(.saved(server))
             case .unknownItem:
-                if try onlyMovedAside(row) {
-                    // Deleted elsewhere, and only moved aside here by the engine: nobody
+                if try onlyMovedByEngine(row) {
+                    // Deleted elsewhere, and only moved here by the engine: nobody
                     // edited it, so the deletion wins (the file goes to the version store).
                     try deleteToVersionStore(row)
                     try forgetAnswered([row.recordName])
                     continue
                 }
+                logger.debug("a save found its record deleted on another device; the edit wins and is sent as new",
+                             metadata: ["path": "\(row.path)", "record": "\(row.recordName)"])
                 row.acked = nil  // deleted on the server meanwhile; the edit wins and is saved anew
                 let final = row
                 try writeIndex { db in try final.update(db) }

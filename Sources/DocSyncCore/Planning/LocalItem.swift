@@ -22,17 +22,18 @@ public struct LocalItem: Sendable, Hashable {
     /// The item as it is here now, shaped as the record it would send (for a deleted item:
     /// as it was last seen). Its content digest is known (the file was read).
     public var observed: Record
-    /// The item's only change is the engine's own: moved aside to a conflict name when
-    /// another item took its path. Nobody edited it, so a deletion made elsewhere wins.
-    public var onlyMovedAside: Bool
+    /// The item's only change is the engine's own move: aside to a conflict name when
+    /// another item took its path, or along with a folder a remote change moved. Nobody
+    /// edited it, so a deletion made elsewhere wins.
+    public var onlyMovedByEngine: Bool
 
-    public init(recordName: String, change: Change, isPlaceholder: Bool = false, ancestor: Record?, observed: Record, onlyMovedAside: Bool = false) {
+    public init(recordName: String, change: Change, isPlaceholder: Bool = false, ancestor: Record?, observed: Record, onlyMovedByEngine: Bool = false) {
         self.recordName = recordName
         self.change = change
         self.isPlaceholder = isPlaceholder
         self.ancestor = ancestor
         self.observed = observed
-        self.onlyMovedAside = onlyMovedAside
+        self.onlyMovedByEngine = onlyMovedByEngine
     }
 
     public var path: RelativePath { observed.path }

@@ -14,8 +14,9 @@
 ///   (`ThreeWayMerge`, following the policy), the losing content kept in the version store
 ///   or beside as a conflict copy;
 /// - **the edit beats the delete**: a record changed elsewhere comes back over a local
-///   deletion; a local edit survives a remote deletion and is sent again as new (an item
-///   the engine only moved aside is no edit: the deletion wins);
+///   deletion; a local edit survives a remote deletion and is sent again as new. A move the
+///   engine made is no edit: an item it only moved aside, or carried along with a folder
+///   that moved, loses to a deletion;
 /// - a remote deletion moves the file to the version store; a folder that still holds live
 ///   items stays and is sent again.
 public enum RemoteChangePlanner {
@@ -44,6 +45,8 @@ public enum RemoteChangePlanner {
         case .none:
             return planUpdate(item, to: server, scope, settings)
         case .deleted:
+            // Carried along with its folder elsewhere is no edit: the deletion stands.
+            if onlyFollowedItsFolder(server, item) { return [.keepDeletion(item: item.recordName, over: server)] }
             // Deleted here, changed there: the edit wins and the item comes back.
             let aside = scope.occupant.map { moveAside($0, scope, settings) } ?? []
             if settings.onDemand, item.isPlaceholder, server.type == .document { return aside + [.placePlaceholder(server)] }
@@ -156,8 +159,8 @@ public enum RemoteChangePlanner {
 
     /// The item's record was deleted on another device.
     private static func planDeletion(of item: LocalItem, hasLiveChildren: Bool) -> [SyncAction] {
-        // Moved aside by the engine only: no edit of anyone's competes with the deletion.
-        switch item.onlyMovedAside ? .none : item.change {
+        // Moved by the engine only: no edit of anyone's competes with the deletion.
+        switch item.onlyMovedByEngine ? .none : item.change {
         case .deleted:
             return [.forget(item: item.recordName)]
         case .edited:
@@ -173,6 +176,15 @@ public enum RemoteChangePlanner {
     }
 
     // MARK: comparisons
+
+    /// Whether `server` changed `item`'s record only by a move its row here already followed
+    /// (its folder moved, carrying it along): the same name, content, mode and time as the
+    /// acknowledged record, at the path the item was last seen at here.
+    static func onlyFollowedItsFolder(_ server: Record, _ item: LocalItem) -> Bool {
+        guard let ancestor = item.ancestor, server.path == item.path, server.path != ancestor.path,
+              server.path.name == ancestor.path.name else { return false }
+        return sameContent(server, ancestor) && !metadataDiffers(ancestor, server)
+    }
 
     /// Same type and content, as the merge compares them (`RecordContent`).
     static func sameContent(_ a: Record, _ b: Record) -> Bool {

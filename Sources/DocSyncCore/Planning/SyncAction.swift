@@ -45,6 +45,10 @@ public enum SyncAction: Sendable, Hashable {
     case shadow(Record)
     /// The row of `item` goes (its deletion is done, or it never reached the server).
     case forget(item: String)
+    /// `item`, deleted here, stays deleted over `record`, which changed it elsewhere only by
+    /// carrying it along with its folder's move (a move this device's row already followed):
+    /// the deletion is sent against `record`.
+    case keepDeletion(item: String, over: Record)
     /// `item` loses its acknowledged record: it is sent again as new (an edit that beat a
     /// deletion elsewhere).
     case detach(item: String)

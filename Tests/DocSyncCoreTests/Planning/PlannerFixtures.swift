@@ -49,7 +49,7 @@ enum Fixture {
     /// An item the engine moved aside to `observed`'s path, otherwise as acknowledged.
     static func movedAside(_ observed: Record, ancestor: Record) -> LocalItem {
         var item = local(observed, .edited, ancestor: ancestor)
-        item.onlyMovedAside = true
+        item.onlyMovedByEngine = true
         return item
     }
 

@@ -31,7 +31,7 @@ import Testing
             let change: LocalItem.Change = ancestor == nil ? .edited : pick([.none, .edited, .deleted])
             let observed = change == .none ? ancestor! : record(letter, tag: "t1")
             var item = F.local(observed, change, ancestor: ancestor, placeholder: change != .edited && observed.type == .document && chance(15))
-            item.onlyMovedAside = change == .edited && ancestor != nil && chance(10)
+            item.onlyMovedByEngine = change == .edited && ancestor != nil && chance(10)
             return item
         }
 
@@ -78,7 +78,7 @@ import Testing
                         #expect(scope.occupantDeleted && scope.occupant?.change == LocalItem.Change.none, "an occupant removed that was not deleted elsewhere: \(context)")
                     }
                     if name == scope.item?.recordName {
-                        #expect(scope.item?.change != .edited || scope.item?.onlyMovedAside == true, "a local edit removed: \(context)")
+                        #expect(scope.item?.change != .edited || scope.item?.onlyMovedByEngine == true, "a local edit removed: \(context)")
                     }
                 case .writeContent(let name, _, let reason):
                     #expect(shown.contains(name), "\(context)")
@@ -97,6 +97,10 @@ import Testing
                 case .place(let record, let over):
                     #expect(shown.contains(record.id.recordName), "\(context)")
                     if let over { #expect(over == scope.occupant?.recordName && scope.occupant?.ancestor == nil, "\(context)") }
+                case .keepDeletion(let name, let record):
+                    #expect(name == scope.item?.recordName && scope.item?.change == .deleted, "\(context)")
+                    #expect(scope.item?.ancestor.map { $0.contentDigest == record.contentDigest && $0.type == record.type && $0.mode == record.mode } == true,
+                            "a deletion kept over an edit: \(context)")
                 case .shadow(let record):
                     #expect(record.type == .folder && scope.occupant?.type == .folder, "only a folder waits for a folder's path: \(context)")
                 case .placePlaceholder, .keepInVersionStore, .adoptDirectory:

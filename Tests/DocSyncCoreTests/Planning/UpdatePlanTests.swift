@@ -108,6 +108,31 @@ import Testing
                         [.moveAside(item: newHere.recordName, to: F.aside("a.txt", at: 8)), .place(content)]),
             PlannerCase("deleted here, the record unchanged since: the deletion stands", F.scope(.saved(a), item: deleted), []),
         ]
+        // Deleted here after its folder moved (the row followed it), and carried along with
+        // that folder there: no edit competes, the deletion stands against the new tag.
+        let aInDocs = F.doc("A", "docs/a.txt", "one", at: 5)
+        let carried = next(aInDocs) { $0.path = RelativePath("archive/docs/a.txt") }
+        let deletedAfterFolderMove = F.local(carried, .deleted, ancestor: aInDocs)
+        let dInOld = F.folder("A", "old/docs", at: 5)
+        let folderCarried = next(dInOld) { $0.path = RelativePath("archive/docs") }
+        let carriedAndEdited = next(F.doc("A", "archive/docs/a.txt", "two", at: 6)) { _ in }
+        let carriedAndTouched = next(carried) { $0.modified = F.time(9) }
+        let carriedAndRenamed = next(aInDocs) { $0.path = RelativePath("archive/docs/b.txt") }
+        cases += [
+            PlannerCase("deleted here, carried along with its folder there: the deletion stands",
+                        F.scope(.saved(carried), item: deletedAfterFolderMove), [.keepDeletion(item: name, over: carried)]),
+            PlannerCase("a folder deleted here, carried along with its parent there: the deletion stands",
+                        F.scope(.saved(folderCarried), item: F.local(folderCarried, .deleted, ancestor: dInOld)), [.keepDeletion(item: name, over: folderCarried)]),
+            PlannerCase("deleted here, carried along there and edited: the edit wins",
+                        F.scope(.saved(carriedAndEdited), item: deletedAfterFolderMove), [.place(carriedAndEdited)]),
+            PlannerCase("deleted here, carried along there and its time changed: it comes back",
+                        F.scope(.saved(carriedAndTouched), item: deletedAfterFolderMove), [.place(carriedAndTouched)]),
+            PlannerCase("deleted here, renamed there within the moved folder: it comes back",
+                        F.scope(.saved(carriedAndRenamed), item: F.local(F.doc("A", "archive/docs/a.txt", "one", at: 5), .deleted, ancestor: aInDocs)),
+                        [.place(carriedAndRenamed)]),
+            PlannerCase("deleted here before its folder's move reached it, moved there: it comes back",
+                        F.scope(.saved(carried), item: F.local(aInDocs, .deleted, ancestor: aInDocs)), [.place(carried)]),
+        ]
         for policy in ConflictPolicy.allCases where policy != .keepBoth {
             cases.append(PlannerCase("deleted here, edited there: the edit wins", F.scope(.saved(content), item: deleted), policy: policy, [.place(content)]))
         }

@@ -1,20 +1,21 @@
 import DocSyncCore
 import GRDB
 
-/// Items the engine moved aside to a conflict name (another item took their path) whose
-/// move is not yet acknowledged. Such a move is the engine's, not a person's edit: if the
-/// item's record turns out deleted on another device meanwhile, the deletion wins, as it
-/// would have had the engine not touched the item (SPEC §4's edit-beats-delete is about
-/// what people changed).
+/// Items the engine moved whose move is not yet acknowledged: aside to a conflict name
+/// (another item took their path), or along with a folder a remote change moved while their
+/// own records stayed (`sendStrandedItems`). Such a move is the engine's, not a person's
+/// edit: if the item's record turns out deleted on another device meanwhile, the deletion
+/// wins, as it would have had the engine not touched the item (SPEC §4's edit-beats-delete
+/// is about what people changed). They are kept in the index's `movedAside` table.
 extension FolderEngine {
-    /// Remembers that the engine moved `row` aside to its current path.
-    func noteMovedAside(_ row: IndexItem, in db: Database) throws {
+    /// Remembers that the engine moved `row` to its current path.
+    func noteMovedByEngine(_ row: IndexItem, in db: Database) throws {
         try db.execute(sql: "INSERT OR REPLACE INTO movedAside (recordName, path) VALUES (?, ?)", arguments: [row.recordName, row.path.string])
     }
 
-    /// Whether `row`'s only change since its acknowledged record is the engine's move aside:
+    /// Whether `row`'s only change since its acknowledged record is the engine's move:
     /// still where the engine put it, with the acknowledged content, type and mode.
-    func onlyMovedAside(_ row: IndexItem) throws(SyncError) -> Bool {
+    func onlyMovedByEngine(_ row: IndexItem) throws(SyncError) -> Bool {
         guard row.pending == .save, let acked = row.acked,
               let path = try readIndex({ db in try String.fetchOne(db, sql: "SELECT path FROM movedAside WHERE recordName = ?", arguments: [row.recordName]) }),
               path == row.path.string else { return false }
