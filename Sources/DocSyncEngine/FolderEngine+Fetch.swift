@@ -177,7 +177,7 @@ extension FolderEngine {
         try writeIndex { db in
             for name in names.sorted() {
                 guard var row = try db.item(named: name), row.pending == .none, let acked = row.acked, acked.path != row.path else { continue }
-                logger.debug("a folder's move carried an item whose record stayed; sending its new place", metadata: ["path": "\(row.path)", "from": "\(acked.path)"])
+                logger.debug("a folder's move carried an item whose record stayed; sending its new place", metadata: ["path": "\(row.path)", "from": "\(acked.path)", "record": "\(name)"])
                 markChanged(&row)
                 try row.update(db)
                 try noteMovedByEngine(row, in: db)

@@ -123,9 +123,12 @@ extension FolderEngine {
     }
 
     /// Records the planner's `changes` in the index. Returns the paths whose placeholder a
-    /// real file replaced (the caller removes the placeholders).
+    /// real file replaced (the caller removes the placeholders). Deletions waiting to be sent
+    /// beneath a folder that moved follow it, as they would had the folder moved on another
+    /// device: a deleted item stays where its folder is.
     private func record(_ changes: [LocalChange], contents: [RelativePath: ContentReader.Content], db: Database) throws -> [RelativePath] {
         var placeholders: [RelativePath] = []
+        var folderMoves: [(from: RelativePath, to: RelativePath)] = []
         for change in changes {
             switch change {
             case .modified(let name, let facts, let contentChanged, let replacedPlaceholder):
@@ -148,6 +151,7 @@ extension FolderEngine {
                 markChanged(&row)
                 try row.update(db)
                 logger.debug("renamed", metadata: ["path": "\(path)", "from": "\(oldPath)", "record": "\(row.recordName)"])
+                if row.kind == .folder { folderMoves.append((oldPath, path)) }
                 try refreshConflictFlags(db, around: [oldPath, path])
             case .renamedByContent(let name, let path, let replacedPlaceholder):
                 guard var row = try db.item(named: name), let content = contents[path] else { continue }
@@ -186,6 +190,10 @@ extension FolderEngine {
                 clearProblem(at: path.string)
                 try refreshConflictFlags(db, around: [path])
             }
+        }
+        for move in folderMoves {
+            try db.execute(sql: "UPDATE item SET path = ? || substr(path, ?) WHERE pending = 2 AND path >= ? AND path < ?",
+                           arguments: [move.to.string, move.from.string.utf8.count + 1, move.from.string + "/", move.from.string + "0"])
         }
         return placeholders
     }

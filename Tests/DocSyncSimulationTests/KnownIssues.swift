@@ -8,12 +8,9 @@ enum KnownIssues {
     static let back = "deleted content comes back (not yet traced)"
 
     /// Seed → the bug it shows. None of the default range (1...200); these are from
-    /// `make soak SEEDS=1000 FIRST=201`. 336, 643 and 1152 passed in the soak before the
-    /// retried create was checked; not traced (the check's store requests can change a run's
-    /// interleaving, and so can which saves are remembered as uncertain).
+    /// `make soak SEEDS=1000 FIRST=201`; not traced.
     static let bugs: [UInt64: String] = [
-        336: back, 573: back, 578: back, 627: back, 640: back, 643: back, 701: back,
-        748: back, 898: back, 1116: back, 1152: back,
+        627: back, 640: back, 1116: back,
     ]
 }
 
@@ -27,6 +24,8 @@ enum RegressionSeeds {
     static let placementDurability = "a file the engine placed or moved was lost in a power cut with the person's later edit of it: its directory was never flushed"
     static let retriedCreate = "a new record's save whose answer was lost was sent again after another device had deleted the record, and created it anew (found by the soak past seed 200; traced in seed 721)"
     static let carriedAlong = "an item carried along with a folder that moved elsewhere came back over its deletion: the engine's own move of it (its new place sent, or only followed) was taken for a person's edit"
+    static let deletedUnderMovedFolder = "a deletion made beneath a folder this device moved stayed at the folder's old path, so another device's sending of the item's new place (carried along with the folder) beat it"
+    static let movedNotEdited = "a record only moved to another folder elsewhere (a folder's move carries everything in it) came back over a deletion here, as if it had been edited"
     static let notSettling = "did not settle after healing (settles since second folder records wait for their path and a folder merging into a directory made for its items keeps taken names beside)"
 
     static let fixed: [UInt64: String] = [
@@ -77,16 +76,24 @@ enum RegressionSeeds {
         199: "an item the engine only moved aside to a conflict name came back after another device deleted it",
         212: carriedAlong,
         280: carriedAlong,
+        336: movedNotEdited,
         429: retriedCreate,
+        573: movedNotEdited,
+        578: deletedUnderMovedFolder,
         609: retriedCreate,
         611: retriedCreate,
         629: retriedCreate,
         631: carriedAlong,
+        643: deletedUnderMovedFolder,
         653: retriedCreate,
+        701: movedNotEdited,
         721: retriedCreate,
         745: retriedCreate,
+        748: movedNotEdited,
         758: retriedCreate,
+        898: movedNotEdited,
         906: retriedCreate,
         1087: retriedCreate,
+        1152: deletedUnderMovedFolder,
     ]
 }

@@ -13,10 +13,11 @@
 /// - an item changed here is merged three ways against its acknowledged ancestor
 ///   (`ThreeWayMerge`, following the policy), the losing content kept in the version store
 ///   or beside as a conflict copy;
-/// - **the edit beats the delete**: a record changed elsewhere comes back over a local
-///   deletion; a local edit survives a remote deletion and is sent again as new. A move the
-///   engine made is no edit: an item it only moved aside, or carried along with a folder
-///   that moved, loses to a deletion;
+/// - **the edit beats the delete**: a record changed elsewhere (its content, mode, time or
+///   name) comes back over a local deletion; a local edit survives a remote deletion and is
+///   sent again as new. A move is no edit: a record only moved to another folder under its
+///   name (as a folder's move carries everything in it) stays deleted, and an item the
+///   engine only moved here (aside, or along with a folder) loses to a remote deletion;
 /// - a remote deletion moves the file to the version store; a folder that still holds live
 ///   items stays and is sent again.
 public enum RemoteChangePlanner {
@@ -45,7 +46,8 @@ public enum RemoteChangePlanner {
         case .none:
             return planUpdate(item, to: server, scope, settings)
         case .deleted:
-            // Carried along with its folder elsewhere is no edit: the deletion stands.
+            // Moved along with its folder elsewhere (or into another folder) is no edit: the
+            // deletion stands.
             if onlyFollowedItsFolder(server, item) { return [.keepDeletion(item: item.recordName, over: server)] }
             // Deleted here, changed there: the edit wins and the item comes back.
             let aside = scope.occupant.map { moveAside($0, scope, settings) } ?? []
@@ -177,12 +179,12 @@ public enum RemoteChangePlanner {
 
     // MARK: comparisons
 
-    /// Whether `server` changed `item`'s record only by a move its row here already followed
-    /// (its folder moved, carrying it along): the same name, content, mode and time as the
-    /// acknowledged record, at the path the item was last seen at here.
+    /// Whether `server` changed `item`'s record only by moving it to another folder under
+    /// the same name — what a folder's move does to everything in it — with the content, mode
+    /// and time of the acknowledged record. SPEC §4: a folder deleted on one device while
+    /// another moved it comes back only with the files added or edited in it.
     static func onlyFollowedItsFolder(_ server: Record, _ item: LocalItem) -> Bool {
-        guard let ancestor = item.ancestor, server.path == item.path, server.path != ancestor.path,
-              server.path.name == ancestor.path.name else { return false }
+        guard let ancestor = item.ancestor, server.path != ancestor.path, server.path.name == ancestor.path.name else { return false }
         return sameContent(server, ancestor) && !metadataDiffers(ancestor, server)
     }
 

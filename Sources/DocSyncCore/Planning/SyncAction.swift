@@ -46,8 +46,8 @@ public enum SyncAction: Sendable, Hashable {
     /// The row of `item` goes (its deletion is done, or it never reached the server).
     case forget(item: String)
     /// `item`, deleted here, stays deleted over `record`, which changed it elsewhere only by
-    /// carrying it along with its folder's move (a move this device's row already followed):
-    /// the deletion is sent against `record`.
+    /// moving it to another folder under its name (as its folder's move carries it): the
+    /// deletion is sent against `record`.
     case keepDeletion(item: String, over: Record)
     /// `item` loses its acknowledged record: it is sent again as new (an edit that beat a
     /// deletion elsewhere).

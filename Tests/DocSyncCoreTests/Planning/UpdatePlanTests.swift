@@ -98,6 +98,10 @@ import Testing
         cases += [
             PlannerCase("deleted here, edited there: the document comes back", F.scope(.saved(content), item: deleted), [.place(content)]),
             PlannerCase("deleted here, renamed there: it comes back at the new path", F.scope(.saved(renamed), item: deleted), [.place(renamed)]),
+            PlannerCase("deleted here, moved to another folder there under its name: the deletion stands", F.scope(.saved(movedAcross), item: deleted),
+                        [.keepDeletion(item: name, over: movedAcross)]),
+            PlannerCase("deleted here, moved and renamed there: it comes back", F.scope(.saved(next(movedAcross) { $0.path = RelativePath("archive/b.txt") }), item: deleted),
+                        [.place(next(movedAcross) { $0.path = RelativePath("archive/b.txt") })]),
             PlannerCase("deleted here, changed there: a folder comes back", F.scope(.saved(folderMode), item: deletedFolder), [.place(folderMode)]),
             PlannerCase("deleted here, changed there: a link comes back", F.scope(.saved(linkRetargeted), item: deletedLink), [.place(linkRetargeted)]),
             PlannerCase("deleted here, edited there, on demand: a placeholder comes back", F.scope(.saved(content), item: deletedPlaceholder), onDemand: true,
@@ -108,8 +112,8 @@ import Testing
                         [.moveAside(item: newHere.recordName, to: F.aside("a.txt", at: 8)), .place(content)]),
             PlannerCase("deleted here, the record unchanged since: the deletion stands", F.scope(.saved(a), item: deleted), []),
         ]
-        // Deleted here after its folder moved (the row followed it), and carried along with
-        // that folder there: no edit competes, the deletion stands against the new tag.
+        // Deleted here, and only moved to another folder there (as its folder's move carries
+        // it): no edit competes, the deletion stands against the new tag.
         let aInDocs = F.doc("A", "docs/a.txt", "one", at: 5)
         let carried = next(aInDocs) { $0.path = RelativePath("archive/docs/a.txt") }
         let deletedAfterFolderMove = F.local(carried, .deleted, ancestor: aInDocs)
@@ -130,8 +134,8 @@ import Testing
             PlannerCase("deleted here, renamed there within the moved folder: it comes back",
                         F.scope(.saved(carriedAndRenamed), item: F.local(F.doc("A", "archive/docs/a.txt", "one", at: 5), .deleted, ancestor: aInDocs)),
                         [.place(carriedAndRenamed)]),
-            PlannerCase("deleted here before its folder's move reached it, moved there: it comes back",
-                        F.scope(.saved(carried), item: F.local(aInDocs, .deleted, ancestor: aInDocs)), [.place(carried)]),
+            PlannerCase("deleted here before its folder's move reached it, carried there: the deletion stands",
+                        F.scope(.saved(carried), item: F.local(aInDocs, .deleted, ancestor: aInDocs)), [.keepDeletion(item: name, over: carried)]),
         ]
         for policy in ConflictPolicy.allCases where policy != .keepBoth {
             cases.append(PlannerCase("deleted here, edited there: the edit wins", F.scope(.saved(content), item: deleted), policy: policy, [.place(content)]))
