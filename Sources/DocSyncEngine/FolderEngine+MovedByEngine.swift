@@ -23,4 +23,12 @@ extension FolderEngine {
         return local.type == acked.type && local.size == acked.size && local.contentDigest == acked.contentDigest
             && local.symlinkTarget == acked.symlinkTarget && local.mode == acked.mode
     }
+
+    /// Whether `row`'s only change is a move no edit competes with: the engine's, or one to
+    /// another folder under its name (`RemoteChangePlanner.onlyMovedToAnotherFolder`).
+    func onlyMoved(_ row: IndexItem) throws(SyncError) -> Bool {
+        if try onlyMovedByEngine(row) { return true }
+        guard row.pending == .save, let acked = row.acked else { return false }
+        return RemoteChangePlanner.onlyMovedToAnotherFolder(acked, row.record(zone: configuration.zone, device: configuration.device))
+    }
 }

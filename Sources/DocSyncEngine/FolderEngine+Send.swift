@@ -215,9 +215,10 @@ extension FolderEngine {
                 // Deleted here, changed there: the edit wins; changed on both: merged.
                 try await applyRemoteChange(.saved(server))
             case .unknownItem:
-                if try onlyMovedByEngine(row) {
-                    // Deleted elsewhere, and only moved here by the engine: nobody
-                    // edited it, so the deletion wins (the file goes to the version store).
+                if try onlyMoved(row) {
+                    // Deleted elsewhere, and only moved here (by the engine, or to another
+                    // folder): nobody edited it, so the deletion wins (the file goes to the
+                    // version store).
                     try deleteToVersionStore(row)
                     try forgetAnswered([row.recordName])
                     continue

@@ -4,13 +4,16 @@ import Synchronization
 
 /// The engines' own log lines, kept when `DOCSYNC_SIM_LOG` names a level (`debug`,
 /// `trace`, …) so that a replayed seed shows what each engine decided between its turns.
-/// Off by default: the lines carry real durations, which differ from run to run.
+/// Off by default: the lines carry real durations, which differ from run to run. Lines are
+/// kept per simulation (`run`), so simulations running side by side keep their own.
 struct EngineLogCapture: LogHandler {
-    /// Lines not yet taken into a simulation's log.
-    static let pending = Mutex<[String]>([])
+    /// Lines not yet taken into a simulation's log, by run.
+    static let pending = Mutex<[String: [String]]>([:])
     static let level: Logger.Level? = ProcessInfo.processInfo.environment["DOCSYNC_SIM_LOG"].flatMap(Logger.Level.init(rawValue:))
 
     let device: String
+    /// The simulation the engine belongs to (its state directory).
+    let run: String
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = EngineLogCapture.level ?? .critical
 
@@ -22,15 +25,12 @@ struct EngineLogCapture: LogHandler {
     func log(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
         let all = metadata.merging(extra ?? [:]) { _, new in new }.filter { $0.key != "folder" }
         let details = all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        Self.pending.withLock { $0.append("  [\(device) \(level)] \(message) \(details)") }
+        Self.pending.withLock { $0[run, default: []].append("  [\(device) \(level)] \(message) \(details)") }
     }
 
-    /// The lines logged since the last call.
-    static func take() -> [String] {
+    /// The lines `run`'s engines logged since the last call.
+    static func take(run: String) -> [String] {
         guard level != nil else { return [] }
-        return pending.withLock { lines in
-            defer { lines.removeAll() }
-            return lines
-        }
+        return pending.withLock { $0.removeValue(forKey: run) ?? [] }
     }
 }

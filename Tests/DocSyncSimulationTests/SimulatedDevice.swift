@@ -70,8 +70,10 @@ final class SimulatedDevice {
 
     private static func makeEngine(_ configuration: EngineConfiguration, _ backend: any StorageBackend, _ fileSystem: MemoryFileSystem,
                                    _ environment: EngineEnvironment) throws -> FolderEngine {
+        // Logs are kept per simulation: its devices' state directories share a parent.
+        let run = configuration.stateDirectory.deletingLastPathComponent().path
         let logger = Logger(label: "sim.\(configuration.device)", factory: { _ in
-            EngineLogCapture.level == nil ? SwiftLogNoOpLogHandler() as any LogHandler : EngineLogCapture(device: configuration.device)
+            EngineLogCapture.level == nil ? SwiftLogNoOpLogHandler() as any LogHandler : EngineLogCapture(device: configuration.device, run: run)
         })
         return try FolderEngine(configuration: configuration, backend: backend, logger: logger, fileSystem: fileSystem, environment: environment)
     }

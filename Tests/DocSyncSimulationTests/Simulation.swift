@@ -101,7 +101,7 @@ final class Simulation {
         case .more: "more"
         case .wait(let until): "wait \((until - now).components.seconds)s"
         }
-        log += EngineLogCapture.take()
+        log += EngineLogCapture.take(run: stateRoot.url.path)
         note("turn \(device.name) \(said) seq \(after)")
         if after != before {
             // The store's notification, delivered in order from this one task.

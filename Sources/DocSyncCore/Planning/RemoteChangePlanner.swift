@@ -161,8 +161,9 @@ public enum RemoteChangePlanner {
 
     /// The item's record was deleted on another device.
     private static func planDeletion(of item: LocalItem, hasLiveChildren: Bool) -> [SyncAction] {
-        // Moved by the engine only: no edit of anyone's competes with the deletion.
-        switch item.onlyMovedByEngine ? .none : item.change {
+        // Moved by the engine only, or only moved to another folder here: no edit of anyone's
+        // competes with the deletion.
+        switch item.onlyMovedByEngine || onlyMovedToAnotherFolder(item) ? .none : item.change {
         case .deleted:
             return [.forget(item: item.recordName)]
         case .edited:
@@ -184,8 +185,22 @@ public enum RemoteChangePlanner {
     /// and time of the acknowledged record. SPEC §4: a folder deleted on one device while
     /// another moved it comes back only with the files added or edited in it.
     static func onlyFollowedItsFolder(_ server: Record, _ item: LocalItem) -> Bool {
-        guard let ancestor = item.ancestor, server.path != ancestor.path, server.path.name == ancestor.path.name else { return false }
-        return sameContent(server, ancestor) && !metadataDiffers(ancestor, server)
+        guard let ancestor = item.ancestor else { return false }
+        return onlyMovedToAnotherFolder(ancestor, server)
+    }
+
+    /// Whether the item's only change here is a move to another folder under its name (its
+    /// folder moved, or it was put in another one): the same deal as `onlyFollowedItsFolder`
+    /// from this side.
+    static func onlyMovedToAnotherFolder(_ item: LocalItem) -> Bool {
+        guard item.change == .edited, let ancestor = item.ancestor else { return false }
+        return onlyMovedToAnotherFolder(ancestor, item.observed)
+    }
+
+    /// `changed` is `ancestor` moved to another folder under the same name, nothing else changed.
+    public static func onlyMovedToAnotherFolder(_ ancestor: Record, _ changed: Record) -> Bool {
+        guard changed.path != ancestor.path, changed.path.name == ancestor.path.name else { return false }
+        return sameContent(changed, ancestor) && !metadataDiffers(ancestor, changed)
     }
 
     /// Same type and content, as the merge compares them (`RecordContent`).

@@ -78,7 +78,10 @@ import Testing
                         #expect(scope.occupantDeleted && scope.occupant?.change == LocalItem.Change.none, "an occupant removed that was not deleted elsewhere: \(context)")
                     }
                     if name == scope.item?.recordName {
-                        #expect(scope.item?.change != .edited || scope.item?.onlyMovedByEngine == true, "a local edit removed: \(context)")
+                        let onlyMoved = scope.item.map { item in
+                            item.onlyMovedByEngine || item.ancestor.map { RemoteChangePlanner.onlyMovedToAnotherFolder($0, item.observed) } == true
+                        } == true
+                        #expect(scope.item?.change != .edited || onlyMoved, "a local edit removed: \(context)")
                     }
                 case .writeContent(let name, _, let reason):
                     #expect(shown.contains(name), "\(context)")
