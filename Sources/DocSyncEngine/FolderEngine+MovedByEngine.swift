@@ -25,10 +25,10 @@ extension FolderEngine {
     }
 
     /// Whether `row`'s only change is a move no edit competes with: the engine's, or one to
-    /// another folder under its name (`RemoteChangePlanner.onlyMovedToAnotherFolder`).
+    /// another folder under its name (`RemoteChangePlanner.onlyRelocated`).
     func onlyMoved(_ row: IndexItem) throws(SyncError) -> Bool {
         if try onlyMovedByEngine(row) { return true }
         guard row.pending == .save, let acked = row.acked else { return false }
-        return RemoteChangePlanner.onlyMovedToAnotherFolder(acked, row.record(zone: configuration.zone, device: configuration.device))
+        return RemoteChangePlanner.onlyRelocated(acked, row.record(zone: configuration.zone, device: configuration.device))
     }
 }

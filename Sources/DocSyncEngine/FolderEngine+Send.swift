@@ -128,6 +128,7 @@ extension FolderEngine {
             } catch where error.isTransient {
                 // The batch may have landed: its saves are remembered until an answer comes.
                 try noteUncertainSaves(batch.saves)
+                logger.trace("a batch's answer was lost", metadata: ["saves": "\(batch.saves.map(\.id.recordName).sorted())"])
                 throw error
             }
             try await record(result, sent: slice.map(\.row), knownToken: batch.knownToken)
@@ -183,6 +184,8 @@ extension FolderEngine {
     /// items: the notification of this save then finds nothing to fetch back.
     private func record(_ result: ModifyResult, sent: [IndexItem], knownToken: ChangeToken?) async throws(SyncError) {
         let sentRevision = Dictionary(sent.map { ($0.recordName, $0.revision) }, uniquingKeysWith: { a, _ in a })
+        logger.trace("a batch answered", metadata: ["saved": "\(result.saved.count)", "deleted": "\(result.deleted.map(\.recordName).sorted())",
+                                                    "failed": "\(result.failed.map { "\($0.key.recordName): \($0.value.code)" }.sorted())"])
         // What was remembered until an answer came is done with (a conflict's answer is
         // matched against it first, below).
         try forgetAnswered(result.saved.keys.map(\.recordName) + result.deleted.map(\.recordName))

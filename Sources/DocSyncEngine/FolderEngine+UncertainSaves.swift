@@ -38,7 +38,8 @@ extension FolderEngine {
     /// its deletions) answer. Returns the names of the records found to be this device's own
     /// saves: they are not applied as remote changes. Such a record becomes its item's
     /// acknowledged one; for an item deleted here meanwhile (its row gone, as nothing had been
-    /// acknowledged) a pending deletion is made, sent conditionally on the server's tag.
+    /// acknowledged) a pending deletion is made, sent conditionally on the server's tag — also
+    /// when another device has only moved the record to another folder since.
     @discardableResult
     func settleUncertainSaves(changed: [DocSyncCore.Record], deleted: [String] = []) throws(SyncError) -> Set<String> {
         guard !changed.isEmpty || !deleted.isEmpty,
@@ -51,15 +52,20 @@ extension FolderEngine {
                 let name: String = row["recordName"]
                 if let record = try? CompactCoding.decodeRecord(row["record"] as Data) { sent[name] = record } else { try forget.execute(arguments: [name]) }
             }
+            logger.trace("answers for unanswered saves", metadata: ["remembered": "\(sent.keys.sorted())", "changed": "\(changed.map(\.id.recordName).filter { sent[$0] != nil })",
+                                                                   "deleted": "\(deleted.filter { sent[$0] != nil })"])
             for name in deleted where sent[name] != nil { try forget.execute(arguments: [name]) }
             var own = Set<String>()
             for record in changed {
                 let name = record.id.recordName
                 guard let mine = sent[name] else { continue }
                 try forget.execute(arguments: [name])
-                guard sameFields(record, mine) else { continue }
+                let existing = try db.item(named: name)
+                // For an item deleted here, its save also counts as landed when another device
+                // only moved the record along with a folder since (a move is no edit).
+                guard sameFields(record, mine) || (existing == nil && RemoteChangePlanner.onlyRelocated(mine, record)) else { continue }
                 own.insert(name)
-                if var row = try db.item(named: name) {
+                if var row = existing {
                     // This device's own save: its answer, at last.
                     row.acked = record
                     try row.update(db)

@@ -46,9 +46,9 @@ public enum RemoteChangePlanner {
         case .none:
             return planUpdate(item, to: server, scope, settings)
         case .deleted:
-            // Moved along with its folder elsewhere (or into another folder) is no edit: the
-            // deletion stands.
-            if onlyFollowedItsFolder(server, item) { return [.keepDeletion(item: item.recordName, over: server)] }
+            // Only relocated elsewhere (moved along with its folder, or aside to a conflict
+            // copy's name) is no edit: the deletion stands.
+            if onlyRelocatedElsewhere(server, item) { return [.keepDeletion(item: item.recordName, over: server)] }
             // Deleted here, changed there: the edit wins and the item comes back.
             let aside = scope.occupant.map { moveAside($0, scope, settings) } ?? []
             if settings.onDemand, item.isPlaceholder, server.type == .document { return aside + [.placePlaceholder(server)] }
@@ -161,9 +161,9 @@ public enum RemoteChangePlanner {
 
     /// The item's record was deleted on another device.
     private static func planDeletion(of item: LocalItem, hasLiveChildren: Bool) -> [SyncAction] {
-        // Moved by the engine only, or only moved to another folder here: no edit of anyone's
-        // competes with the deletion.
-        switch item.onlyMovedByEngine || onlyMovedToAnotherFolder(item) ? .none : item.change {
+        // Moved by the engine only, or only relocated here: no edit of anyone's competes with
+        // the deletion.
+        switch item.onlyMovedByEngine || onlyRelocated(item) ? .none : item.change {
         case .deleted:
             return [.forget(item: item.recordName)]
         case .edited:
@@ -180,26 +180,28 @@ public enum RemoteChangePlanner {
 
     // MARK: comparisons
 
-    /// Whether `server` changed `item`'s record only by moving it to another folder under
-    /// the same name — what a folder's move does to everything in it — with the content, mode
-    /// and time of the acknowledged record. SPEC §4: a folder deleted on one device while
-    /// another moved it comes back only with the files added or edited in it.
-    static func onlyFollowedItsFolder(_ server: Record, _ item: LocalItem) -> Bool {
+    /// Whether `server` changed `item`'s record only by relocating it (`onlyRelocated`).
+    /// SPEC §4: a folder deleted on one device while another moved it comes back only with
+    /// the files added or edited in it.
+    static func onlyRelocatedElsewhere(_ server: Record, _ item: LocalItem) -> Bool {
         guard let ancestor = item.ancestor else { return false }
-        return onlyMovedToAnotherFolder(ancestor, server)
+        return onlyRelocated(ancestor, server)
     }
 
-    /// Whether the item's only change here is a move to another folder under its name (its
-    /// folder moved, or it was put in another one): the same deal as `onlyFollowedItsFolder`
-    /// from this side.
-    static func onlyMovedToAnotherFolder(_ item: LocalItem) -> Bool {
+    /// Whether the item's only change here is a relocation (`onlyRelocated`): the same deal
+    /// as `onlyRelocatedElsewhere`, from this side.
+    static func onlyRelocated(_ item: LocalItem) -> Bool {
         guard item.change == .edited, let ancestor = item.ancestor else { return false }
-        return onlyMovedToAnotherFolder(ancestor, item.observed)
+        return onlyRelocated(ancestor, item.observed)
     }
 
-    /// `changed` is `ancestor` moved to another folder under the same name, nothing else changed.
-    public static func onlyMovedToAnotherFolder(_ ancestor: Record, _ changed: Record) -> Bool {
-        guard changed.path != ancestor.path, changed.path.name == ancestor.path.name else { return false }
+    /// `changed` is `ancestor` relocated, nothing else changed: moved to another folder under
+    /// the same name (what a folder's move does to everything in it), or moved aside under a
+    /// conflict copy's name of it (what an engine does when another item takes its path).
+    public static func onlyRelocated(_ ancestor: Record, _ changed: Record) -> Bool {
+        guard changed.path != ancestor.path,
+              changed.path.name == ancestor.path.name || ConflictName.originalName(of: changed.path.name) == ancestor.path.name
+        else { return false }
         return sameContent(changed, ancestor) && !metadataDiffers(ancestor, changed)
     }
 

@@ -79,7 +79,7 @@ import Testing
                     }
                     if name == scope.item?.recordName {
                         let onlyMoved = scope.item.map { item in
-                            item.onlyMovedByEngine || item.ancestor.map { RemoteChangePlanner.onlyMovedToAnotherFolder($0, item.observed) } == true
+                            item.onlyMovedByEngine || item.ancestor.map { RemoteChangePlanner.onlyRelocated($0, item.observed) } == true
                         } == true
                         #expect(scope.item?.change != .edited || onlyMoved, "a local edit removed: \(context)")
                     }
