@@ -51,6 +51,10 @@ extension FolderEngine {
                     logger.debug("a move found its target taken or its source gone", metadata: ["path": "\(path)", "from": "\(moved.path)"])
                     throw localChangeMidway(path)
                 }
+                // The index follows the disk at once: a plan stopped after this step (a
+                // download that fails) must not leave the file where the index has no row.
+                let final = moved
+                try writeIndex { db in try final.update(db) }
                 rows[name] = moved
             case .moveAside(let name, let path):
                 rows[name] = try moveAside(try row(name), to: path)

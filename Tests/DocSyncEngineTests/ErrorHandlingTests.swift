@@ -138,4 +138,25 @@ struct ErrorHandlingTests {
         #expect(await eventually(timeout: .seconds(60)) { b.read("moving.txt") == "final content\n" })
         #expect(faulty.injectedFaults == 1)
     }
+
+    /// A remote change that moves a file and changes its content: the move is carried out,
+    /// then the download fails. The index must follow the move at once, or the next scan
+    /// takes the moved file for a new one and the old path for a deletion (a duplicate
+    /// under a conflict name once the record comes back).
+    @Test func aDownloadFailingAfterAMoveLeavesOneItem() async throws {
+        let (a, b) = try devices()
+        let first = String(repeating: "first version of the plan\n", count: 8_000)
+        let second = String(repeating: "second version of the plan\n", count: 8_000)
+        try b.write("plan.txt", first)
+        #expect(await eventually(timeout: .seconds(60)) { a.read("plan.txt") == first && a.engine.isSettled })
+        faulty.setPlan(FaultPlan(rules: [FaultRule([.downloadChunk], .nthCall(1), .fail(SyncError(.serviceUnavailable, "injected")))]))
+        try FileManager.default.createDirectory(at: b.file("notes"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(at: b.file("plan.txt"), to: b.file("notes/plan.txt"))
+        try b.write("notes/plan.txt", second)
+        #expect(await eventually(timeout: .seconds(60)) { a.read("notes/plan.txt") == second && a.engine.isSettled && b.engine.isSettled })
+        #expect(faulty.injectedFaults == 1)
+        #expect(a.names() == ["notes"])
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: a.file("notes").path)) == ["plan.txt"])
+        #expect(sameTrees(a, b))
+    }
 }

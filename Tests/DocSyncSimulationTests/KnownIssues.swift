@@ -3,15 +3,8 @@
 /// still printed with its seed and log; a fixed seed moves to `RegressionSeeds`. Triage:
 /// `DOCSYNC_SEED=N DOCSYNC_SIM_PRINT=/tmp/sim DOCSYNC_SIM_LOG=trace`.
 enum KnownIssues {
-    /// Deleted content comes back. Not yet traced; several under folders moved or kept as
-    /// conflict copies.
-    static let back = "deleted content comes back (not yet traced)"
-
-    /// Seed → the bug it shows. None of the default range (1...200); these are from
-    /// `make soak SEEDS=1000 FIRST=201`; not traced.
-    static let bugs: [UInt64: String] = [
-        627: back, 640: back,
-    ]
+    /// Seed → the bug it shows. None today: seeds 1...1200 pass (`make soak SEEDS=1200`).
+    static let bugs: [UInt64: String] = [:]
 }
 
 /// Seeds that once failed and were fixed: run on every `make test`, named by what they found.
@@ -27,6 +20,8 @@ enum RegressionSeeds {
     static let deletedUnderMovedFolder = "a deletion made beneath a folder this device moved stayed at the folder's old path, so another device's sending of the item's new place (carried along with the folder) beat it"
     static let movedNotEdited = "a record only moved to another folder elsewhere (a folder's move carries everything in it) came back over a deletion here, as if it had been edited"
     static let lostSaveMovedAlong = "a new item whose save's answer was lost, deleted here, came back once another device had moved its record along with a folder: the record no longer matched the save, so it was taken for someone else's"
+    static let movedAsideElsewhere = "a record another device's engine moved aside to a conflict copy's name came back over a deletion here, as if renamed by a person"
+    static let moveBeforeFailedDownload = "a remote change moving a file and changing its content stopped at the download after the move: the index kept the old path, so the moved file was taken for a new item and the old path for a deletion"
     static let notSettling = "did not settle after healing (settles since second folder records wait for their path and a folder merging into a directory made for its items keeps taken names beside)"
 
     static let fixed: [UInt64: String] = [
@@ -83,8 +78,10 @@ enum RegressionSeeds {
         578: deletedUnderMovedFolder,
         609: retriedCreate,
         611: retriedCreate,
+        627: movedAsideElsewhere,
         629: retriedCreate,
         631: carriedAlong,
+        640: moveBeforeFailedDownload,
         643: deletedUnderMovedFolder,
         653: retriedCreate,
         701: movedNotEdited,
