@@ -32,6 +32,10 @@ import Testing
     }
 
     static func check(seed: UInt64, operations: Int = SimulationSettings.operations) async {
+        await SimulationGate.shared.run { await checkNow(seed: seed, operations: operations) }
+    }
+
+    private static func checkNow(seed: UInt64, operations: Int) async {
         let (problems, simulation) = await outcome(seed: seed, operations: operations)
         if let destination = SimulationSettings.environment["DOCSYNC_SIM_PRINT"], let simulation {
             let text = "seed \(seed): \(simulation.log.count) log lines, \(simulation.turns) turns\n" + simulation.log.joined(separator: "\n")

@@ -15,9 +15,10 @@
 ///   or beside as a conflict copy;
 /// - **the edit beats the delete**: a record changed elsewhere (its content, mode, time or
 ///   name) comes back over a local deletion; a local edit survives a remote deletion and is
-///   sent again as new. A move is no edit: a record only moved to another folder under its
-///   name (as a folder's move carries everything in it) stays deleted, and an item the
-///   engine only moved here (aside, or along with a folder) loses to a remote deletion;
+///   sent again as new. A relocation is no edit (`onlyRelocated`: moved to another folder
+///   under its name, as a folder's move carries everything in it, or aside to a conflict
+///   copy's name): a record only relocated elsewhere stays deleted here, and an item only
+///   relocated here, or moved by the engine, loses to a remote deletion;
 /// - a remote deletion moves the file to the version store; a folder that still holds live
 ///   items stays and is sent again.
 public enum RemoteChangePlanner {

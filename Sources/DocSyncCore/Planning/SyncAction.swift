@@ -45,9 +45,9 @@ public enum SyncAction: Sendable, Hashable {
     case shadow(Record)
     /// The row of `item` goes (its deletion is done, or it never reached the server).
     case forget(item: String)
-    /// `item`, deleted here, stays deleted over `record`, which changed it elsewhere only by
-    /// moving it to another folder under its name (as its folder's move carries it): the
-    /// deletion is sent against `record`.
+    /// `item`, deleted here, stays deleted over `record`, which only relocated it elsewhere
+    /// (`RemoteChangePlanner.onlyRelocated`: its folder's move carried it, or an engine moved
+    /// it aside): the deletion is sent against `record`.
     case keepDeletion(item: String, over: Record)
     /// `item` loses its acknowledged record: it is sent again as new (an edit that beat a
     /// deletion elsewhere).
