@@ -14,7 +14,7 @@ extension FolderEngine {
         let plan = RemoteChangePlanner.plan(observed.scope, settings: plannerSettings)
         if !plan.isEmpty {
             logger.trace("planned a remote change", metadata: ["record": "\(change.recordName)", "plan": "\(plan)",
-                                                           "item": "\(observed.scope.item.map { "\($0.change) at \($0.path), acked \($0.ancestor?.path.string ?? "-") [\($0.ancestor.map { "\($0.changeTag)" } ?? "-")]" } ?? "none")"])
+                                                           "item": "\(observed.scope.item.map { "\($0.change) at \($0.path), acked \($0.ancestor?.path.string ?? "-") [\($0.ancestor?.changeTag.map { "\($0)" } ?? "-")]" } ?? "none")"])
         }
         try await execute(plan, rows: observed.rows)
     }

@@ -22,10 +22,10 @@ struct EngineLogCapture: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-        let all = metadata.merging(extra ?? [:]) { _, new in new }.filter { $0.key != "folder" }
+    func log(event: LogEvent) {
+        let all = metadata.merging(event.metadata ?? [:]) { _, new in new }.filter { $0.key != "folder" }
         let details = all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        Self.pending.withLock { $0[run, default: []].append("  [\(device) \(level)] \(message) \(details)") }
+        Self.pending.withLock { $0[run, default: []].append("  [\(device) \(event.level)] \(event.message) \(details)") }
     }
 
     /// The lines `run`'s engines logged since the last call.

@@ -95,7 +95,7 @@ import Testing
     @Test func aPackFileNobodyIndexedIsRemovedOnceItIsAnHourOld() async throws {
         let backend = try LocalBackend(directory: directory.url, options: Self.options)
         let old = directory.path + "/packs/1-leftover.pack", fresh = directory.path + "/packs/2-inflight.pack"
-        for path in [old, fresh] { FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: 4096)) }
+        for path in [old, fresh] { _ = FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: 4096)) }
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-7200)], ofItemAtPath: old)
         let report = try await backend.collectGarbage()
         #expect(report.packsRemoved == 1)
