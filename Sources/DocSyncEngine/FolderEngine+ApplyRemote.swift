@@ -111,7 +111,13 @@ extension FolderEngine {
                 return names
             }
             // Their own records may not have moved (`sendStrandedItems`, after the fetch).
-            owned.withLock { $0.movedAlong.formUnion(carried) }
+            // Documents written ahead inside it moved with it.
+            owned.withLock { owned in
+                owned.movedAlong.formUnion(carried)
+                for (name, file) in owned.preparedFiles where file.temporary.hasPrefix(from + "/") {
+                    owned.preparedFiles[name]?.temporary = to + file.temporary.dropFirst(from.count)
+                }
+            }
         }
         return true
     }

@@ -5,14 +5,11 @@
 enum KnownIssues {
     /// Deleted content comes back. Not yet traced.
     static let back = "deleted content comes back (not yet traced)"
-    /// A remote document written ahead into a directory that a plan then moved aside: the
-    /// temporary file moved with it, and discarding it looked at its old path.
-    static let writtenAheadMoved = "a temporary file written ahead was left behind in a folder moved aside to a conflict name"
 
     /// Seed → the bug it shows. Seeds 1...2200 pass; these are from
-    /// `make soak SEEDS=3000 FIRST=2201` (4 of 3,000).
+    /// `make soak SEEDS=3000 FIRST=2201` (4 of 3,000; 2635 since fixed).
     static let bugs: [UInt64: String] = [
-        2635: writtenAheadMoved, 3395: back, 3793: back, 3891: back,
+        3395: back, 3793: back, 3891: back,
     ]
 }
 
@@ -31,6 +28,7 @@ enum RegressionSeeds {
     static let lostSaveMovedAlong = "a new item whose save's answer was lost, deleted here, came back once another device had moved its record along with a folder: the record no longer matched the save, so it was taken for someone else's"
     static let movedAsideElsewhere = "a record another device's engine moved aside to a conflict copy's name came back over a deletion here, as if renamed by a person"
     static let moveBeforeFailedDownload = "a remote change moving a file and changing its content stopped at the download after the move: the index kept the old path, so the moved file was taken for a new item and the old path for a deletion"
+    static let writtenAheadMoved = "a remote document written ahead into a directory a plan then moved aside was left behind as a temporary file: it moved with the directory, and discarding it looked at its old path"
     static let notSettling = "did not settle after healing (settles since second folder records wait for their path and a folder merging into a directory made for its items keeps taken names beside)"
 
     static let fixed: [UInt64: String] = [
@@ -103,5 +101,6 @@ enum RegressionSeeds {
         1087: retriedCreate,
         1116: lostSaveMovedAlong,
         1152: deletedUnderMovedFolder,
+        2635: writtenAheadMoved,
     ]
 }
