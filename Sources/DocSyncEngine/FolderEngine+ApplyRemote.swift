@@ -105,9 +105,7 @@ extension FolderEngine {
                                                 arguments: [old.string + "/", old.string + "0"])
                 // Entries moved aside in the merge first: their new paths leave the old prefix.
                 for aside in asides { try db.movePaths(from: aside.from, to: aside.to) }
-                try db.execute(sql: """
-                    UPDATE item SET path = ? || substr(path, ?) WHERE path >= ? AND path < ?
-                    """, arguments: [path.string, old.string.utf8.count + 1, old.string + "/", old.string + "0"])
+                try db.movePaths(beneath: old, to: path)
                 return names
             }
             // Their own records may not have moved (`sendStrandedItems`, after the fetch).

@@ -191,10 +191,7 @@ extension FolderEngine {
                 try refreshConflictFlags(db, around: [path])
             }
         }
-        for move in folderMoves {
-            try db.execute(sql: "UPDATE item SET path = ? || substr(path, ?) WHERE pending = 2 AND path >= ? AND path < ?",
-                           arguments: [move.to.string, move.from.string.utf8.count + 1, move.from.string + "/", move.from.string + "0"])
-        }
+        for move in folderMoves { try db.movePaths(beneath: move.from, to: move.to, pendingDeletionsOnly: true) }
         return placeholders
     }
 

@@ -90,6 +90,14 @@ extension Database {
         try Bool.fetchOne(self, sql: "SELECT EXISTS (SELECT 1 FROM \(name))") ?? false
     }
 
+    /// Every row beneath `from` (not `from`'s own) now lies beneath `to`; with
+    /// `pendingDeletionsOnly`, only the deletions waiting to be sent.
+    func movePaths(beneath from: RelativePath, to: RelativePath, pendingDeletionsOnly: Bool = false) throws {
+        try execute(sql: """
+            UPDATE item SET path = ? || substr(path, ?) WHERE \(pendingDeletionsOnly ? "pending = 2 AND " : "")path >= ? AND path < ?
+            """, arguments: [to.string, from.string.utf8.count + 1, from.string + "/", from.string + "0"])
+    }
+
     /// Every row at `from` or beneath it now lies at `to` (a rename done on disk).
     func movePaths(from: RelativePath, to: RelativePath) throws {
         try execute(sql: """
