@@ -49,6 +49,23 @@ extension Simulation {
         return problems
     }
 
+    /// The end state for triage: the store's records and each device's index rows, one per
+    /// line, sorted by path.
+    func endState() async -> String {
+        let records = await SimulationTree.storeRecords(store).values.sorted { $0.path.string < $1.path.string }
+        var lines = ["store:"] + records.map { "  \($0.path) \($0.type.rawValue) \($0.id.recordName) tag \($0.changeTag.map { "\($0)" } ?? "-") by \($0.lastModifiedBy)" }
+        for device in devices {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let rows = (try? DatabaseQueue(path: device.configuration.indexURL.path, configuration: configuration).read { db in
+                try Row.fetchAll(db, sql: "SELECT path, kind, recordName, pending, acked IS NOT NULL AS acked FROM item ORDER BY path")
+            }) ?? []
+            lines.append("\(device.name) index:")
+            lines += rows.map { "  \($0["path"] as String) \($0["kind"] as String) \($0["recordName"] as String) pending \($0["pending"] as Int) acked \($0["acked"] as Bool)" }
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// The rows of `device`'s index at `path`: record name and pending state.
     func indexRows(_ device: SimulatedDevice, at path: String) -> [(name: String, pending: Int)] {
         var configuration = Configuration()

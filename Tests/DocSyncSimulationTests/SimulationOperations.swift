@@ -243,7 +243,9 @@ extension Simulation {
             ledger.moved(entry.content, from: source + "/" + path, to: target + "/" + path, by: device.index)
         }
         if !directories { ledger.moved(sourceContent, from: source, to: target, by: device.index) }
-        if let replaced { ledger.deleted(replaced, by: device.index) }
+        // A file moved over one with the same content deletes nothing: the content is still
+        // on this disk, at the target.
+        if let replaced, replaced != sourceContent { ledger.deleted(replaced, by: device.index) }
         note("\(device.name) moves \(directories ? "directory " : "")\(source) to \(target)")
         device.engine.noteLocal([.moved(from: source, to: target)])
     }

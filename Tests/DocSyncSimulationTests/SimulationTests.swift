@@ -40,8 +40,10 @@ import Testing
         if let destination = SimulationSettings.environment["DOCSYNC_SIM_PRINT"], let simulation {
             let text = "seed \(seed): \(simulation.log.count) log lines, \(simulation.turns) turns\n" + simulation.log.joined(separator: "\n")
             if destination.hasPrefix("/") {
-                // A directory: the whole log goes to a file per seed there.
+                // A directory: the whole log goes to a file per seed there, the end state
+                // (store and indexes) beside it.
                 try? Data(text.utf8).write(to: URL(fileURLWithPath: destination).appendingPathComponent("seed-\(seed).log"))
+                try? Data(await simulation.endState().utf8).write(to: URL(fileURLWithPath: destination).appendingPathComponent("seed-\(seed).state"))
             } else {
                 print(text)
             }
