@@ -72,7 +72,9 @@ extension FolderEngine {
             report(ItemProblem(path: refusal.path.isEmpty ? "record \(refusal.recordName)" : refusal.path,
                                message: "refused a change from the server: \(refusal.reason); nothing was written"))
         }
-        let ownSaves = try settleUncertainSaves(changed: page.changed, deleted: page.deleted.map(\.recordName))
+        let deletedNames = page.deleted.map(\.recordName)
+        let ownSaves = try settleUncertainSaves(changed: page.changed, deleted: deletedNames,
+                                                deletedVersions: try await lastVersionsOfUncertainlySaved(deleted: deletedNames))
         let (known, echoes) = try lookUp(page.changed)
         // Folders first, shallow before deep, so parents exist before their children.
         let ordered = page.changed.filter { !echoes.contains($0.id.recordName) && !ownSaves.contains($0.id.recordName) }

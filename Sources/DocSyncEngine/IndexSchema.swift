@@ -163,6 +163,20 @@ enum IndexSchema {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v10: every unanswered version of a record") { db in
+            // Several saves of one record may go unanswered in a row (an edit, then a move):
+            // any of them may be the one that landed, so each is remembered until an answer.
+            try db.execute(sql: """
+                CREATE TABLE uncertainSaveVersion (
+                    recordName TEXT NOT NULL,
+                    record BLOB NOT NULL,            -- one version as sent, compact-coded
+                    PRIMARY KEY (recordName, record)
+                ) WITHOUT ROWID;
+                INSERT INTO uncertainSaveVersion (recordName, record) SELECT recordName, record FROM uncertainSave;
+                DROP TABLE uncertainSave;
+                ALTER TABLE uncertainSaveVersion RENAME TO uncertainSave;
+                """)
+        }
         return migrator
     }
 }

@@ -95,6 +95,21 @@ import Testing
         #expect(try index.read { db in try db.chunkLocations(of: digests) }.keys.sorted() == [digests[1]])
     }
 
+    @Test func aVersionNineIndexKeepsItsUnansweredSaveAndRemembersMoreVersions() throws {
+        let base = try TemporaryDirectory("docsync-migration")
+        let url = try oldIndex(in: base, upTo: "v9: items the engine moved aside, records a refetch has not seen yet", items: [])
+        let first = Data("first version".utf8), second = Data("second version".utf8)
+        try DatabaseQueue(path: url.path).write { db in
+            try db.execute(sql: "INSERT INTO uncertainSave (recordName, record) VALUES ('r1', ?)", arguments: [first])
+        }
+        let index = try LocalIndex(url: url)
+        try index.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO uncertainSave (recordName, record) VALUES ('r1', ?), ('r1', ?)", arguments: [second, first])
+        }
+        let kept = try index.read { db in try Data.fetchAll(db, sql: "SELECT record FROM uncertainSave WHERE recordName = 'r1' ORDER BY record") }
+        #expect(kept == [first, second])
+    }
+
     @Test func anIndexMigratedByANewerVersionIsRefused() throws {
         let base = try TemporaryDirectory("docsync-migration")
         let url = try oldIndex(in: base, upTo: "v6: pending items indexed in record-name order", items: [])
