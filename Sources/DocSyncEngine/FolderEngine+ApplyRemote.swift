@@ -64,6 +64,9 @@ extension FolderEngine {
                     if error.code == EEXIST { return false }
                     throw Materializer.failure("make the folder", path.string, code: error.code)
                 }
+                // Durable before anything moves into it: a power cut must not take it, and
+                // what a later move puts inside, away.
+                try? fileSystem.flushDirectory(String(Materializer.directory(of: to)))
                 owned.withLock { $0.createdDirectories.formUnion(made + [row.path]) }
             }
             logger.notice("a folder's record moved inside its own old place (moves made apart on two devices); its entries stay and follow their own records",
@@ -100,18 +103,17 @@ extension FolderEngine {
         let old = row.path
         row.path = path
         if row.kind == .folder {
-            let carried = try writeIndex { db in
-                let names = try String.fetchAll(db, sql: "SELECT recordName FROM item WHERE path >= ? AND path < ?",
-                                                arguments: [old.string + "/", old.string + "0"])
+            try writeIndex { db in
+                // Their own records may not have moved (`sendStrandedItems`, after the fetch):
+                // remembered with the move, so a crash before then does not strand them.
+                try db.execute(sql: "INSERT OR IGNORE INTO carriedAlong (recordName) SELECT recordName FROM item WHERE path >= ? AND path < ?",
+                               arguments: [old.string + "/", old.string + "0"])
                 // Entries moved aside in the merge first: their new paths leave the old prefix.
                 for aside in asides { try db.movePaths(from: aside.from, to: aside.to) }
                 try db.movePaths(beneath: old, to: path)
-                return names
             }
-            // Their own records may not have moved (`sendStrandedItems`, after the fetch).
             // Documents written ahead inside it moved with it.
             owned.withLock { owned in
-                owned.movedAlong.formUnion(carried)
                 for (name, file) in owned.preparedFiles where file.temporary.hasPrefix(from + "/") {
                     owned.preparedFiles[name]?.temporary = to + file.temporary.dropFirst(from.count)
                 }

@@ -171,13 +171,11 @@ extension FolderEngine {
     /// is sent, so every device ends with them in the moved folder — a rename both sides
     /// agree on is no conflict.
     private func sendStrandedItems() throws(SyncError) {
-        let names = owned.withLock { owned in
-            defer { owned.movedAlong.removeAll() }
-            return owned.movedAlong
-        }
-        guard !names.isEmpty else { return }
+        guard try readIndex({ db in try db.hasRows("carriedAlong") }) else { return }
         try writeIndex { db in
-            for name in names.sorted() {
+            let names = try String.fetchAll(db, sql: "SELECT recordName FROM carriedAlong")
+            try db.execute(sql: "DELETE FROM carriedAlong")
+            for name in names {
                 guard var row = try db.item(named: name), row.pending == .none, let acked = row.acked, acked.path != row.path else { continue }
                 logger.debug("a folder's move carried an item whose record stayed; sending its new place", metadata: ["path": "\(row.path)", "from": "\(acked.path)", "record": "\(name)"])
                 markChanged(&row)

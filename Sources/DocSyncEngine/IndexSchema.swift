@@ -177,6 +177,15 @@ enum IndexSchema {
                 ALTER TABLE uncertainSaveVersion RENAME TO uncertainSave;
                 """)
         }
+        migrator.registerMigration("v11: items a folder's move carried along") { db in
+            // Items a remote folder move carried along on disk are looked at once the fetch
+            // is applied (`FolderEngine+Fetch`), also after a crash in between.
+            try db.execute(sql: """
+                CREATE TABLE carriedAlong (
+                    recordName TEXT PRIMARY KEY NOT NULL
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

@@ -9,8 +9,6 @@ struct LoopOwned: Sendable {
     var loop = FolderEngine.LoopState()
     /// Directories the engine created for remote items, not yet claimed by a folder record.
     var createdDirectories = Set<RelativePath>()
-    /// Items a remote folder move carried along on disk, by record name (`sendStrandedItems`).
-    var movedAlong = Set<String>()
     /// Remote documents written ahead for the page being applied, by record name.
     var preparedFiles = [String: FolderEngine.PreparedFile]()
     /// The root and its marker as last seen when the root was found right (`checkRoot`).

@@ -112,18 +112,17 @@ enum Materializer {
     /// Moves `source` to `target` only if nothing is at `target`: returns 0, or the `errno`
     /// (`EEXIST` when something is there, `ENOENT` when `source` is gone).
     ///
-    /// A move between two directories is made durable: the target's directory first, then
-    /// the source's. A power cut then leaves the item at one of its names, never at neither
+    /// The move is made durable before this returns: the target's directory first, then the
+    /// source's. A power cut then leaves the item at one of its names, never at neither
     /// (each directory's entries become durable on their own: a flush of the source's
     /// directory by anyone, the person's editor say, would otherwise make the item's absence
-    /// there durable before its new name).
+    /// there durable before its new name), and never back at the old name once the index has
+    /// recorded the new one (the next scan would take that for a person's rename).
     static func moveIfFree(_ source: String, _ target: String, in fs: any FolderFileSystem) -> Int32 {
         do { try fs.renameIfFree(source, to: target) } catch { return error.code }
         let from = (source as NSString).deletingLastPathComponent, to = (target as NSString).deletingLastPathComponent
-        if from != to {
-            try? fs.flushDirectory(to)
-            try? fs.flushDirectory(from)
-        }
+        try? fs.flushDirectory(to)
+        if from != to { try? fs.flushDirectory(from) }
         return 0
     }
 }
