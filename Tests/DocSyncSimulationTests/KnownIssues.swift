@@ -3,14 +3,9 @@
 /// still printed with its seed and log; a fixed seed moves to `RegressionSeeds`. Triage:
 /// `DOCSYNC_SEED=N DOCSYNC_SIM_PRINT=/tmp/sim DOCSYNC_SIM_LOG=trace`.
 enum KnownIssues {
-    /// Deleted content comes back. Not yet traced.
-    static let back = "deleted content comes back (not yet traced)"
-
-    /// Seed → the bug it shows. Seeds 1...2200 pass; these are from
-    /// `make soak SEEDS=3000 FIRST=2201` (4 of 3,000; 2635 since fixed).
-    static let bugs: [UInt64: String] = [
-        3395: back, 3793: back, 3891: back,
-    ]
+    /// Seed → the bug it shows. None today: the failures of the soaks past seed 2200
+    /// (`make soak SEEDS=3000 FIRST=2201`, `make soak SEEDS=4800 FIRST=5201`) are fixed.
+    static let bugs: [UInt64: String] = [:]
 }
 
 /// Seeds that once failed and were fixed: run on every `make test`, named by what they found.
@@ -29,6 +24,13 @@ enum RegressionSeeds {
     static let movedAsideElsewhere = "a record another device's engine moved aside to a conflict copy's name came back over a deletion here, as if renamed by a person"
     static let moveBeforeFailedDownload = "a remote change moving a file and changing its content stopped at the download after the move: the index kept the old path, so the moved file was taken for a new item and the old path for a deletion"
     static let writtenAheadMoved = "a remote document written ahead into a directory a plan then moved aside was left behind as a temporary file: it moved with the directory, and discarding it looked at its old path"
+    static let movedOverItsTwin = "the ledger took a file moved over another holding the same content for a deletion of that content, which was still on the disk at the target"
+    static let earlierLostSave = "of two saves of a record whose answers were lost, the earlier landed: only the later was remembered, so the record coming back was taken for another device's and beat this device's deletion"
+    static let lostSaveDeletedElsewhere = "a save whose answer was lost landed and another device deleted it: the deletion was taken to compete with an edit here (Recently Deleted now shows that the deleter had the save)"
+    static let editOnLostCreate = "a new record whose create's answer was lost was edited elsewhere on top of it: the unchanged item here became a conflict copy, and came back after the other device had replaced it"
+    static let renameUndoneByPowerCut = "an engine's rename within one directory was not flushed: a power cut put the file back at its old name, which the next scan took for a person's rename, beating a deletion elsewhere"
+    static let madeFolderLost = "a folder made for a record that moved inside its own old place was not flushed: a power cut took it, with the person's new file inside"
+    static let strandedAfterCrash = "items a remote folder move carried along were remembered only in memory: a kill -9 before the fetch ended left them where their records never were"
     static let notSettling = "did not settle after healing (settles since second folder records wait for their path and a folder merging into a directory made for its items keeps taken names beside)"
 
     static let fixed: [UInt64: String] = [
@@ -102,5 +104,15 @@ enum RegressionSeeds {
         1116: lostSaveMovedAlong,
         1152: deletedUnderMovedFolder,
         2635: writtenAheadMoved,
+        3395: movedOverItsTwin,
+        3793: earlierLostSave,
+        3891: lostSaveDeletedElsewhere,
+        5697: editOnLostCreate,
+        6389: strandedAfterCrash,
+        7017: renameUndoneByPowerCut,
+        7167: renameUndoneByPowerCut,
+        7174: strandedAfterCrash,
+        7803: madeFolderLost,
+        8114: "deleted content came back after an item moved along with two folder moves (passes since this session's fixes; not traced further)",
     ]
 }
