@@ -34,13 +34,6 @@ struct ConflictTests {
         #expect(await a.cutOffFromFetching(through: faulty), "alpha tried to fetch and was refused")
     }
 
-    /// True when a version store under `device`'s state holds a file with `text`.
-    func versionStore(of device: EngineDevice, holds text: String) -> Bool {
-        let state = base.url.appendingPathComponent("\(device.name)-state/versions")
-        let files = (try? FileManager.default.subpathsOfDirectory(atPath: state.path)) ?? []
-        return files.contains { FileManager.default.contents(atPath: state.appendingPathComponent($0).path) == Data(text.utf8) }
-    }
-
     @Test func remoteEditAgainstLocalDeleteBringsTheFileBack() async throws {
         let (a, b) = try await devices()
         await blindAlpha(a)
@@ -69,7 +62,7 @@ struct ConflictTests {
         #expect(await eventually(timeout: .seconds(60)) { a.read("shared.txt") == "made anew on beta\n" && a.engine.isSettled && b.engine.isSettled })
         #expect(a.names() == ["shared.txt"] && b.names() == ["shared.txt"], "no conflict copy")
         #expect(a.status.conflicts == 0)
-        #expect(versionStore(of: a, holds: "base\n"), "the replaced version is kept")
+        #expect(a.keepsVersion("base\n"), "the replaced version is kept")
     }
 
     @Test func localEditAgainstRemoteDeleteBringsTheFileBack() async throws {
@@ -92,14 +85,14 @@ struct ConflictTests {
         try FileManager.default.removeItem(at: b.file("keepsake.txt"))
         b.rescan()
         #expect(await eventually(timeout: .seconds(60)) { a.read("keepsake.txt") == nil })
-        #expect(versionStore(of: a, holds: "precious\n"))
+        #expect(a.keepsVersion("precious\n"))
     }
 
     @Test func aRemoteEditKeepsTheReplacedVersion() async throws {
         let (a, b) = try await devices()
         try b.write("shared.txt", "second\n")
         #expect(await eventually(timeout: .seconds(60)) { a.read("shared.txt") == "second\n" })
-        #expect(versionStore(of: a, holds: "base\n"))
+        #expect(a.keepsVersion("base\n"))
     }
 
     /// Beta edits first; alpha, not hearing of it, edits later (so alpha's is the newest).
@@ -120,7 +113,7 @@ struct ConflictTests {
         try await editBoth(a, b)
         #expect(await eventually(timeout: .seconds(60)) { a.read("shared.txt") == "beta's older edit\n" && a.engine.isSettled && sameTrees(a, b) })
         #expect(a.names() == ["shared.txt"], "no conflict copy")
-        #expect(versionStore(of: a, holds: "alpha's newer edit\n"))
+        #expect(a.keepsVersion("alpha's newer edit\n"))
     }
 
     @Test func localWinsKeepsTheServerVersionInTheStore() async throws {
@@ -128,7 +121,7 @@ struct ConflictTests {
         try await editBoth(a, b)
         #expect(await eventually(timeout: .seconds(60)) { b.read("shared.txt") == "alpha's newer edit\n" && sameTrees(a, b) })
         #expect(a.names() == ["shared.txt"], "no conflict copy")
-        #expect(versionStore(of: a, holds: "beta's older edit\n"))
+        #expect(a.keepsVersion("beta's older edit\n"))
     }
 
     @Test func newestWinsTakesTheLaterModification() async throws {
@@ -136,7 +129,7 @@ struct ConflictTests {
         try await editBoth(a, b)
         #expect(await eventually(timeout: .seconds(60)) { b.read("shared.txt") == "alpha's newer edit\n" && sameTrees(a, b) })
         #expect(b.names() == ["shared.txt"], "no conflict copy")
-        #expect(versionStore(of: a, holds: "beta's older edit\n"))
+        #expect(a.keepsVersion("beta's older edit\n"))
     }
 
     @Test func keepBothMarksTheItemUntilTheCopyIsRemoved() async throws {

@@ -62,6 +62,13 @@ final class EngineDevice: Sendable {
     }
 
     var status: FolderStatus { engine.status() }
+
+    /// True when this device's version store holds a file with `text`.
+    func keepsVersion(_ text: String) -> Bool {
+        let versions = folder.deletingLastPathComponent().appendingPathComponent("\(name)-state/versions")
+        let files = (try? FileManager.default.subpathsOfDirectory(atPath: versions.path)) ?? []
+        return files.contains { FileManager.default.contents(atPath: versions.appendingPathComponent($0).path) == Data(text.utf8) }
+    }
 }
 
 /// Both folders hold the same names with the same contents (recursively), their root
