@@ -17,7 +17,7 @@ PREFIX       ?= $(HOME)/.local
 # rsync and cp are what the sync benchmark compares against.
 BENCH_PACKAGES := rsync
 
-.PHONY: all deps build release test soak demo bench install clean
+.PHONY: all deps build release test soak demo bench bench-scale install clean
 
 all: build
 
@@ -69,6 +69,15 @@ demo: release
 bench: release
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(BENCH_PACKAGES)"
 	$(SPAWN_SAFE) $(SWIFT) run -c release --skip-build docsync-bench
+
+## bench-scale: the scale part alone: an initial sync of 100,000 and of 1,000,000 files
+## through docsync-server beside rsync -a, the rate per tenth, restart, memory, a query and
+## a change's latency (figures in .build/bench/scale.json; most of an hour, 5 GB of disk).
+## SCALE_FILES=100000 measures one size.
+SCALE_FILES ?= 100000,1000000
+bench-scale: release
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(BENCH_PACKAGES)"
+	$(SPAWN_SAFE) $(SWIFT) run -c release --skip-build docsync-bench --only scale --files $(SCALE_FILES)
 
 ## install: docsyncd, docs-status and docsync-server into $(PREFIX)/bin, their systemd user
 ## units into ~/.config/systemd/user, and example configurations where none exist yet.

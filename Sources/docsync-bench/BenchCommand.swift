@@ -26,7 +26,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Where to write the figures as JSON.")
     var json = ".build/bench/chunker.json"
 
-    @Option(help: "Which parts to run: all, chunker, sync, query, server or gc.")
+    @Option(help: "Which parts to run: all, chunker, sync, query, server or gc; or scale, which all leaves out (it takes most of an hour).")
     var only = "all"
 
     @Option(help: "Files in the folder the query benchmark indexes.")
@@ -62,11 +62,22 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Where to write the garbage-collection figures as JSON.")
     var gcJSON = ".build/bench/gc.json"
 
+    @Option(help: "Folder sizes of the scale part, in files, comma-separated.")
+    var files = "100000,1000000"
+
+    @Option(help: "Where to write the scale figures as JSON.")
+    var scaleJSON = ".build/bench/scale.json"
+
     mutating func validate() throws {
-        guard ["all", "chunker", "sync", "query", "server", "gc"].contains(only) else {
-            throw ValidationError("--only takes all, chunker, sync, query, server or gc")
+        guard ["all", "chunker", "sync", "query", "server", "gc", "scale"].contains(only) else {
+            throw ValidationError("--only takes all, chunker, sync, query, server, gc or scale")
+        }
+        guard !scaleSizes.isEmpty, scaleSizes.allSatisfy({ $0 >= 100 }) else {
+            throw ValidationError("--files takes folder sizes of at least 100 files, comma-separated: --files 100000,1000000")
         }
     }
+
+    var scaleSizes: [Int] { files.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
 
     mutating func run() async throws {
         // Every part's files stay until the whole run is over: removing tens of thousands of
@@ -81,6 +92,12 @@ struct BenchCommand: AsyncParsableCommand {
         if only == "all" || only == "query" { try await runQuery(in: scratch.appendingPathComponent("query")) }
         if only == "all" || only == "server" { try await runServer(in: scratch.appendingPathComponent("server")) }
         if only == "all" || only == "gc" { try await runCollection(in: scratch.appendingPathComponent("gc")) }
+        if only == "scale" { try await runScale(in: scratch.appendingPathComponent("scale")) }
+    }
+
+    func runScale(in base: URL) async throws {
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        try write(try await ScaleBench.run(base: base, sizes: scaleSizes), to: scaleJSON)
     }
 
     func runCollection(in base: URL) async throws {

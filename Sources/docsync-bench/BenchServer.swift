@@ -47,6 +47,9 @@ final class BenchServer {
         }
     }
 
+    /// The server's process id (once started).
+    var pid: Int32 { process.processIdentifier }
+
     func stop() {
         guard process.isRunning else { return }
         process.terminate()
