@@ -25,6 +25,7 @@ enum RegressionSeeds {
     static let moveBeforeFailedDownload = "a remote change moving a file and changing its content stopped at the download after the move: the index kept the old path, so the moved file was taken for a new item and the old path for a deletion"
     static let writtenAheadMoved = "a remote document written ahead into a directory a plan then moved aside was left behind as a temporary file: it moved with the directory, and discarding it looked at its old path"
     static let movedOverItsTwin = "the ledger took a file moved over another holding the same content for a deletion of that content, which was still on the disk at the target"
+    static let copyStillOnDisk = "the ledger took the deletion of one file for a deletion of its content while the same device still held that content at another path (a file it had moved over another item's)"
     static let earlierLostSave = "of two saves of a record whose answers were lost, the earlier landed: only the later was remembered, so the record coming back was taken for another device's and beat this device's deletion"
     static let lostSaveDeletedElsewhere = "a save whose answer was lost landed and another device deleted it: the deletion was taken to compete with an edit here (Recently Deleted now shows that the deleter had the save)"
     static let editOnLostCreate = "a new record whose create's answer was lost was edited elsewhere on top of it: the unchanged item here became a conflict copy, and came back after the other device had replaced it"
@@ -107,6 +108,7 @@ enum RegressionSeeds {
         3395: movedOverItsTwin,
         3793: earlierLostSave,
         3891: lostSaveDeletedElsewhere,
+        4200: copyStillOnDisk,
         5697: editOnLostCreate,
         6389: strandedAfterCrash,
         7017: renameUndoneByPowerCut,

@@ -243,9 +243,7 @@ extension Simulation {
             ledger.moved(entry.content, from: source + "/" + path, to: target + "/" + path, by: device.index)
         }
         if !directories { ledger.moved(sourceContent, from: source, to: target, by: device.index) }
-        // A file moved over one with the same content deletes nothing: the content is still
-        // on this disk, at the target.
-        if let replaced, replaced != sourceContent { ledger.deleted(replaced, by: device.index) }
+        if let replaced { recordDeletions([replaced], on: device) }
         note("\(device.name) moves \(directories ? "directory " : "")\(source) to \(target)")
         device.engine.noteLocal([.moved(from: source, to: target)])
     }
@@ -261,18 +259,29 @@ extension Simulation {
         let fs = device.fileSystem
         let inside = SimulationTree.walk(fs, root: device.root + "/" + relative, everything: true)
         var events: [WatchEvent] = []
+        var removed: [Data] = []
         for (path, entry) in inside.sorted(by: { $0.key.count > $1.key.count }) {
             let absolute = device.root + "/" + relative + "/" + path
             if entry.kind == .directory { try? fs.removeDirectory(absolute) } else { try? fs.removeFile(absolute) }
-            if let data = entry.content { ledger.deleted(data, by: device.index) }
+            if let data = entry.content { removed.append(data) }
             events.append(.removed(relative + "/" + path))
         }
         let absolute = device.root + "/" + relative
-        if let data = fs.contents(absolute), (try? fs.status(absolute))??.kind == .file { ledger.deleted(data, by: device.index) }
+        if let data = fs.contents(absolute), (try? fs.status(absolute))??.kind == .file { removed.append(data) }
         if (try? fs.status(absolute))??.kind == .directory { try? fs.removeDirectory(absolute) } else { try? fs.removeFile(absolute) }
         try? fs.flushDirectory(String(absolute[..<absolute.lastIndex(of: "/")!]))
+        recordDeletions(removed, on: device)
         events.append(.removed(relative))
         device.engine.noteLocal(events)
+    }
+
+    /// `contents` that `device` just removed (deleted, or replaced by a move over them): each
+    /// counts as deleted by it unless the same content is still elsewhere on its disk — a
+    /// file moved over its twin, a copy at another path — which deletes nothing of it.
+    func recordDeletions(_ contents: [Data], on device: SimulatedDevice) {
+        guard !contents.isEmpty else { return }
+        let remaining = Set(SimulationTree.walk(device.fileSystem, root: device.root).values.compactMap(\.content))
+        for data in contents where !remaining.contains(data) { ledger.deleted(data, by: device.index) }
     }
 
     /// The same file written on two devices before either syncs.
