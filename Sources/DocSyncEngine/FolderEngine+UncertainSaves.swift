@@ -68,7 +68,8 @@ extension FolderEngine {
     /// saves: they are not applied as remote changes. Such a record becomes its item's
     /// acknowledged one; for an item deleted here meanwhile (its row gone, as nothing had been
     /// acknowledged) a pending deletion is made, sent conditionally on the server's tag — also
-    /// when another device has only moved the record to another folder since.
+    /// when another device has only moved the record to another folder since (so too for an
+    /// item whose deletion here waits to be sent).
     ///
     /// A deleted record whose last version (`deletedVersions`, from Recently Deleted) is one
     /// this device sent was deleted by a device that had that save: that version becomes
@@ -106,9 +107,11 @@ extension FolderEngine {
                 guard let versions = sent[name] else { continue }
                 try forget.execute(arguments: [name])
                 let existing = try db.item(named: name)
-                // For an item deleted here, its save also counts as landed when another device
-                // only moved the record along with a folder since (a move is no edit).
-                guard versions.contains(where: { mine in sameFields(record, mine) || (existing == nil && RemoteChangePlanner.onlyRelocated(mine, record)) })
+                // For an item deleted here (its row gone, or waiting to send the deletion), its
+                // save also counts as landed when another device only moved the record along
+                // with a folder since (a move is no edit).
+                let deletedHere = existing == nil || existing?.pending == .delete
+                guard versions.contains(where: { mine in sameFields(record, mine) || (deletedHere && RemoteChangePlanner.onlyRelocated(mine, record)) })
                 else {
                     if var row = existing, let create = versions.first, versions.count == 1, create.changeTag == nil, row.acked == nil {
                         // A new record that exists: its one create landed, and the server's
