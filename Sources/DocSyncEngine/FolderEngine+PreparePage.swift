@@ -61,7 +61,7 @@ extension FolderEngine {
             return items
         }
         guard let last = rows.last else { return nil }
-        let started = ContinuousClock.now
+        let started = environment.now()
         var cursor = PageCursor(path: last.path.string, recordName: last.recordName)
         var complete = true
         var saves: [IndexItem] = []
@@ -176,7 +176,7 @@ extension FolderEngine {
         saves.removeAll { changedMeanwhile.contains($0.recordName) }
         deletions.removeAll { changedMeanwhile.contains($0.recordName) }
         return PreparedPage(saves: saves, deletions: deletions, justRead: justRead, knownStored: knownStored, cursor: cursor,
-                            complete: complete, fingerprints: fingerprints, itemCount: page.count, preparation: ContinuousClock.now - started)
+                            complete: complete, fingerprints: fingerprints, itemCount: page.count, preparation: environment.now() - started)
     }
 
     /// Reads the content of `page[i]` for each `i` of `indices`, on as many threads as the

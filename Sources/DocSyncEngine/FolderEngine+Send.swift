@@ -101,7 +101,7 @@ extension FolderEngine {
     /// moved them) are left for the next pass. Returns false when some item must be read again.
     private func save(_ uploaded: UploadedPage, batchLimit: inout Int) async throws(SyncError) -> Bool {
         let page = uploaded.page
-        let started = ContinuousClock.now
+        let started = environment.now()
         let changedMeanwhile = try changedSincePrepared(page)
         var saves = page.saves.filter { !changedMeanwhile.contains($0.recordName) && !uploaded.unsent.contains($0.recordName) }
         let deletedElsewhere = try await dropCreatesDeletedElsewhere(saves)
@@ -136,7 +136,7 @@ extension FolderEngine {
             items.removeFirst(slice.count)
         }
         logger.trace("sent a page", metadata: ["items": "\(page.itemCount)", "prepared": "\(page.preparation)",
-                                               "chunks": "\(uploaded.took)", "records": "\(ContinuousClock.now - started)"])
+                                               "chunks": "\(uploaded.took)", "records": "\(environment.now() - started)"])
         return page.complete && uploaded.unsent.isEmpty
     }
 
