@@ -38,6 +38,16 @@ extension FolderEngine {
         var preparation: Duration
     }
 
+    /// The next 1,000 items meeting `condition` (a `sendableCondition`) after a cursor's path
+    /// and record name, in path order: found through the partial index `item_sendable`
+    /// (migration v12), so a page costs what it holds, not the folder's size.
+    static func pendingPageSQL(condition: String) -> String {
+        """
+        SELECT \(IndexItem.Fingerprint.columns), * FROM item WHERE \(condition) AND (path > ? OR (path = ? AND recordName > ?))
+        ORDER BY path, recordName LIMIT 1000
+        """
+    }
+
     /// Reads the pending items after `cursor` (up to 1,000, fewer when their content fills
     /// the memory budget), writes what was read and decided to the index in one transaction,
     /// and returns what is to be sent; `nil` when nothing is pending after `cursor`.
@@ -48,10 +58,7 @@ extension FolderEngine {
         // columns hold the same values).
         let rows = try readIndex { db in
             // Decoded from the cursor's rows as they are stepped, without copying each row.
-            let found = try Row.fetchCursor(db, sql: """
-                SELECT \(IndexItem.Fingerprint.columns), * FROM item WHERE \(condition) AND (path > ? OR (path = ? AND recordName > ?))
-                ORDER BY path, recordName LIMIT 1000
-                """, arguments: [cursor.path, cursor.path, cursor.recordName])
+            let found = try Row.fetchCursor(db, sql: Self.pendingPageSQL(condition: condition), arguments: [cursor.path, cursor.path, cursor.recordName])
             var items: [IndexItem] = []
             while let row = try found.next() {
                 let item = try IndexItem(row: row)

@@ -186,6 +186,12 @@ enum IndexSchema {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v12: pending items found in path order") { db in
+            // A page of pending items is read in path order after a cursor: without an index
+            // holding only pending rows in that order, SQLite walked every row of the folder
+            // for each page sent, even for one changed file (issue 25).
+            try db.execute(sql: "CREATE INDEX item_sendable ON item(path, recordName) WHERE pending != 0")
+        }
         return migrator
     }
 }

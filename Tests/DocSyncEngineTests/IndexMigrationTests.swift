@@ -110,6 +110,23 @@ import Testing
         #expect(kept == [first, second])
     }
 
+    @Test func aPageOfPendingItemsIsFoundWithoutWalkingTheFolder() throws {
+        let base = try TemporaryDirectory("docsync-migration")
+        let items = (0..<50).map { document("r\($0)", "d\($0 / 10)/f\($0)", pending: $0 % 7 == 0 ? .save : .none) }
+        let index = try LocalIndex(url: oldIndex(in: base, upTo: "v11: items a folder's move carried along", items: items))
+        for condition in ["pending != 0 AND uploadingError IS NULL", "pending != 0 AND pending != 2 AND uploadingError IS NULL"] {
+            let sql = FolderEngine.pendingPageSQL(condition: condition)
+            let (found, plan) = try index.read { db in
+                (try Row.fetchAll(db, sql: sql, arguments: ["", "", ""]).map { $0["recordName"] as String },
+                 try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: ["", "", ""]).map { $0["detail"] as String })
+            }
+            // The pending ones only, in path order.
+            #expect(found == ["r0", "r7", "r14", "r21", "r28", "r35", "r42", "r49"])
+            #expect(plan.contains { $0.contains("INDEX item_sendable") }, "\(plan)")
+            #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+        }
+    }
+
     @Test func anIndexMigratedByANewerVersionIsRefused() throws {
         let base = try TemporaryDirectory("docsync-migration")
         let url = try oldIndex(in: base, upTo: "v6: pending items indexed in record-name order", items: [])
