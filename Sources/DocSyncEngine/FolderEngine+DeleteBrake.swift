@@ -57,9 +57,13 @@ extension FolderEngine {
 
     /// The condition on `item` rows that are sent now: saves, and deletions unless the gate
     /// keeps them back.
-    var sendableCondition: String {
-        // `pending != 0` stays a term of its own, so SQLite uses the partial index `item_pending`.
-        deletionGate == .release ? "pending != 0 AND uploadingError IS NULL" : "pending != 0 AND pending != 2 AND uploadingError IS NULL"
+    var sendableCondition: String { Self.sendableCondition(deletionsReleased: deletionGate == .release) }
+
+    /// The condition on `item` rows waiting to be sent: saves that did not fail, and
+    /// deletions when `deletionsReleased`. `pending != 0` stays a term of its own, so SQLite
+    /// uses the partial indexes `item_pending` (counts) and `item_sendable` (pages).
+    static func sendableCondition(deletionsReleased: Bool) -> String {
+        deletionsReleased ? "pending != 0 AND uploadingError IS NULL" : "pending != 0 AND pending != 2 AND uploadingError IS NULL"
     }
 
     /// The reconciler saw local deletions just now.

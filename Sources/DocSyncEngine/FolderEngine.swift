@@ -494,11 +494,11 @@ struct IndexCounts {
 
     /// Items waiting to be sent and the bytes of the files among them: read from the
     /// covering `item_pending` index (migrations v4, v6). Deletions are counted only when
-    /// `deletionsReleased` (the brake does not hold them), and carry no bytes. (`pending != 0`
-    /// is always a term of its own: that is what lets SQLite use the partial index.)
+    /// `deletionsReleased` (the brake does not hold them), and carry no bytes: the rows of
+    /// `FolderEngine.sendableCondition(deletionsReleased:)`.
     static func pendingUploadsSQL(deletionsReleased: Bool) -> String {
         "SELECT COUNT(*), COALESCE(SUM(CASE WHEN pending = 1 THEN size ELSE 0 END), 0) FROM item WHERE "
-            + (deletionsReleased ? "pending != 0" : "pending != 0 AND pending != 2") + " AND uploadingError IS NULL"
+            + FolderEngine.sendableCondition(deletionsReleased: deletionsReleased)
     }
 
     static func fetch(_ db: GRDB.Database, deletionsReleased: Bool = true) throws -> IndexCounts {

@@ -86,9 +86,12 @@ enum ScaleBench {
         let server = try BenchServer(base: base)
         try server.start()
         defer { server.stop() }
-        let backend = ServerBench.url(server.port)
-        let sender = try BenchDaemon(name: "alpha", base: base, backend: backend, tokenFile: server.tokenFile, zone: "Scale")
-        var receiver = try BenchDaemon(name: "beta", base: base, backend: backend, tokenFile: server.tokenFile, zone: "Scale")
+        // A daemon of `name` on the scale folder; made again for each restart, over the same state.
+        func daemon(_ name: String) throws -> BenchDaemon {
+            try BenchDaemon(name: name, base: base, backend: ServerBench.url(server.port), tokenFile: server.tokenFile, zone: "Scale")
+        }
+        let sender = try daemon("alpha")
+        var receiver = try daemon("beta")
 
         let making = ContinuousClock.now
         let (directories, bytes) = try makeTree(at: sender.folder, files: files)
@@ -128,12 +131,12 @@ enum ScaleBench {
         let change = try await SyncBench.createAndModify(samples: 10, from: sender, to: receiver).modify
 
         receiver.stop()
-        receiver = try BenchDaemon(name: "beta", base: base, backend: backend, tokenFile: server.tokenFile, zone: "Scale")
+        receiver = try daemon("beta")
         let warm = try await restartTime(receiver)
         receiver.stop()
         var cold: Double?
         if dropPageCache() {
-            receiver = try BenchDaemon(name: "beta", base: base, backend: backend, tokenFile: server.tokenFile, zone: "Scale")
+            receiver = try daemon("beta")
             cold = try await restartTime(receiver)
             receiver.stop()
         }

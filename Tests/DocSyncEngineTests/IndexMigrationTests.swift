@@ -114,8 +114,8 @@ import Testing
         let base = try TemporaryDirectory("docsync-migration")
         let items = (0..<50).map { document("r\($0)", "d\($0 / 10)/f\($0)", pending: $0 % 7 == 0 ? .save : .none) }
         let index = try LocalIndex(url: oldIndex(in: base, upTo: "v11: items a folder's move carried along", items: items))
-        for condition in ["pending != 0 AND uploadingError IS NULL", "pending != 0 AND pending != 2 AND uploadingError IS NULL"] {
-            let sql = FolderEngine.pendingPageSQL(condition: condition)
+        for released in [true, false] {
+            let sql = FolderEngine.pendingPageSQL(condition: FolderEngine.sendableCondition(deletionsReleased: released))
             let (found, plan) = try index.read { db in
                 (try Row.fetchAll(db, sql: sql, arguments: ["", "", ""]).map { $0["recordName"] as String },
                  try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: ["", "", ""]).map { $0["detail"] as String })
