@@ -1,3 +1,4 @@
+import DocSyncCore
 import GRDB
 
 /// The local index's SQLite schema, as named, append-only migrations.
@@ -191,6 +192,12 @@ enum IndexSchema {
             // holding only pending rows in that order, SQLite walked every row of the folder
             // for each page sent, even for one changed file (issue 25).
             try db.execute(sql: "CREATE INDEX item_sendable ON item(path, recordName) WHERE pending != 0")
+        }
+        migrator.registerMigration("v13: names by their extension") { db in
+            // `name LIKE '*.jpg'` read every row of the metadata index (150 ms at 1,000,000
+            // items); with the names' extensions indexed it reads the matching rows only
+            // (`PredicateSQL.compile(_:indexedExtensions:columns:)`, issue 25).
+            try db.execute(sql: "CREATE INDEX item_name_extension ON item(\(PredicateSQL.nameExtension(of: "name"))) WHERE pending <> 2")
         }
         return migrator
     }

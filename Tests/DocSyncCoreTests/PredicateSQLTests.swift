@@ -45,6 +45,25 @@ import Testing
          [.integer(1), .integer(2), .integer(1)]),
     ]
 
+    /// With the names' extensions indexed, a pattern or suffix that fixes the extension also
+    /// compares it (bound first: it comes first); anything else compiles as without.
+    @Test(arguments: [
+        ("name LIKE '*.jpg'", "(substr(name, length(rtrim(name, replace(name, '.', ''))) + 1) = ? AND name GLOB ?)", [SQLArgument.text("jpg"), .text("*.jpg")]),
+        ("name LIKE 'IMG_*.tar.gz'", "(substr(name, length(rtrim(name, replace(name, '.', ''))) + 1) = ? AND name GLOB ?)", [.text("gz"), .text("IMG_*.tar.gz")]),
+        ("name ENDSWITH '.pdf'", "(substr(name, length(rtrim(name, replace(name, '.', ''))) + 1) = ? AND coalesce(substr(CAST(name AS BLOB), -4) = CAST(? AS BLOB), 0))",
+         [.text("pdf"), .text(".pdf")]),
+        ("name LIKE '*.j?g'", "(name GLOB ?)", [.text("*.j?g")]), ("name LIKE '*.jpg*'", "(name GLOB ?)", [.text("*.jpg*")]),
+        ("name LIKE '*.'", "(name GLOB ?)", [.text("*.")]), ("name LIKE '*jpg'", "(name GLOB ?)", [.text("*jpg")]),
+        ("name LIKE[c] '*.jpg'", "(docsync_like(name, ?, 'c'))", [.text("*.jpg")]),
+        ("name ENDSWITH 'jpg'", "(coalesce(substr(CAST(name AS BLOB), -3) = CAST(? AS BLOB), 0))", [.text("jpg")]),
+        ("path LIKE '*.jpg'", "(path GLOB ?)", [.text("*.jpg")]),
+    ])
+    func anIndexedExtensionIsCompared(_ text: String, _ sql: String, _ arguments: [SQLArgument]) throws {
+        let compiled = PredicateSQL.compile(try MetadataPredicate(parsing: text), indexedExtensions: [.name]) { $0.rawValue }
+        #expect(compiled.sql == sql, "\(text)")
+        #expect(compiled.arguments == arguments, "\(text)")
+    }
+
     @Test(arguments: cases)
     func compiles(query: String, sql: String, arguments: [SQLArgument]) throws {
         let compiled = try Self.compile(query)

@@ -127,6 +127,25 @@ import Testing
         }
     }
 
+    @Test func namesOfOneExtensionAreFoundWithoutWalkingTheFolder() throws {
+        let base = try TemporaryDirectory("docsync-migration")
+        let names = ["a.jpg", "b.JPG", "c.jpg.txt", "jpg", "d.tar.jpg", "e.jpeg", "f.txt", "g.", "h.jpg"]
+        var items = names.enumerated().map { document("r\($0.offset)", "dir/\($0.element)", pending: .none) }
+        items[8].pending = .delete
+        let index = try LocalIndex(url: oldIndex(in: base, upTo: "v12: pending items found in path order", items: items))
+        for (text, expected) in [("name LIKE '*.jpg'", ["a.jpg", "d.tar.jpg"]), ("name ENDSWITH '.jpg'", ["a.jpg", "d.tar.jpg"]),
+                                 ("name LIKE 'd*.tar.jpg'", ["d.tar.jpg"]), ("NOT name LIKE '*.jpg'", ["b.JPG", "c.jpg.txt", "e.jpeg", "f.txt", "g.", "jpg"])] {
+            let predicate = try MetadataPredicate(parsing: text)
+            let (sql, arguments) = Database.query("recordName", predicate, limit: nil)
+            let (found, plan) = try index.read { db in
+                (try db.metadata(matching: predicate).map(\.path.name),
+                 try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String })
+            }
+            #expect(found.sorted() == expected, "\(text)")
+            if !text.hasPrefix("NOT") { #expect(plan.contains { $0.contains("INDEX item_name_extension") }, "\(text): \(plan)") }
+        }
+    }
+
     @Test func anIndexMigratedByANewerVersionIsRefused() throws {
         let base = try TemporaryDirectory("docsync-migration")
         let url = try oldIndex(in: base, upTo: "v6: pending items indexed in record-name order", items: [])

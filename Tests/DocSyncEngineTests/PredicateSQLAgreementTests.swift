@@ -244,7 +244,7 @@ import Testing
             #expect(agree, """
                 seed \(seed) #\(number): \(text)
                 parsed as \(predicate)
-                SQL: \(PredicateSQL.compile(predicate) { $0.itemColumn }.sql)
+                SQL: \(PredicateSQL.compile(predicate, indexedExtensions: [.name]) { $0.itemColumn }.sql)
                 only SQL: \(Self.show(live.filter { got.subtracting(expected).contains($0.recordName) }, text))
                 only the evaluator: \(Self.show(live.filter { expected.subtracting(got).contains($0.recordName) }, text))
                 """)

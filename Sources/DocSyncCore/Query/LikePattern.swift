@@ -78,6 +78,20 @@ public struct LikePattern: Hashable, Sendable, CustomStringConvertible {
         return glob
     }
 
+    /// The extension (the scalars after the last `.`) of every text this pattern matches,
+    /// when the pattern fixes it: it ends with a literal `.` followed only by literal scalars,
+    /// none a `.` (`*.jpg` → `jpg`, `IMG_*.tar.gz` → `gz`). `nil` otherwise, and with options.
+    public var fixedExtension: String? {
+        guard options.isEmpty else { return nil }
+        var tail = String.UnicodeScalarView()
+        for element in elements.reversed() {
+            guard case .scalar(let scalar) = element else { return nil }
+            if scalar == "." { return tail.isEmpty ? nil : String(tail) }
+            tail.insert(scalar, at: tail.startIndex)
+        }
+        return nil
+    }
+
     /// The pattern as a predicate's string literal.
     public var description: String { PredicateLiteral.quoted(pattern) }
 

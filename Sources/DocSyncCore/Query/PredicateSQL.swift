@@ -13,18 +13,31 @@
 public enum PredicateSQL {
     /// The SQL expression of `predicate` and the values of its `?` placeholders, in order.
     /// `columns` gives the SQL (a column name, quoted if needed) of each attribute.
-    public static func compile(_ predicate: MetadataPredicate, columns: (MetadataAttribute) -> String)
+    ///
+    /// `indexedExtensions` names the attributes whose extension (`extension(of:)` of their
+    /// column) an index holds: a `LIKE` or `ENDSWITH` that fixes the extension (`*.jpg`) also
+    /// compares it, which that index answers without reading every row.
+    public static func compile(_ predicate: MetadataPredicate, indexedExtensions: Set<MetadataAttribute> = [],
+                               columns: (MetadataAttribute) -> String)
         -> (sql: String, arguments: [SQLArgument])
     {
         var names: [MetadataAttribute: String] = [:]
         for attribute in MetadataAttribute.allCases { names[attribute] = columns(attribute) }
-        var compiler = Compiler(columns: names)
+        var compiler = Compiler(columns: names, indexedExtensions: indexedExtensions)
         let sql = compiler.expression(predicate)
         return (sql, compiler.arguments)
     }
 
+    /// The SQL of the extension of a text `column`: what follows its last `.`, or the whole
+    /// text when it has none (built-in functions only, so an index may hold it). An index
+    /// on it must spell it exactly so for SQLite to use it.
+    public static func nameExtension(of column: String) -> String {
+        "substr(\(column), length(rtrim(\(column), replace(\(column), '.', ''))) + 1)"
+    }
+
     private struct Compiler {
         let columns: [MetadataAttribute: String]
+        let indexedExtensions: Set<MetadataAttribute>
         var arguments: [SQLArgument] = []
 
         /// SQL for `predicate`, shaped for SQLite's limits: its parser's stack is small (about
@@ -79,6 +92,21 @@ public enum PredicateSQL {
             return "?"
         }
 
+        /// `ext = ? AND ` when `attribute`'s extension is indexed and `fixed` is known: a
+        /// condition the comparison implies, there for the index. Empty otherwise.
+        mutating func extensionTest(_ attribute: MetadataAttribute, _ fixed: String?) -> String {
+            guard let fixed, indexedExtensions.contains(attribute), let column = columns[attribute] else { return "" }
+            return "\(PredicateSQL.nameExtension(of: column)) = \(bind(.string(fixed))) AND "
+        }
+
+        /// The extension of every text ending with `suffix`, when the suffix fixes it (it
+        /// holds a `.` with something after the last one).
+        static func fixedExtension(ofSuffix suffix: String) -> String? {
+            guard let dot = suffix.unicodeScalars.lastIndex(of: ".") else { return nil }
+            let tail = String(suffix.unicodeScalars[suffix.unicodeScalars.index(after: dot)...])
+            return tail.isEmpty ? nil : tail
+        }
+
         mutating func comparison(_ comparison: PredicateComparison) -> String {
             let column = columns[comparison.attribute]!
             let flags = comparison.options.flags
@@ -96,17 +124,20 @@ public enum PredicateSQL {
                     condition = nil
                 } else {
                     let bytes = "CAST(\(subject) AS BLOB)"
+                    // Bound first: it comes first in the text.
+                    let known = op == .endsWith && comparison.options.isEmpty
+                        ? extensionTest(comparison.attribute, Self.fixedExtension(ofSuffix: needle)) : ""
                     let literal = "CAST(\(bind(.string(needle))) AS BLOB)"
                     // substr of an empty BLOB is NULL, not an empty BLOB: coalesce keeps it false.
                     switch op {
                     case .beginsWith: condition = "coalesce(substr(\(bytes), 1, \(count)) = \(literal), 0)"
-                    case .endsWith: condition = "coalesce(substr(\(bytes), -\(count)) = \(literal), 0)"
+                    case .endsWith: condition = known + "coalesce(substr(\(bytes), -\(count)) = \(literal), 0)"
                     case .contains: condition = "instr(\(bytes), \(literal)) > 0"
                     }
                 }
             case let .like(pattern):
                 if let glob = pattern.sqliteGlob {
-                    condition = "\(column) GLOB \(bind(.string(glob)))"
+                    condition = extensionTest(comparison.attribute, pattern.fixedExtension) + "\(column) GLOB \(bind(.string(glob)))"
                 } else {
                     condition = "\(PredicateSQLFunction.like.name)(\(column), \(bind(.string(pattern.pattern))), '\(flags)')"
                 }

@@ -29,9 +29,12 @@ extension MetadataAttribute {
 }
 
 extension Database {
+    /// The attributes whose extension an index holds (`item_name_extension`).
+    static let indexedExtensions: Set<MetadataAttribute> = [.name]
+
     /// `SELECT <columns> FROM item WHERE <live and predicate> ORDER BY path [LIMIT n]`.
-    private static func query(_ columns: String, _ predicate: MetadataPredicate, limit: Int?) -> (String, StatementArguments) {
-        let (condition, arguments) = PredicateSQL.compile(predicate) { $0.itemColumn }
+    static func query(_ columns: String, _ predicate: MetadataPredicate, limit: Int?) -> (String, StatementArguments) {
+        let (condition, arguments) = PredicateSQL.compile(predicate, indexedExtensions: Self.indexedExtensions) { $0.itemColumn }
         // The covering index item_metadata holds every column a metadata query reads, in path
         // order: SQLite walks it alone, never the wide item rows. Whole rows (`*`) are sorted
         // after the scan instead (`+path`): walking the index would look each row up by key.
