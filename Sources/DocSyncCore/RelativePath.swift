@@ -73,6 +73,12 @@ public struct RelativePath: Hashable, Comparable, Codable, Sendable, CustomStrin
 
     public static func < (lhs: RelativePath, rhs: RelativePath) -> Bool { lhs.string < rhs.string }
 
+    /// Whether this path comes before `other` in the order of their UTF-8 bytes: the order
+    /// SQLite's BINARY collation keeps paths in, and `FolderScanner` walks them in.
+    public func precedesInByteOrder(_ other: RelativePath) -> Bool {
+        string.utf8.lexicographicallyPrecedes(other.string.utf8)
+    }
+
     /// Why `string` is not a valid relative path, or `nil` when it is.
     public static func problem(with string: String) -> String? {
         if string.isEmpty { return "is empty" }

@@ -14,20 +14,22 @@ extension FolderEngine {
         let scanner = owned.withLock { $0.scanner }
         /// What the walk found, as the planner compares it (specials are reported, not kept).
         var found: [RelativePath: ItemFacts] = [:]
-        func keep(_ entries: [FolderScanner.Entry]) {
-            for entry in entries { if let facts = ItemFacts(entry.stat) { found[entry.path] = facts } }
-        }
         var problems: [ItemProblem] = []
         var protected: [String] = []
-        /// Each examined path, and whether everything beneath it was walked.
-        var examined: [(path: RelativePath?, walked: Bool)] = []
+        /// Each examined path, whether everything beneath it was walked, and for a walk, the
+        /// index's rows there that the walk did not find unchanged (`compareWalk`).
+        var examined: [Examined] = []
+        func walk(_ path: RelativePath?) throws(SyncError) {
+            let walk = try compareWalk(path, scanner: scanner) { entry in
+                if let facts = ItemFacts(entry.stat) { found[entry.path] = facts }
+            }
+            problems += walk.problems
+            protected += walk.unreadable
+            examined.append(Examined(path: path, walked: true, rows: walk.rows))
+        }
         for scope in scopes.sorted(by: { ($0.path?.string ?? "") < ($1.path?.string ?? "") }) {
             guard var path = scope.path else {
-                let result = scanner.scan(nil)
-                keep(result.entries)
-                problems += result.problems
-                protected += result.unreadable
-                examined.append((nil, true))
+                try walk(nil)
                 continue
             }
             // A placeholder's name stands for its item: examine the item's path.
@@ -43,11 +45,7 @@ extension FolderEngine {
                 continue  // unchanged (often the daemon's own write coming back): nothing to do
             }
             if let stat, stat.kind == .directory, scope.subtree || known == nil || known?.kind != .folder {
-                let result = scanner.scan(path)
-                keep(result.entries)
-                problems += result.problems
-                protected += result.unreadable
-                examined.append((path, true))
+                try walk(path)
                 continue
             } else if let stat {
                 if let facts = ItemFacts(stat) {
@@ -56,7 +54,7 @@ extension FolderEngine {
                     problems.append(ItemProblem(path: path.string, message: FolderScanner.specialMessage))
                 }
             }
-            examined.append((path, stat == nil))
+            examined.append(Examined(path: path, walked: stat == nil, rows: nil))
         }
         for problem in problems { report(problem) }
         // A root unmounted or moved away while it was walked looks emptied: what was seen is
@@ -70,6 +68,13 @@ extension FolderEngine {
         // in one transaction. Only this loop writes the index, so nothing changes between.
         var scan = try readIndex { db in
             try localScan(found, examined: examined, unreadable: protected, created: created, scanner: scanner, db: db)
+        }
+        if scan.indexed.isEmpty, scan.pendingDeletions.isEmpty, found.count > Self.newItemsPerTransaction {
+            // Only new items (a folder's first scan): nothing found can be matched with anything
+            // indexed, so they are planned and recorded a batch at a time.
+            scan.found = [:]
+            try recordNewInBatches(found, scan: scan, scanner: scanner)
+            return
         }
         let matching = LocalChangePlanner.Matching(scan)
         var contents: [RelativePath: ContentReader.Content] = [:]
@@ -89,15 +94,33 @@ extension FolderEngine {
         if changes.contains(where: { if case .vanished(_, _, true) = $0 { return true } else { return false } }) { noteLocalDeletions() }
     }
 
+    /// How many new items `recordNewInBatches` plans and records at once.
+    static let newItemsPerTransaction = 10_000
+
+    /// Plans and records `found` in batches, in the byte order of the paths, when the scan
+    /// holds no indexed item and no waiting deletion: every batch's changes are what the
+    /// whole scan's would be (new items), without holding a change for each at once.
+    private func recordNewInBatches(_ found: [RelativePath: ItemFacts], scan: LocalScan, scanner: FolderScanner) throws(SyncError) {
+        let paths = found.keys.sorted { $0.precedesInByteOrder($1) }
+        for start in stride(from: 0, to: paths.count, by: Self.newItemsPerTransaction) {
+            var batch = scan
+            for path in paths[start..<min(start + Self.newItemsPerTransaction, paths.count)] { batch.found[path] = found[path] }
+            let changes = LocalChangePlanner.plan(batch)
+            guard !changes.isEmpty else { continue }
+            try writeIndex { db in _ = try record(changes, contents: [:], db: db) }
+        }
+    }
+
     /// The planner's input: what the walk found, and the index's items in the examined scopes.
     private func localScan(
-        _ found: [RelativePath: ItemFacts], examined: [(path: RelativePath?, walked: Bool)], unreadable: [String],
+        _ found: [RelativePath: ItemFacts], examined: [Examined], unreadable: [String],
         created: Set<RelativePath>, scanner: FolderScanner, db: Database
     ) throws -> LocalScan {
         var indexed: [LocalScan.Indexed] = []
         var listed = Set<String>()
-        for (path, walked) in examined {
-            for row in try IndexItem.Presence.live(db, at: path, beneath: walked) where listed.insert(row.recordName).inserted {
+        for scope in examined {
+            let rows = try scope.rows ?? IndexItem.Presence.live(db, at: scope.path, beneath: scope.walked)
+            for row in rows where listed.insert(row.recordName).inserted {
                 var item = LocalScan.Indexed(recordName: row.recordName, path: row.path, facts: row.facts, acknowledged: row.acknowledged,
                                              digest: row.digest, isPlaceholder: row.isPlaceholder)
                 if found[row.path]?.type != row.kind {
@@ -112,8 +135,8 @@ extension FolderEngine {
         }
         var pendingDeletions: [RelativePath: [LocalScan.Indexed]] = [:]
         if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item WHERE pending = 2)") ?? false {
-            for (path, walked) in examined {
-                for row in try IndexItem.Presence.pendingDeletions(db, at: path, beneath: walked) {
+            for scope in examined {
+                for row in try IndexItem.Presence.pendingDeletions(db, at: scope.path, beneath: scope.walked) {
                     pendingDeletions[row.path, default: []].append(
                         LocalScan.Indexed(recordName: row.recordName, path: row.path, facts: row.facts, acknowledged: row.acknowledged))
                 }
@@ -259,8 +282,22 @@ extension IndexItem {
             try rows(db, at: path, beneath: beneath, where: "pending = 2")
         }
 
+        /// The live rows at `path` and everything under it (`nil`: every live row), in the
+        /// byte order of their paths, read as the caller goes.
+        static func liveInPathOrder(_ db: Database, at path: RelativePath?) throws -> some Cursor<Presence> {
+            let rows: RowCursor
+            if let path {
+                rows = try Row.fetchCursor(db.cachedStatement(sql: "\(columns) WHERE (path = ? OR (path >= ? AND path < ?)) AND pending != 2 ORDER BY path"),
+                                           arguments: [path.string, path.string + "/", path.string + "0"])  // "0" follows "/" in byte order
+            } else {
+                rows = try Row.fetchCursor(db.cachedStatement(sql: "\(columns) WHERE pending != 2 ORDER BY path"))
+            }
+            return rows.compactMap(Presence.init(row:))
+        }
+
+        private static let columns = "SELECT recordName, path, kind, downloadingStatus, size, mtime, inode, mode, acked IS NOT NULL, digest FROM item"
+
         private static func rows(_ db: Database, at path: RelativePath?, beneath: Bool, where condition: String) throws -> [Presence] {
-            let columns = "SELECT recordName, path, kind, downloadingStatus, size, mtime, inode, mode, acked IS NOT NULL, digest FROM item"
             let rows: [Row]
             switch (path, beneath) {
             case (nil, false):
@@ -273,13 +310,19 @@ extension IndexItem {
                 rows = try Row.fetchAll(db.cachedStatement(sql: "\(columns) WHERE (path = ? OR (path >= ? AND path < ?)) AND \(condition)"),
                                         arguments: [path.string, path.string + "/", path.string + "0"])  // "0" follows "/" in byte order
             }
-            return rows.compactMap { row in
-                guard let kind = RecordType(rawValue: row[2]) else { return nil }
-                return Presence(recordName: row[0], path: RelativePath(row[1] as String), kind: kind,
-                                isPlaceholder: (row[3] as String) == Placeholder.notDownloaded, facts: ItemFacts(type: kind, FileStat(indexed: kind, row, from: 4)),
-                                acknowledged: row[8], digest: (row[9] as String?).flatMap { SHA256Digest(hex: $0) })
-            }
+            return rows.compactMap(Presence.init(row:))
         }
+
+    }
+}
+
+extension IndexItem.Presence {
+    /// A row of `Presence.columns`; `nil` for a kind this version does not know.
+    fileprivate init?(row: Row) {
+        guard let kind = RecordType(rawValue: row[2]) else { return nil }
+        self.init(recordName: row[0], path: RelativePath(row[1] as String), kind: kind,
+                  isPlaceholder: (row[3] as String) == Placeholder.notDownloaded, facts: ItemFacts(type: kind, FileStat(indexed: kind, row, from: 4)),
+                  acknowledged: row[8], digest: (row[9] as String?).flatMap { SHA256Digest(hex: $0) })
     }
 }
 

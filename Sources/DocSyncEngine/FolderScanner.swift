@@ -38,8 +38,22 @@ public struct FolderScanner: Sendable {
     }
 
     /// Everything at and beneath `start` (`nil`: the whole folder). The start itself is
-    /// included unless it is the root; nothing is returned when it does not exist.
+    /// included unless it is the root; nothing is returned when it does not exist. Entries
+    /// come in the byte order of their paths (see `visit`).
     public func scan(_ start: RelativePath?) -> Result {
+        var entries: [Entry] = []
+        var result = visit(start) { entries.append($0) }
+        result.entries = entries
+        return result
+    }
+
+    /// Walks what `scan` returns without keeping it: `body` sees each entry once, in the byte
+    /// order of the paths (SQLite's order for them), so a caller can compare the walk with
+    /// the index's rows as both go. Memory grows with the folder's depth and its widest
+    /// directory, not with its size. Returns the problems and unreadable directories;
+    /// `entries` is empty.
+    @discardableResult
+    public func visit(_ start: RelativePath?, _ body: (Entry) throws -> Void) rethrows -> Result {
         var result = Result()
         if let start {
             if isIgnored(start) { return result }
@@ -48,10 +62,10 @@ public struct FolderScanner: Sendable {
                 result.problems.append(ItemProblem(path: start.string, message: FolderScanner.specialMessage))
                 return result
             }
-            result.entries.append(Entry(path: start, stat: stat))
-            if stat.kind == .directory { walk(start, into: &result) }
+            try body(Entry(path: start, stat: stat))
+            if stat.kind == .directory { try walk(start, into: &result, body) }
         } else {
-            walk(nil, into: &result)
+            try walk(nil, into: &result, body)
         }
         return result
     }
@@ -63,48 +77,83 @@ public struct FolderScanner: Sendable {
 
     static let specialMessage = "FIFOs, sockets and device files are not synced"
 
-    private func walk(_ directory: RelativePath?, into result: inout Result) {
-        var stack: [RelativePath?] = [directory]
-        while let next = stack.popLast() {
-            let names: [[UInt8]]
-            do { names = try fileSystem.entryNames(absolute(next)) } catch {
-                if next != nil || error.code != ENOENT {
-                    result.unreadable.append(next?.string ?? "")
-                    result.problems.append(ItemProblem(path: next?.string ?? ".", message: "cannot read this folder: \(error)"))
-                }
+    /// One step of a walk in byte order: an entry to report, or a directory's contents to
+    /// walk. A directory `d` is reported at the key `d` and walked at the key `d/`: every
+    /// path beneath it starts with `d/`, and no name holds a `/`, so sorting the keys of one
+    /// directory's listing puts its whole subtree where the byte order of full paths does.
+    private enum Step {
+        case report(Entry)
+        case descend(RelativePath)
+    }
+
+    private func walk(_ directory: RelativePath?, into result: inout Result, _ body: (Entry) throws -> Void) rethrows {
+        // Each level's steps, sorted, consumed from the end.
+        var levels: [[(key: [UInt8], step: Step)]] = [steps(of: directory, into: &result)]
+        while !levels.isEmpty {
+            guard let (_, step) = levels[levels.count - 1].popLast() else {
+                levels.removeLast()
                 continue
             }
-            for nameBytes in names {
-                guard let name = String(validating: nameBytes, as: UTF8.self) else {
-                    result.problems.append(ItemProblem(
-                        path: PathDisplay.escaped(parent: next, nameBytes: nameBytes),
-                        message: "the name is not valid UTF-8; rename it to sync it"))
-                    continue
-                }
-                let path: RelativePath
-                do throws(SyncError) {
-                    if let next { path = try next.appending(name) } else { path = try RelativePath(validating: name) }
-                } catch {
-                    result.problems.append(ItemProblem(path: (next.map { $0.string + "/" } ?? "") + name, message: "cannot be synced: \(error.message)"))
-                    continue
-                }
-                let stat: FileStat
-                do {
-                    guard let found = try fileSystem.status(absolute(path)) else { continue }  // gone meanwhile
-                    stat = found
-                } catch {
-                    result.problems.append(ItemProblem(path: path.string, message: "cannot be examined: \(error)"))
-                    continue
-                }
-                if ignores.isIgnored(name: name, parent: next, isDirectory: stat.kind == .directory) { continue }
-                if stat.kind == .special {
-                    result.problems.append(ItemProblem(path: path.string, message: FolderScanner.specialMessage))
-                    continue
-                }
-                result.entries.append(Entry(path: path, stat: stat))
-                if stat.kind == .directory { stack.append(path) }
+            switch step {
+            case .report(let entry): try body(entry)
+            case .descend(let path): levels.append(steps(of: path, into: &result))
             }
         }
+    }
+
+    /// The steps of one directory's listing, sorted last first (for `popLast`).
+    private func steps(of directory: RelativePath?, into result: inout Result) -> [(key: [UInt8], step: Step)] {
+        var steps: [(key: [UInt8], step: Step)] = []
+        for entry in listing(of: directory, into: &result) {
+            let name = Array(entry.path.name.utf8)
+            steps.append((name, .report(entry)))
+            if entry.stat.kind == .directory { steps.append((name + [UInt8(ascii: "/")], .descend(entry.path))) }
+        }
+        steps.sort { $1.key.lexicographicallyPrecedes($0.key) }
+        return steps
+    }
+
+    /// The entries of one directory (not beneath it): named validly, not ignored, not special.
+    private func listing(of directory: RelativePath?, into result: inout Result) -> [Entry] {
+        let names: [[UInt8]]
+        do { names = try fileSystem.entryNames(absolute(directory)) } catch {
+            if directory != nil || error.code != ENOENT {
+                result.unreadable.append(directory?.string ?? "")
+                result.problems.append(ItemProblem(path: directory?.string ?? ".", message: "cannot read this folder: \(error)"))
+            }
+            return []
+        }
+        var entries: [Entry] = []
+        for nameBytes in names {
+            guard let name = String(validating: nameBytes, as: UTF8.self) else {
+                result.problems.append(ItemProblem(
+                    path: PathDisplay.escaped(parent: directory, nameBytes: nameBytes),
+                    message: "the name is not valid UTF-8; rename it to sync it"))
+                continue
+            }
+            let path: RelativePath
+            do throws(SyncError) {
+                if let directory { path = try directory.appending(name) } else { path = try RelativePath(validating: name) }
+            } catch {
+                result.problems.append(ItemProblem(path: (directory.map { $0.string + "/" } ?? "") + name, message: "cannot be synced: \(error.message)"))
+                continue
+            }
+            let stat: FileStat
+            do {
+                guard let found = try fileSystem.status(absolute(path)) else { continue }  // gone meanwhile
+                stat = found
+            } catch {
+                result.problems.append(ItemProblem(path: path.string, message: "cannot be examined: \(error)"))
+                continue
+            }
+            if ignores.isIgnored(name: name, parent: directory, isDirectory: stat.kind == .directory) { continue }
+            if stat.kind == .special {
+                result.problems.append(ItemProblem(path: path.string, message: FolderScanner.specialMessage))
+                continue
+            }
+            entries.append(Entry(path: path, stat: stat))
+        }
+        return entries
     }
 }
 
