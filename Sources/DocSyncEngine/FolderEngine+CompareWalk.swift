@@ -20,6 +20,7 @@ extension FolderEngine {
         var rows: [IndexItem.Presence] = []
         var problems: [ItemProblem] = []
         var unreadable: [String] = []
+        var leftoverTemporaryFiles: [RelativePath] = []
     }
 
     /// Walks `start` (`nil`: the whole folder) beside the index's live rows there, both in
@@ -57,6 +58,7 @@ extension FolderEngine {
             }
             compared.problems = result.problems
             compared.unreadable = result.unreadable
+            compared.leftoverTemporaryFiles = result.leftoverTemporaryFiles
             return compared
         }
     }

@@ -19,12 +19,14 @@ extension FolderEngine {
         /// Each examined path, whether everything beneath it was walked, and for a walk, the
         /// index's rows there that the walk did not find unchanged (`compareWalk`).
         var examined: [Examined] = []
+        var leftovers: [RelativePath] = []
         func walk(_ path: RelativePath?) throws(SyncError) {
             let walk = try compareWalk(path, scanner: scanner) { entry in
                 if let facts = ItemFacts(entry.stat) { found[entry.path] = facts }
             }
             problems += walk.problems
             protected += walk.unreadable
+            if path == nil { leftovers = walk.leftoverTemporaryFiles }
             examined.append(Examined(path: path, walked: true, rows: walk.rows))
         }
         for scope in scopes.sorted(by: { ($0.path?.string ?? "") < ($1.path?.string ?? "") }) {
@@ -62,6 +64,9 @@ extension FolderEngine {
         guard checkRoot() == .proceed else {
             throw SyncError(.assetFileModified, "the folder's root changed while it was compared; looking at it again")
         }
+        if examined.contains(where: { $0.path == nil }), owned.withLock({ $0.leftoversToRemove }) {
+            removeLeftoverTemporaryFiles(leftovers)
+        }
         let created = owned.withLock { $0.createdDirectories }
         // Observe, plan, record: the index is read, the planner decides (after the few files
         // that may be copies of vanished ones are read), and the changes go into the index
@@ -92,6 +97,16 @@ extension FolderEngine {
             if let placeholder = Placeholder.path(for: path) { try? fileSystem.removeFile(scanner.absolute(placeholder)) }
         }
         if changes.contains(where: { if case .vanished(_, _, true) = $0 { return true } else { return false } }) { noteLocalDeletions() }
+    }
+
+    /// Removes the temporary files of downloads a crash interrupted, which the first full
+    /// scan found; later scans leave such files alone.
+    private func removeLeftoverTemporaryFiles(_ paths: [RelativePath]) {
+        owned.withLock { $0.leftoversToRemove = false }
+        for path in paths {
+            try? fileSystem.removeFile(absolute(path))
+            logger.info("removed an interrupted download's temporary file", metadata: ["path": "\(path)"])
+        }
     }
 
     /// How many new items `recordNewInBatches` plans and records at once.

@@ -139,12 +139,8 @@ public final class FolderEngine: Sendable {
         defer { owned.withLock { $0.loop = state } }
         if !state.started {
             state.started = true
+            // The first full scan also removes what interrupted downloads left.
             inbox.withLock { $0.fullScan = true; $0.fetch = true; $0.send = true }
-            // The walk for leftovers only where the root is the indexed folder.
-            let looking = environment.now()
-            let root = checkRoot()
-            logger.debug("looked at the folder's root", metadata: ["took": "\(environment.now() - looking)", "root": "\(root)"])
-            if root == .proceed { removeLeftoverTemporaryFiles() }
             pruneVersions()
             state.lastSafetyNet = environment.now()
         }
@@ -443,26 +439,6 @@ public final class FolderEngine: Sendable {
     static func loadIgnores(_ root: URL, _ fileSystem: any FolderFileSystem) -> IgnoreRules {
         let contents = fileSystem.contents(root.appendingPathComponent(IgnoreRules.fileName).path).map { String(decoding: $0, as: UTF8.self) }
         return IgnoreRules(ignoreFileContents: contents)
-    }
-
-    /// Temporary files of downloads a crash interrupted are removed at start. The walk
-    /// never follows a symlink, so nothing outside the folder is touched.
-    private func removeLeftoverTemporaryFiles() {
-        var directories = [configuration.root.path]
-        while let directory = directories.popLast() {
-            guard let names = try? fileSystem.entryNames(directory) else { continue }
-            for nameBytes in names {
-                let name = String(decoding: nameBytes, as: UTF8.self)
-                let path = directory + "/" + name
-                guard String(validating: nameBytes, as: UTF8.self) != nil, let found = try? fileSystem.status(path) else { continue }
-                if name.hasPrefix(Materializer.temporaryPrefix), found.kind != .directory {
-                    try? fileSystem.removeFile(path)
-                    logger.info("removed an interrupted download's temporary file", metadata: ["path": "\(path)"])
-                } else if found.kind == .directory {
-                    directories.append(path)
-                }
-            }
-        }
     }
 
     private func pruneVersions() {

@@ -19,6 +19,9 @@ public struct FolderScanner: Sendable {
         /// Directories whose listing failed ("" for the root): their index entries must not
         /// be taken as deleted.
         public var unreadable: [String] = []
+        /// Files named as a download's temporary file by another process than this one (a
+        /// crash's leftovers): never entries, listed so that the first scan removes them.
+        public var leftoverTemporaryFiles: [RelativePath] = []
     }
 
     public let root: URL
@@ -115,8 +118,8 @@ public struct FolderScanner: Sendable {
 
     /// The entries of one directory (not beneath it): named validly, not ignored, not special.
     private func listing(of directory: RelativePath?, into result: inout Result) -> [Entry] {
-        let names: [[UInt8]]
-        do { names = try fileSystem.entryNames(absolute(directory)) } catch {
+        let listed: [DirectoryEntry]
+        do { listed = try fileSystem.entriesWithStatus(absolute(directory)) } catch {
             if directory != nil || error.code != ENOENT {
                 result.unreadable.append(directory?.string ?? "")
                 result.problems.append(ItemProblem(path: directory?.string ?? ".", message: "cannot read this folder: \(error)"))
@@ -124,7 +127,8 @@ public struct FolderScanner: Sendable {
             return []
         }
         var entries: [Entry] = []
-        for nameBytes in names {
+        for item in listed {
+            let nameBytes = item.name
             guard let name = String(validating: nameBytes, as: UTF8.self) else {
                 result.problems.append(ItemProblem(
                     path: PathDisplay.escaped(parent: directory, nameBytes: nameBytes),
@@ -140,10 +144,14 @@ public struct FolderScanner: Sendable {
             }
             let stat: FileStat
             do {
-                guard let found = try fileSystem.status(absolute(path)) else { continue }  // gone meanwhile
+                guard let found = try item.status.get() else { continue }  // gone meanwhile
                 stat = found
             } catch {
                 result.problems.append(ItemProblem(path: path.string, message: "cannot be examined: \(error)"))
+                continue
+            }
+            if name.hasPrefix(Materializer.temporaryPrefix), !name.hasPrefix(Materializer.ownTemporaryPrefix), stat.kind != .directory {
+                result.leftoverTemporaryFiles.append(path)
                 continue
             }
             if ignores.isIgnored(name: name, parent: directory, isDirectory: stat.kind == .directory) { continue }

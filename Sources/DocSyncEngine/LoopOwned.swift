@@ -15,6 +15,8 @@ struct LoopOwned: Sendable {
     var rootSeenRight: RootMarker.Fingerprint?
     /// True while a first fetch joins the zone (SPEC §4a, `fetchAndApply`).
     var joining = false
+    /// Until the first full scan: it removes what downloads a crash interrupted left.
+    var leftoversToRemove = true
     /// When the reconciler last saw local deletions (the brake's quiet period).
     var lastLocalDeletion: ContinuousClock.Instant?
 }

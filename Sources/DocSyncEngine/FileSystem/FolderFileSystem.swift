@@ -17,6 +17,10 @@ public protocol FolderFileSystem: Sendable {
     func statusFollowingLinks(_ path: String) -> FileStat?
     /// The names in the directory at `path` (as bytes: they need not be UTF-8), without `.` and `..`.
     func entryNames(_ path: String) throws(FileSystemError) -> [[UInt8]]
+    /// The entries of the directory at `path`, each with what `status` of its path gives
+    /// (an error or `nil` for an entry that went meanwhile): one call where a file system
+    /// can look names up in the open directory instead of from the root each time.
+    func entriesWithStatus(_ path: String) throws(FileSystemError) -> [DirectoryEntry]
     /// The target of the symlink at `path`, as bytes.
     func linkTarget(_ path: String) throws(FileSystemError) -> [UInt8]
     /// Opens the regular file (or anything not a symlink) at `path` for reading; a final
@@ -91,7 +95,27 @@ public protocol WritableFile: AnyObject {
     func close()
 }
 
+/// One entry of a directory and its status (see `FolderFileSystem.entriesWithStatus`).
+public struct DirectoryEntry: Sendable {
+    /// The name as bytes: it need not be UTF-8.
+    public var name: [UInt8]
+    public var status: Result<FileStat?, FileSystemError>
+
+    public init(name: [UInt8], status: Result<FileStat?, FileSystemError>) {
+        self.name = name
+        self.status = status
+    }
+}
+
 extension FolderFileSystem {
+    /// `entryNames` and `status` of each entry's path.
+    public func entriesWithStatus(_ path: String) throws(FileSystemError) -> [DirectoryEntry] {
+        try entryNames(path).map { name in
+            let full = path + "/" + String(decoding: name, as: UTF8.self)
+            return DirectoryEntry(name: name, status: Result { () throws(FileSystemError) in try status(full) })
+        }
+    }
+
     /// The whole content of the file at `path`, or `nil` when it cannot be read.
     public func contents(_ path: String) -> Data? {
         guard let file = try? openForReading(path) else { return nil }

@@ -36,6 +36,27 @@ public struct PosixFileSystem: FolderFileSystem {
         return names
     }
 
+    /// Each entry's status by `fstatat` on the open directory: no path walk from the root.
+    public func entriesWithStatus(_ path: String) throws(FileSystemError) -> [DirectoryEntry] {
+        guard let directory = opendir(path) else { throw FileSystemError(errno) }
+        defer { closedir(directory) }
+        let fd = dirfd(directory)
+        var entries: [DirectoryEntry] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
+            if name == [0x2e] || name == [0x2e, 0x2e] { continue }
+            var info = stat()
+            let cName = name.map { CChar(bitPattern: $0) } + [0]
+            if fstatat(fd, cName, &info, AT_SYMLINK_NOFOLLOW) == 0 {
+                entries.append(DirectoryEntry(name: name, status: .success(FileStat(info))))
+            } else {
+                let code = errno
+                entries.append(DirectoryEntry(name: name, status: code == ENOENT || code == ENOTDIR ? .success(nil) : .failure(FileSystemError(code))))
+            }
+        }
+        return entries
+    }
+
     public func linkTarget(_ path: String) throws(FileSystemError) -> [UInt8] {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink(path, &buffer, buffer.count - 1)
