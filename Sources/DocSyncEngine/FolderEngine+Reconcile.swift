@@ -12,6 +12,10 @@ extension FolderEngine {
             owned.withLock { $0.scanner = FolderScanner(root: configuration.root, ignores: rules, fileSystem: fileSystem) }
         }
         let scanner = owned.withLock { $0.scanner }
+        if scopes.contains(where: { $0.path == nil }), try readIndex({ db in try !db.hasRows("item") }) {
+            try recordFirstScan(scanner)  // the whole folder, which holds every other scope
+            return
+        }
         /// What the walk found, as the planner compares it (specials are reported, not kept).
         var found: [RelativePath: ItemFacts] = [:]
         var problems: [ItemProblem] = []
@@ -64,9 +68,7 @@ extension FolderEngine {
         guard checkRoot() == .proceed else {
             throw SyncError(.assetFileModified, "the folder's root changed while it was compared; looking at it again")
         }
-        if examined.contains(where: { $0.path == nil }), owned.withLock({ $0.leftoversToRemove }) {
-            removeLeftoverTemporaryFiles(leftovers)
-        }
+        if examined.contains(where: { $0.path == nil }) { removeLeftoverTemporaryFiles(leftovers) }
         let created = owned.withLock { $0.createdDirectories }
         // Observe, plan, record: the index is read, the planner decides (after the few files
         // that may be copies of vanished ones are read), and the changes go into the index
@@ -99,30 +101,13 @@ extension FolderEngine {
         if changes.contains(where: { if case .vanished(_, _, true) = $0 { return true } else { return false } }) { noteLocalDeletions() }
     }
 
-    /// Removes the temporary files of downloads a crash interrupted, which the first full
-    /// scan found; later scans leave such files alone.
-    private func removeLeftoverTemporaryFiles(_ paths: [RelativePath]) {
-        owned.withLock { $0.leftoversToRemove = false }
+    /// Removes the temporary files of downloads a crash interrupted, which a full scan
+    /// found, when it is the engine's first; later scans leave such files alone.
+    func removeLeftoverTemporaryFiles(_ paths: [RelativePath]) {
+        guard owned.withLock({ state in defer { state.leftoversToRemove = false }; return state.leftoversToRemove }) else { return }
         for path in paths {
             try? fileSystem.removeFile(absolute(path))
             logger.info("removed an interrupted download's temporary file", metadata: ["path": "\(path)"])
-        }
-    }
-
-    /// How many new items `recordNewInBatches` plans and records at once.
-    static let newItemsPerTransaction = 10_000
-
-    /// Plans and records `found` in batches, in the byte order of the paths, when the scan
-    /// holds no indexed item and no waiting deletion: every batch's changes are what the
-    /// whole scan's would be (new items), without holding a change for each at once.
-    private func recordNewInBatches(_ found: [RelativePath: ItemFacts], scan: LocalScan, scanner: FolderScanner) throws(SyncError) {
-        let paths = found.keys.sorted { $0.precedesInByteOrder($1) }
-        for start in stride(from: 0, to: paths.count, by: Self.newItemsPerTransaction) {
-            var batch = scan
-            for path in paths[start..<min(start + Self.newItemsPerTransaction, paths.count)] { batch.found[path] = found[path] }
-            let changes = LocalChangePlanner.plan(batch)
-            guard !changes.isEmpty else { continue }
-            try writeIndex { db in _ = try record(changes, contents: [:], db: db) }
         }
     }
 
@@ -164,7 +149,7 @@ extension FolderEngine {
     /// real file replaced (the caller removes the placeholders). Deletions waiting to be sent
     /// beneath a folder that moved follow it, as they would had the folder moved on another
     /// device: a deleted item stays where its folder is.
-    private func record(_ changes: [LocalChange], contents: [RelativePath: ContentReader.Content], db: Database) throws -> [RelativePath] {
+    func record(_ changes: [LocalChange], contents: [RelativePath: ContentReader.Content], db: Database) throws -> [RelativePath] {
         var placeholders: [RelativePath] = []
         var folderMoves: [(from: RelativePath, to: RelativePath)] = []
         for change in changes {

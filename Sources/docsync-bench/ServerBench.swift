@@ -84,7 +84,7 @@ enum ServerBench {
 
         print("\n== (b) Initial sync through docsync-server: \(initialFiles) files of 1–8 KiB in 500 directories + 20 × 10 MiB ==")
         let initial = try await SyncBench.initialSync(base: base.appendingPathComponent("initial"), smallFiles: initialFiles,
-                                                      backend: url(server.port), tokenFile: server.tokenFile)
+                                                      backend: url(server.port), tokenFile: server.tokenFile, serverPID: server.pid)
         print(initial.line)
 
         print("\n== (d) One daemon idle over \(idleFiles) files ==")

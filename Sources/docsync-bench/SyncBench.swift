@@ -38,14 +38,23 @@ enum SyncBench {
         let cpSeconds: Double
         /// `DataPathFloor` on the same tree: the spec's unavoidable work alone.
         let floor: DataPathFloor.Result
+        /// CPU seconds (user + system) each process spent on the sync: the two daemons from
+        /// their start, the server (when there is one) over the sync.
+        let cpuSeconds: [String: Double]
         var line: String {
             let rsync = rsyncSeconds.map { String(format: "%.2f s (docsync/rsync = %.2f×)", $0, docsyncSeconds / $0) } ?? "not installed"
             let floorRatio = rsyncSeconds.map { String(format: ", floor/rsync = %.2f×", floor.seconds / $0) } ?? ""
+            let total = cpuSeconds.values.reduce(0, +)
             return String(format: "%d files, %.0f MB: docsync %.2f s (sender uploaded in %.2f s), rsync -a %@, cp -a %.2f s\n"
-                          + "data-path floor (chunk, hash, pack, verify, write; no index): %.2f s, %.2f s CPU (docsync/floor = %.2f×%@)",
+                          + "data-path floor (chunk, hash, pack, verify, write; no index): %.2f s, %.2f s CPU (docsync/floor = %.2f×%@)\n"
+                          + "CPU s: %@ (total %.2f s: at least %.2f s on this machine's %d cores)",
                           files, Double(bytes) / 1e6, docsyncSeconds, uploadSeconds, rsync, cpSeconds,
-                          floor.seconds, floor.cpuSeconds, docsyncSeconds / floor.seconds, floorRatio)
+                          floor.seconds, floor.cpuSeconds, docsyncSeconds / floor.seconds, floorRatio,
+                          cpuSeconds.sorted(by: { $0.key < $1.key }).map { String(format: "%@ %.2f", $0.key, $0.value) }.joined(separator: ", "),
+                          total, total / Double(Self.cores), Self.cores)
         }
+
+        static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
     }
 
     static func propagation(samples: Int, base: URL) async throws -> Propagation {
@@ -149,7 +158,7 @@ enum SyncBench {
     /// new tree from one folder to the other, and `rsync -a`, `cp -a` and `DataPathFloor` of
     /// that tree.
     static func initialSync(base: URL, smallFiles: Int = 10_000, directories: Int = 500, largeFiles: Int = 20, largeSize: Int = 10 << 20,
-                            backend serverURL: URL? = nil, tokenFile: URL? = nil) async throws -> InitialSync {
+                            backend serverURL: URL? = nil, tokenFile: URL? = nil, serverPID: Int32? = nil) async throws -> InitialSync {
         let source = base.appendingPathComponent("source")
         let (files, bytes) = try makeTree(at: source, smallFiles: smallFiles, directories: directories, largeFiles: largeFiles, largeSize: largeSize)
         // Each contender starts with nothing of the others' left to write back: the data
@@ -171,6 +180,7 @@ enum SyncBench {
         _ = try timed("cp", ["-a", source.path, a.folder.path])
         _ = try timed("sync", [])
         let expectedItems = files + directories + 1
+        let serverBefore = serverPID.flatMap { try? ProcessSample(pid: $0) }
         let started = ContinuousClock.now
         try a.start()
         try b.start()
@@ -191,11 +201,17 @@ enum SyncBench {
             try await Task.sleep(for: .milliseconds(20))
         }
         let elapsed = ContinuousClock.now - started
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        var cpu: [String: Double] = [:]
+        for (name, pid) in [("sender", a.pid), ("receiver", b.pid)] { cpu[name] = (try? ProcessSample(pid: pid)).map { Double($0.cpuTicks) / ticks } }
+        if let serverPID, let before = serverBefore, let after = try? ProcessSample(pid: serverPID) {
+            cpu["server"] = Double(after.cpuTicks - before.cpuTicks) / ticks
+        }
         // The receiver's root marker is its own, never synced.
         let check = try timed("diff", ["-r", "-q", "-x", IgnoreRules.rootMarkerName, source.path, b.folder.path])
         _ = check
         return InitialSync(files: files, bytes: bytes, docsyncSeconds: seconds(elapsed), uploadSeconds: seconds(uploaded ?? elapsed),
-                           rsyncSeconds: rsync, cpSeconds: cp, floor: floor)
+                           rsyncSeconds: rsync, cpSeconds: cp, floor: floor, cpuSeconds: cpu)
     }
 
     static func seconds(_ duration: Duration) -> Double {

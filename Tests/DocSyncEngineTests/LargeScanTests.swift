@@ -5,8 +5,9 @@ import GRDB
 import Testing
 
 /// A scan of more items than one transaction records (`FolderEngine.newItemsPerTransaction`):
-/// the first scan records them a batch at a time, and later scans compare the walk with the
-/// index as they go, keeping only what differs.
+/// the first scan records them a batch at a time as it walks, later scans compare the walk
+/// with the index as they go, keeping only what differs, and a large new part of the folder
+/// is recorded a batch at a time too.
 @Suite struct LargeScanTests {
     static let directories = 60, filesPerDirectory = 200
 
@@ -45,5 +46,15 @@ import Testing
         // The move kept its record; the deleted file's row went (it was never acknowledged).
         #expect(try engine.index.read { db in try db.item(at: RelativePath("d059/moved.txt"))?.recordName } == renamedName)
         #expect(try engine.index.read { db in try db.item(at: RelativePath("d030/f7.txt")) } == nil)
+
+        // A large new directory and nothing else: recorded a batch at a time, as new items.
+        try engine.index.write { db in try db.execute(sql: "UPDATE item SET pending = 0") }
+        let copied = folder.appendingPathComponent("copied")
+        try FileManager.default.createDirectory(at: copied, withIntermediateDirectories: true)
+        for f in 0..<(FolderEngine.newItemsPerTransaction + 50) { try Data("\(f)".utf8).write(to: copied.appendingPathComponent("c\(f)")) }
+        try engine.reconcile([EngineInbox.Scope(path: nil, subtree: true)])
+        let added = try engine.index.read { db in try String.fetchAll(db, sql: "SELECT path FROM item WHERE pending != 0") }
+        #expect(added.count == FolderEngine.newItemsPerTransaction + 51)
+        #expect(added.allSatisfy { $0.hasPrefix("copied") })
     }
 }
