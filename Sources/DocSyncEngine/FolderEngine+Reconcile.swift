@@ -77,8 +77,8 @@ extension FolderEngine {
             try localScan(found, examined: examined, unreadable: protected, created: created, scanner: scanner, db: db)
         }
         if scan.indexed.isEmpty, scan.pendingDeletions.isEmpty, found.count > Self.newItemsPerTransaction {
-            // Only new items (a folder's first scan): nothing found can be matched with anything
-            // indexed, so they are planned and recorded a batch at a time.
+            // Only new items (a large tree copied in): nothing found can be matched with
+            // anything indexed, so they are planned and recorded a batch at a time.
             scan.found = [:]
             try recordNewInBatches(found, scan: scan, scanner: scanner)
             return
