@@ -64,15 +64,16 @@ demo: release
 	$(SPAWN_SAFE) $(SWIFT) run -c release --skip-build docsync-demo
 
 ## bench: chunker throughput, the cost of a 1-byte edit to a 50 MB file, propagation
-## between two daemons, an initial sync against rsync -a, metadata queries, and the same
-## with docsync-server between the daemons (figures in .build/bench/). Not part of test.
+## between two daemons, an initial sync against rsync -a, metadata queries, the same
+## with docsync-server between the daemons, and the scale part below (figures in
+## .build/bench/). Not part of test.
 bench: release
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(BENCH_PACKAGES)"
 	$(SPAWN_SAFE) $(SWIFT) run -c release --skip-build docsync-bench
 
 ## bench-scale: the scale part alone: an initial sync of 100,000 and of 1,000,000 files
 ## through docsync-server beside rsync -a, the rate per tenth, restart, memory, a query and
-## a change's latency (figures in .build/bench/scale.json; most of an hour, 5 GB of disk).
+## a change's latency (figures in .build/bench/scale.json; about 15 minutes, 20 GB of disk).
 ## SCALE_FILES=100000 measures one size.
 SCALE_FILES ?= 100000,1000000
 bench-scale: release
