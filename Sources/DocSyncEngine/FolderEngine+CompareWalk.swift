@@ -41,7 +41,8 @@ extension FolderEngine {
                     next = try rows.next()
                 }
                 var atPath: [IndexItem.Presence] = []
-                while let row = next, row.path == entry.path {
+                // Byte for byte, as SQLite compares (`==` on strings is canonical equivalence).
+                while let row = next, row.path.string.utf8.elementsEqual(entry.path.string.utf8) {
                     atPath.append(row)
                     next = try rows.next()
                 }
