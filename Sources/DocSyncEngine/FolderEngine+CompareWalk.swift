@@ -18,9 +18,8 @@ extension FolderEngine {
     struct ComparedWalk {
         /// Live rows at and beneath the start whose item was not found unchanged at its path.
         var rows: [IndexItem.Presence] = []
-        var problems: [ItemProblem] = []
-        var unreadable: [String] = []
-        var leftoverTemporaryFiles: [RelativePath] = []
+        /// The walk's problems, unreadable directories and leftovers (no entries).
+        var scan = FolderScanner.Result()
     }
 
     /// Walks `start` (`nil`: the whole folder) beside the index's live rows there, both in
@@ -32,9 +31,9 @@ extension FolderEngine {
     func compareWalk(_ start: RelativePath?, scanner: FolderScanner, keep: (FolderScanner.Entry) -> Void) throws(SyncError) -> ComparedWalk {
         try readIndex { db in
             var compared = ComparedWalk()
-            var rows = try IndexItem.Presence.liveInPathOrder(db, at: start)
+            let rows = try IndexItem.Presence.liveInPathOrder(db, at: start)
             var next = try rows.next()
-            let result = try scanner.visit(start) { entry in
+            compared.scan = try scanner.visit(start) { entry in
                 // Rows before the entry's path were not found.
                 while let row = next, row.path.precedesInByteOrder(entry.path) {
                     compared.rows.append(row)
@@ -57,9 +56,6 @@ extension FolderEngine {
                 compared.rows.append(row)
                 next = try rows.next()
             }
-            compared.problems = result.problems
-            compared.unreadable = result.unreadable
-            compared.leftoverTemporaryFiles = result.leftoverTemporaryFiles
             return compared
         }
     }

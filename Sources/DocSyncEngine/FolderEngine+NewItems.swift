@@ -10,15 +10,23 @@ extension FolderEngine {
     /// Plans and records `found` in batches, in the byte order of the paths, when the scan
     /// holds no indexed item and no waiting deletion: every batch's changes are what the
     /// whole scan's would be (new items), without holding a change for each at once.
-    func recordNewInBatches(_ found: [RelativePath: ItemFacts], scan: LocalScan, scanner: FolderScanner) throws(SyncError) {
+    func recordNewInBatches(_ found: [RelativePath: ItemFacts], scan: LocalScan) throws(SyncError) {
         let paths = found.keys.sorted { $0.precedesInByteOrder($1) }
         for start in stride(from: 0, to: paths.count, by: Self.newItemsPerTransaction) {
-            var batch = scan
-            for path in paths[start..<min(start + Self.newItemsPerTransaction, paths.count)] { batch.found[path] = found[path] }
-            let changes = LocalChangePlanner.plan(batch)
-            guard !changes.isEmpty else { continue }
-            try writeIndex { db in _ = try record(changes, contents: [:], db: db) }
+            var batch: [RelativePath: ItemFacts] = [:]
+            for path in paths[start..<min(start + Self.newItemsPerTransaction, paths.count)] { batch[path] = found[path] }
+            try recordNew(batch, as: scan)
         }
+    }
+
+    /// Plans `found` as `scan`'s findings (which hold nothing to match them with) and records
+    /// the changes in one transaction.
+    private func recordNew(_ found: [RelativePath: ItemFacts], as scan: LocalScan) throws(SyncError) {
+        var batch = scan
+        batch.found = found
+        let changes = LocalChangePlanner.plan(batch)
+        guard !changes.isEmpty else { return }
+        try writeIndex { db in _ = try record(changes, contents: [:], db: db) }
     }
 
     /// The first scan of a folder the index knows nothing of: everything the walk finds is
@@ -26,17 +34,13 @@ extension FolderEngine {
     /// as the walk goes, in the byte order of the paths, never held whole. The root is
     /// checked before each batch is recorded, as `reconcile` checks it before recording.
     func recordFirstScan(_ scanner: FolderScanner) throws(SyncError) {
-        let created = owned.withLock { $0.createdDirectories }
+        let empty = LocalScan(found: [:], indexed: [], createdDirectories: owned.withLock { $0.createdDirectories })
         var batch: [RelativePath: ItemFacts] = [:]
         func record() throws(SyncError) {
             guard !batch.isEmpty else { return }
-            guard checkRoot() == .proceed else {
-                throw SyncError(.assetFileModified, "the folder's root changed while it was compared; looking at it again")
-            }
-            let changes = LocalChangePlanner.plan(LocalScan(found: batch, indexed: [], createdDirectories: created))
+            try ensureRootUnchanged()
+            try recordNew(batch, as: empty)
             batch.removeAll(keepingCapacity: true)
-            guard !changes.isEmpty else { return }
-            try writeIndex { db in _ = try self.record(changes, contents: [:], db: db) }
         }
         let result: FolderScanner.Result
         do {
@@ -52,9 +56,7 @@ extension FolderEngine {
         }
         try record()
         for problem in result.problems { report(problem) }
-        guard checkRoot() == .proceed else {
-            throw SyncError(.assetFileModified, "the folder's root changed while it was compared; looking at it again")
-        }
+        try ensureRootUnchanged()
         removeLeftoverTemporaryFiles(result.leftoverTemporaryFiles)
     }
 }

@@ -23,14 +23,15 @@ extension FolderEngine {
         /// Each examined path, whether everything beneath it was walked, and for a walk, the
         /// index's rows there that the walk did not find unchanged (`compareWalk`).
         var examined: [Examined] = []
-        var leftovers: [RelativePath] = []
+        /// What a walk of the whole folder found of interrupted downloads.
+        var leftovers: [RelativePath]?
         func walk(_ path: RelativePath?) throws(SyncError) {
             let walk = try compareWalk(path, scanner: scanner) { entry in
                 if let facts = ItemFacts(entry.stat) { found[entry.path] = facts }
             }
-            problems += walk.problems
-            protected += walk.unreadable
-            if path == nil { leftovers = walk.leftoverTemporaryFiles }
+            problems += walk.scan.problems
+            protected += walk.scan.unreadable
+            if path == nil { leftovers = walk.scan.leftoverTemporaryFiles }
             examined.append(Examined(path: path, walked: true, rows: walk.rows))
         }
         for scope in scopes.sorted(by: { ($0.path?.string ?? "") < ($1.path?.string ?? "") }) {
@@ -65,10 +66,8 @@ extension FolderEngine {
         for problem in problems { report(problem) }
         // A root unmounted or moved away while it was walked looks emptied: what was seen is
         // not recorded, and the loop finds the folder held (SPEC §4a).
-        guard checkRoot() == .proceed else {
-            throw SyncError(.assetFileModified, "the folder's root changed while it was compared; looking at it again")
-        }
-        if examined.contains(where: { $0.path == nil }) { removeLeftoverTemporaryFiles(leftovers) }
+        try ensureRootUnchanged()
+        if let leftovers { removeLeftoverTemporaryFiles(leftovers) }
         let created = owned.withLock { $0.createdDirectories }
         // Observe, plan, record: the index is read, the planner decides (after the few files
         // that may be copies of vanished ones are read), and the changes go into the index
@@ -80,7 +79,7 @@ extension FolderEngine {
             // Only new items (a large tree copied in): nothing found can be matched with
             // anything indexed, so they are planned and recorded a batch at a time.
             scan.found = [:]
-            try recordNewInBatches(found, scan: scan, scanner: scanner)
+            try recordNewInBatches(found, scan: scan)
             return
         }
         let matching = LocalChangePlanner.Matching(scan)
@@ -99,6 +98,14 @@ extension FolderEngine {
             if let placeholder = Placeholder.path(for: path) { try? fileSystem.removeFile(scanner.absolute(placeholder)) }
         }
         if changes.contains(where: { if case .vanished(_, _, true) = $0 { return true } else { return false } }) { noteLocalDeletions() }
+    }
+
+    /// Throws when the folder's root is no longer the indexed folder (unmounted or moved away
+    /// while it was walked): what the walk saw must not be recorded.
+    func ensureRootUnchanged() throws(SyncError) {
+        guard checkRoot() == .proceed else {
+            throw SyncError(.assetFileModified, "the folder's root changed while it was compared; looking at it again")
+        }
     }
 
     /// Removes the temporary files of downloads a crash interrupted, which a full scan
@@ -285,39 +292,37 @@ extension IndexItem {
         /// The live rows at `path` and everything under it (`nil`: every live row), in the
         /// byte order of their paths, read as the caller goes.
         static func liveInPathOrder(_ db: Database, at path: RelativePath?) throws -> some Cursor<Presence> {
-            let rows: RowCursor
-            if let path {
-                rows = try Row.fetchCursor(db.cachedStatement(sql: "\(columns) WHERE (path = ? OR (path >= ? AND path < ?)) AND pending != 2 ORDER BY path"),
-                                           arguments: [path.string, path.string + "/", path.string + "0"])  // "0" follows "/" in byte order
-            } else {
-                rows = try Row.fetchCursor(db.cachedStatement(sql: "\(columns) WHERE pending != 2 ORDER BY path"))
-            }
-            return rows.compactMap(Presence.init(row:))
+            let (sql, arguments) = query(at: path, beneath: true, where: "pending != 2")!
+            return try Row.fetchCursor(db.cachedStatement(sql: sql + " ORDER BY path"), arguments: arguments).compactMap(Presence.init(row:))
         }
 
-        private static let columns = "SELECT recordName, path, kind, downloadingStatus, size, mtime, inode, mode, acked IS NOT NULL, digest FROM item"
-
         private static func rows(_ db: Database, at path: RelativePath?, beneath: Bool, where condition: String) throws -> [Presence] {
-            let rows: [Row]
+            guard let (sql, arguments) = query(at: path, beneath: beneath, where: condition) else { return [] }
+            return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).compactMap(Presence.init(row:))
+        }
+
+        /// The rows of `condition` at `path` and, when `beneath`, under it; `nil` when that
+        /// is nothing (the root alone).
+        private static func query(at path: RelativePath?, beneath: Bool, where condition: String) -> (String, StatementArguments)? {
+            let columns = "SELECT recordName, path, kind, downloadingStatus, size, mtime, inode, mode, acked IS NOT NULL, digest FROM item"
             switch (path, beneath) {
             case (nil, false):
-                return []
+                return nil
             case (nil, true):
-                rows = try Row.fetchAll(db.cachedStatement(sql: "\(columns) WHERE \(condition)"))
+                return ("\(columns) WHERE \(condition)", [])
             case (let path?, false):
-                rows = try Row.fetchAll(db.cachedStatement(sql: "\(columns) WHERE path = ? AND \(condition)"), arguments: [path.string])
+                return ("\(columns) WHERE path = ? AND \(condition)", [path.string])
             case (let path?, true):
-                rows = try Row.fetchAll(db.cachedStatement(sql: "\(columns) WHERE (path = ? OR (path >= ? AND path < ?)) AND \(condition)"),
-                                        arguments: [path.string, path.string + "/", path.string + "0"])  // "0" follows "/" in byte order
+                return ("\(columns) WHERE (path = ? OR (path >= ? AND path < ?)) AND \(condition)",
+                        [path.string, path.string + "/", path.string + "0"])  // "0" follows "/" in byte order
             }
-            return rows.compactMap(Presence.init(row:))
         }
 
     }
 }
 
 extension IndexItem.Presence {
-    /// A row of `Presence.columns`; `nil` for a kind this version does not know.
+    /// A row of `Presence.query`'s columns; `nil` for a kind this version does not know.
     fileprivate init?(row: Row) {
         guard let kind = RecordType(rawValue: row[2]) else { return nil }
         self.init(recordName: row[0], path: RelativePath(row[1] as String), kind: kind,

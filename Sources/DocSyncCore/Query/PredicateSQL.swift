@@ -14,7 +14,7 @@ public enum PredicateSQL {
     /// The SQL expression of `predicate` and the values of its `?` placeholders, in order.
     /// `columns` gives the SQL (a column name, quoted if needed) of each attribute.
     ///
-    /// `indexedExtensions` names the attributes whose extension (`extension(of:)` of their
+    /// `indexedExtensions` names the attributes whose extension (`nameExtension(of:)` of their
     /// column) an index holds: a `LIKE` or `ENDSWITH` that fixes the extension (`*.jpg`) also
     /// compares it, which that index answers without reading every row.
     public static func compile(_ predicate: MetadataPredicate, indexedExtensions: Set<MetadataAttribute> = [],

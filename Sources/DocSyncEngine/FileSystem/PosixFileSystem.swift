@@ -25,34 +25,32 @@ public struct PosixFileSystem: FolderFileSystem {
     }
 
     public func entryNames(_ path: String) throws(FileSystemError) -> [[UInt8]] {
-        guard let directory = opendir(path) else { throw FileSystemError(errno) }
-        defer { closedir(directory) }
-        var names: [[UInt8]] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
-            if name == [0x2e] || name == [0x2e, 0x2e] { continue }
-            names.append(name)
-        }
-        return names
+        try entries(of: path) { name, _ in name }
     }
 
     /// Each entry's status by `fstatat` on the open directory: no path walk from the root.
     public func entriesWithStatus(_ path: String) throws(FileSystemError) -> [DirectoryEntry] {
+        try entries(of: path) { name, fd in
+            var info = stat()
+            guard fstatat(fd, name.map { CChar(bitPattern: $0) } + [0], &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+                let code = errno
+                return DirectoryEntry(name: name, status: code == ENOENT || code == ENOTDIR ? .success(nil) : .failure(FileSystemError(code)))
+            }
+            return DirectoryEntry(name: name, status: .success(FileStat(info)))
+        }
+    }
+
+    /// `make` of each name in the directory at `path` but `.` and `..`, given the open
+    /// directory's descriptor.
+    private func entries<T>(of path: String, _ make: ([UInt8], Int32) -> T) throws(FileSystemError) -> [T] {
         guard let directory = opendir(path) else { throw FileSystemError(errno) }
         defer { closedir(directory) }
         let fd = dirfd(directory)
-        var entries: [DirectoryEntry] = []
+        var entries: [T] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in Array(raw.prefix(while: { $0 != 0 })) }
             if name == [0x2e] || name == [0x2e, 0x2e] { continue }
-            var info = stat()
-            let cName = name.map { CChar(bitPattern: $0) } + [0]
-            if fstatat(fd, cName, &info, AT_SYMLINK_NOFOLLOW) == 0 {
-                entries.append(DirectoryEntry(name: name, status: .success(FileStat(info))))
-            } else {
-                let code = errno
-                entries.append(DirectoryEntry(name: name, status: code == ENOENT || code == ENOTDIR ? .success(nil) : .failure(FileSystemError(code))))
-            }
+            entries.append(make(name, fd))
         }
         return entries
     }
