@@ -49,10 +49,11 @@ public final class InotifyWatcher: Sendable {
     ///
     /// Files whose name starts with `ownRenamePrefix` are left out the same way, and so is
     /// a rename of such a file to another name in the same directory, neither half: that is
-    /// a daemon moving its own temporary file into place, which it records itself. (Were the
-    /// second half to come over 50 ms and a further read of the queue after the first, the
-    /// new name would be reported as usual, which costs the daemon one look.) The prefix must be one no other program's
-    /// files have: the daemon's carries a random tag of its process.
+    /// a daemon moving its own temporary file into place, which it records itself. This is a
+    /// saving, not a promise: were the second half to come over 5 s and a further read of the
+    /// queue after the first, or the watches to be renewed between the halves, the new name
+    /// would be reported as usual, which costs the daemon one look. The prefix must be one
+    /// no other program's files have: the daemon's carries a random tag of its process.
     public init(root: URL, logger: Logger, quietPeriod: Duration = .seconds(1), ignoredFilePrefix: String? = nil, ownRenamePrefix: String? = nil) {
         self.root = root
         self.logger = logger
