@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // libinotifytools (Debian: libinotifytools0-dev, no pkg-config file).
@@ -61,6 +62,32 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // A small S3 client (path-style, SigV4 from swift-crypto) over AsyncHTTPClient: objects,
+        // ranged reads, listings, multi-object deletes and multipart uploads.
+        .target(
+            name: "DocSyncS3",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The scale-out store of docsync-server: records, users and history in PostgreSQL,
+        // chunks packed into objects of an S3-compatible store.
+        .target(
+            name: "DocSyncScaleOut",
+            dependencies: [
+                "DocSyncCore", "DocSyncStorage", "DocSyncS3",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -190,6 +217,21 @@ let package = Package(
             ]
         ),
         .testTarget(name: "CInotifyToolsTests", dependencies: ["CInotifyTools"]),
+        // Against the real S3 store `make test` starts (config/services/start-s3.sh).
+        .testTarget(
+            name: "DocSyncS3Tests",
+            dependencies: ["DocSyncS3", "DocSyncTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
+        // The scale-out store against the real PostgreSQL and S3 `make test` starts.
+        .testTarget(
+            name: "DocSyncScaleOutTests",
+            dependencies: [
+                "DocSyncCore", "DocSyncStorage", "DocSyncS3", "DocSyncScaleOut", "DocSyncTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "DocSyncWatcherTests",
             dependencies: ["DocSyncWatcher", "DocSyncTestSupport", .product(name: "Logging", package: "swift-log")]

@@ -5,28 +5,8 @@ import GRDB
 /// The modify algorithm of the embedded backend, inside one write transaction: change tags,
 /// the chunks a save names, tombstones, and the versions kept for Recently Deleted.
 extension LocalBackend {
-    /// Item errors found without looking at stored state: wrong zone, invalid record, an id
-    /// named twice in one batch, a deleting device's name that is too long.
-    static func validate(_ batch: RecordBatch) -> [RecordID: SyncError] {
-        var failed: [RecordID: SyncError] = [:]
-        var seen = Set<RecordID>()
-        let ids = batch.saves.map(\.id) + batch.deletions.map(\.id)
-        for id in ids where !seen.insert(id).inserted {
-            failed[id] = SyncError(.invalidArguments, "\(id) appears more than once in one batch")
-        }
-        for id in ids where id.zone != batch.zone {
-            failed[id] = SyncError(.invalidArguments, "\(id) is not in the batch's zone \(batch.zone)")
-        }
-        for record in batch.saves where failed[record.id] == nil {
-            do { try record.validate() } catch { failed[record.id] = error }
-        }
-        for deletion in batch.deletions where failed[deletion.id] == nil {
-            if let problem = deletion.device.flatMap(DeviceName.problem(with:)) {
-                failed[deletion.id] = SyncError(.invalidArguments, "the deletion of \(deletion.id) names a device that \(problem)")
-            }
-        }
-        return failed
-    }
+    /// Item errors found without looking at stored state (`RecordBatch.itemsFailingValidation`).
+    static func validate(_ batch: RecordBatch) -> [RecordID: SyncError] { batch.itemsFailingValidation }
 
     /// The modify algorithm, inside the write transaction. Rolls back an atomic batch with
     /// any failure; otherwise commits whatever succeeded.

@@ -40,7 +40,16 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
 
     public func run(with factory: some BackendFixtureFactory) async throws {
         let fixture = try await factory.makeFixture(settings: settings)
-        defer { withExtendedLifetime(fixture) {} }  // its temporary storage outlives the case
+        do {
+            try await run(fixture)
+        } catch {
+            await fixture.close()
+            throw error
+        }
+        await fixture.close()
+    }
+
+    private func run(_ fixture: BackendFixture) async throws {
         let zone = ZoneID("Documents")
         let backend = fixture.backend
         switch self {

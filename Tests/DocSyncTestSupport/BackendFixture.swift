@@ -17,18 +17,23 @@ public struct BackendFixture: Sendable {
     /// Runs one whole garbage collection of the storage with the fixture's settings, as the
     /// store's schedule or `docsync-server gc` would, and returns when it is over.
     public let collectGarbage: @Sendable () async throws -> Void
+    /// Releases what the fixture holds beyond memory (connections, a database, a bucket);
+    /// called once a case is over, pass or fail.
+    public let close: @Sendable () async -> Void
 
     public init(
         backend: any StorageBackend, openAnotherClient: @escaping @Sendable () async throws -> any StorageBackend,
         corruptChunk: @escaping @Sendable (SHA256Digest) async throws -> Void,
         compactAllTombstones: @escaping @Sendable () async throws -> Void,
-        collectGarbage: @escaping @Sendable () async throws -> Void
+        collectGarbage: @escaping @Sendable () async throws -> Void,
+        close: @escaping @Sendable () async -> Void = {}
     ) {
         self.backend = backend
         self.openAnotherClient = openAnotherClient
         self.corruptChunk = corruptChunk
         self.compactAllTombstones = compactAllTombstones
         self.collectGarbage = collectGarbage
+        self.close = close
     }
 }
 
@@ -83,6 +88,8 @@ public func collectFully(_ backend: LocalBackend) async throws {
 
 public struct CollectionFailure: Error, CustomStringConvertible {
     public let description: String
+
+    public init(description: String) { self.description = description }
 }
 
 /// Flips the first byte of a chunk inside its pack file, so that its stored bytes no longer
@@ -115,7 +122,8 @@ public struct FaultInjectingFixtureFactory<Inner: BackendFixtureFactory>: Backen
             openAnotherClient: { FaultInjectingBackend(wrapping: try await fixture.openAnotherClient(), plan: plan) },
             corruptChunk: fixture.corruptChunk,
             compactAllTombstones: fixture.compactAllTombstones,
-            collectGarbage: fixture.collectGarbage
+            collectGarbage: fixture.collectGarbage,
+            close: fixture.close
         )
     }
 }

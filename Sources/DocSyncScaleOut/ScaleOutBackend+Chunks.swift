@@ -1,0 +1,256 @@
+import DocSyncCore
+import DocSyncS3
+import DocSyncStorage
+import Foundation
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import PostgresNIO
+
+/// Chunks in the scale-out store: each upload's new chunks go into one pack object of the
+/// bucket (a request per batch, not per 4–8 KiB chunk), indexed in PostgreSQL by digest
+/// with their pack, offset and length. The object is written before its index rows, so an
+/// index row always names bytes that exist; an object whose rows never came (the instance
+/// died between the two) is swept by the collection once it is older than the grace period.
+///
+/// Reads find the packs in one statement and fetch each pack's wanted ranges with ranged
+/// GETs (neighbouring ranges merged), several at once; every chunk read is verified against
+/// its digest.
+extension ScaleOutBackend {
+    /// Where a stored chunk lies: its pack object, offset and length.
+    public struct ChunkPlace: Sendable, Hashable {
+        public var objectKey: String
+        public var offset: Int64
+        public var length: Int
+    }
+
+    /// Ranges of one pack closer than this are read with one GET (the gap is read and dropped).
+    static let mergeGap: Int64 = 256 << 10
+    /// Ranged GETs of one read in flight at once.
+    static let concurrentReads = 8
+
+    public func missingChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> Set<SHA256Digest> {
+        let account = self.account, logger = self.logger
+        let stored = try await store.withConnection("look up \(digests.count) chunks") { connection in
+            try await Self.storedChunks(Array(Set(digests)), account: account, connection, logger)
+        }
+        return Set(digests).subtracting(stored)
+    }
+
+    public func uploadChunk(_ digest: SHA256Digest, bytes: Data) async throws(SyncError) {
+        try await uploadChunks([ChunkUpload(digest: digest, bytes: bytes)], byteLimit: nil)
+    }
+
+    public func uploadChunks(_ chunks: [ChunkUpload]) async throws(SyncError) {
+        try await uploadChunks(chunks, byteLimit: nil)
+    }
+
+    /// Stores `chunks`, refusing the whole batch (storing nothing) when any is too large or
+    /// does not hash to its digest (`limitExceeded`, `chunkDigestMismatch`), or, with
+    /// `byteLimit`, when its new chunks would take the account's chunks past that many bytes
+    /// (`quotaExceeded` with the usage and the limit). Chunks already stored are not written
+    /// again; their age starts over, so a collection leaves them for another grace period.
+    public func uploadChunks(_ chunks: [ChunkUpload], byteLimit: Int64?) async throws(SyncError) {
+        var unique: [SHA256Digest: ChunkUpload] = [:]
+        for chunk in chunks {
+            guard chunk.bytes.count <= StorageLimits.maximumChunkSize else {
+                throw SyncError(.limitExceeded, "chunk \(chunk.digest.shortHex) is \(chunk.bytes.count) bytes, more than the \(StorageLimits.maximumChunkSize) allowed", digest: chunk.digest)
+            }
+            guard chunk.isVerified || SHA256Digest(hashing: chunk.bytes) == chunk.digest else {
+                throw SyncError(.chunkDigestMismatch, "chunk bytes do not hash to \(chunk.digest.shortHex); nothing was stored", digest: chunk.digest)
+            }
+            unique[chunk.digest] = chunk
+        }
+        guard !unique.isEmpty else { return }
+        let account = self.account, logger = self.logger
+        let now = Self.storageTime()
+        let refreshed = try await store.withConnection("refresh \(unique.count) chunks") { connection in
+            try await Self.refresh(Array(unique.keys), account: account, at: now, connection, logger)
+        }
+        let absent = unique.values.filter { !refreshed.contains($0.digest) }.sorted { $0.digest < $1.digest }
+        guard !absent.isEmpty else { return }
+        var pack = ByteBuffer()
+        pack.reserveCapacity(absent.reduce(0) { $0 + $1.bytes.count })
+        var entries: [(digest: SHA256Digest, offset: Int64, length: Int)] = []
+        for chunk in absent {
+            entries.append((chunk.digest, Int64(pack.writerIndex), chunk.bytes.count))
+            pack.writeBytes(chunk.bytes)
+        }
+        let key = "packs/\(account)/\(UUID().uuidString.lowercased())"
+        do {
+            try await store.objects.putObject(key, pack)
+        } catch {
+            throw Self.map(error, "store a pack of \(entries.count) chunks")
+        }
+        let size = Int64(pack.readableBytes)
+        let indexed: Bool
+        do {
+            indexed = try await store.withConnection("index \(entries.count) chunks") { connection in
+                try await connection.transaction(logger) { connection in
+                    try await Self.index(entries, objectKey: key, size: size, account: account, at: now, byteLimit: byteLimit, connection, logger)
+                }
+            }
+        } catch {
+            try? await store.objects.deleteObject(key)
+            throw error
+        }
+        if !indexed { try? await store.objects.deleteObject(key) }
+    }
+
+    /// Inside the upload's transaction: the pack's row, its chunks' rows (a chunk another
+    /// upload stored meanwhile keeps its first copy, stored again now), the counters and the
+    /// quota. Rolls back and returns false when no chunk of the pack is new (the caller
+    /// removes the object).
+    private static func index(
+        _ entries: [(digest: SHA256Digest, offset: Int64, length: Int)], objectKey: String, size: Int64, account: Int64,
+        at now: Int64, byteLimit: Int64?, _ connection: PostgresConnection, _ logger: Logger
+    ) async throws -> (Bool, commit: Bool) {
+        // The account's row first, as every writer of the account takes it: no deadlock with a collection.
+        var used: Int64 = 0
+        for try await bytes in try await connection.query("SELECT chunk_bytes FROM account WHERE id = \(account) FOR UPDATE", logger: logger).decode(Int64.self) {
+            used = bytes
+        }
+        var packID: Int64 = 0
+        for try await id in try await connection.query("""
+            INSERT INTO pack (account, object_key, bytes, created_at) VALUES (\(account), \(objectKey), \(size), \(now)) RETURNING id
+            """, logger: logger).decode(Int64.self) {
+            packID = id
+        }
+        let digests = entries.map { ByteBuffer(bytes: $0.digest.bytes) }, offsets = entries.map(\.offset), lengths = entries.map { Int64($0.length) }
+        var added: (count: Int64, bytes: Int64) = (0, 0)
+        let rows = try await connection.query("""
+            INSERT INTO chunk (account, digest, pack, "offset", length, stored_at)
+            SELECT \(account), digest, \(packID), "offset", length, \(now) FROM unnest(\(digests)::bytea[], \(offsets)::bigint[], \(lengths)::bigint[]) AS t(digest, "offset", length)
+            ON CONFLICT (account, digest) DO UPDATE SET stored_at = excluded.stored_at
+            RETURNING (xmax = 0), length
+            """, logger: logger)
+        for try await (inserted, length) in rows.decode((Bool, Int32).self) where inserted {
+            added.count += 1
+            added.bytes += Int64(length)
+        }
+        guard added.count > 0 else { return (false, commit: false) }  // every chunk was stored meanwhile by another upload
+        if let byteLimit, used + added.bytes > byteLimit {
+            throw SyncError.accountFull(AccountQuota(usedBytes: used, quotaBytes: byteLimit), adding: added.bytes)
+        }
+        try await connection.query("""
+            UPDATE account SET chunk_count = chunk_count + \(added.count), chunk_bytes = chunk_bytes + \(added.bytes) WHERE id = \(account)
+            """, logger: logger)
+        return (true, commit: true)
+    }
+
+    /// Starts the age of those of `digests` the account stores over; returns them.
+    static func refresh(_ digests: [SHA256Digest], account: Int64, at now: Int64, _ connection: PostgresConnection, _ logger: Logger) async throws -> Set<SHA256Digest> {
+        let keys = digests.map { ByteBuffer(bytes: $0.bytes) }
+        var found = Set<SHA256Digest>()
+        let rows = try await connection.query("""
+            UPDATE chunk SET stored_at = \(now) WHERE account = \(account) AND digest = ANY(\(keys)) RETURNING digest
+            """, logger: logger)
+        for try await bytes in rows.decode(ByteBuffer.self) {
+            if let digest = SHA256Digest(bytes: bytes.readableBytesView) { found.insert(digest) }
+        }
+        return found
+    }
+
+    // MARK: Reading
+
+    public func downloadChunk(_ digest: SHA256Digest) async throws(SyncError) -> Data {
+        try await downloadChunks([digest])[digest]!
+    }
+
+    public func downloadChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> [SHA256Digest: Data] {
+        let places = try await places(of: Array(Set(digests)))
+        if let missing = digests.first(where: { places[$0] == nil }) { throw SyncError.chunkNotFound(missing) }
+        return try await read(places)
+    }
+
+    /// The first chunks of `digests`, in order (a repeated digest is repeated), verified: as
+    /// many as fit `budget` when each counts `cost(length)`, and at least one. Throws
+    /// `chunkNotFound` for the first digest of that prefix that is not stored, and
+    /// `chunkCorrupt` as `downloadChunks` does.
+    public func downloadChunks(prefixOf digests: [SHA256Digest], budget: Int,
+                               cost: @escaping @Sendable (Int) -> Int) async throws(SyncError) -> [(digest: SHA256Digest, bytes: Data)] {
+        let places = try await places(of: Array(Set(digests)))
+        var prefix: [SHA256Digest: ChunkPlace] = [:]
+        var order: [SHA256Digest] = []
+        var spent = 0
+        for digest in digests {
+            guard let place = places[digest] else { throw SyncError.chunkNotFound(digest) }
+            if !order.isEmpty, spent + cost(place.length) > budget { break }
+            prefix[digest] = place
+            order.append(digest)
+            spent += cost(place.length)
+        }
+        let found = try await read(prefix)
+        return order.map { ($0, found[$0]!) }
+    }
+
+    /// Where each of `digests` the account stores lies.
+    public func places(of digests: [SHA256Digest]) async throws(SyncError) -> [SHA256Digest: ChunkPlace] {
+        guard !digests.isEmpty else { return [:] }
+        let account = self.account, logger = self.logger
+        let keys = digests.map { ByteBuffer(bytes: $0.bytes) }
+        return try await store.withConnection("look up \(digests.count) chunks") { connection in
+            var places: [SHA256Digest: ChunkPlace] = [:]
+            let rows = try await connection.query("""
+                SELECT chunk.digest, pack.object_key, chunk."offset", chunk.length FROM chunk JOIN pack ON pack.id = chunk.pack
+                WHERE chunk.account = \(account) AND chunk.digest = ANY(\(keys))
+                """, logger: logger)
+            for try await (bytes, key, offset, length) in rows.decode((ByteBuffer, String, Int64, Int32).self) {
+                if let digest = SHA256Digest(bytes: bytes.readableBytesView) { places[digest] = ChunkPlace(objectKey: key, offset: offset, length: Int(length)) }
+            }
+            return places
+        }
+    }
+
+    /// Reads and verifies the chunks at `places`: `chunkCorrupt` for one whose bytes do not
+    /// match its digest or whose pack is gone.
+    func read(_ places: [SHA256Digest: ChunkPlace]) async throws(SyncError) -> [SHA256Digest: Data] {
+        let reads = PackReadPlan.make(places, mergeGap: Self.mergeGap)
+        let objects = store.objects
+        do {
+            return try await withThrowingTaskGroup(of: [SHA256Digest: Data].self) { group in
+                var found: [SHA256Digest: Data] = [:]
+                var next = 0
+                func start() {
+                    let read = reads[next]
+                    next += 1
+                    group.addTask {
+                        let bytes: ByteBuffer
+                        do {
+                            bytes = try await objects.getObject(read.objectKey, range: read.range)
+                        } catch let error as S3Error where error.code == .noSuchKey {
+                            throw SyncError(.chunkCorrupt, "the pack \(read.objectKey) holding chunk \(read.chunks[0].digest.shortHex) is gone from the bucket; its chunks must be uploaded again",
+                                            digest: read.chunks[0].digest)
+                        }
+                        return try read.verifiedChunks(in: bytes)
+                    }
+                }
+                while next < min(reads.count, Self.concurrentReads) { start() }
+                while let chunks = try await group.next() {
+                    found.merge(chunks) { first, _ in first }
+                    if next < reads.count { start() }
+                }
+                return found
+            }
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw Self.map(error, "read \(places.count) chunks")
+        }
+    }
+
+    /// Milliseconds since 1970: the unit of chunks' and packs' ages.
+    static func storageTime(_ date: Date = Date()) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    /// Classifies a failure of the bucket: what may pass is `serviceUnavailable`.
+    static func map(_ error: any Error, _ what: String) -> SyncError {
+        if let error = error as? SyncError { return error }
+        guard let error = error as? S3Error else { return SyncError(.internalError, "\(what): \(error)") }
+        switch error.code {
+        case .slowDown: return SyncError(.serviceUnavailable, "\(what): the object store asks to slow down; retry shortly", retryAfter: 1)
+        default: return SyncError(.serviceUnavailable, "\(what): the object store failed (\(error.message)); retry shortly")
+        }
+    }
+}

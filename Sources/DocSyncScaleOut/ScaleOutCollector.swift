@@ -1,0 +1,281 @@
+import DocSyncCore
+import DocSyncS3
+import DocSyncStorage
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// Garbage collection of the scale-out store, one collector at a time across every
+/// instance (a PostgreSQL advisory lock; an instance that finds it held skips its turn).
+/// The same rules as the embedded store's (`GarbageCollector`):
+/// - deleted records and replaced versions past the retention go; tombstones past
+///   `tombstoneRetention` go and expire the change tokens that could have missed them;
+/// - a chunk is kept while a live record, a Recently Deleted entry or a replaced version
+///   references it (directly, or through the manifest nodes of a large asset) and while it
+///   was stored (or stored again) less than the grace period ago; every other chunk goes;
+/// - a pack object with no chunk left goes, and so does any object under `packs/` that no
+///   pack row names once it is older than the grace period (an upload that died between
+///   its object and its rows).
+///
+/// Marking reads without locks; each account's removal then runs in one transaction that
+/// first takes the account's row lock (as every save does), marks what was saved since,
+/// and removes a chunk only if it is still unmarked and still older than the grace
+/// period. A save either committed before (and is marked) or waits and then finds the
+/// chunk gone (`chunkNotFound`, uploaded again): no record ever names a removed chunk.
+public struct ScaleOutCollector: Sendable {
+    public let store: ScaleOutStore
+    /// How long tombstones are kept: a device offline for longer refetches everything.
+    public var tombstoneRetention: TimeInterval
+
+    /// The advisory lock's key: "docsync collect" in 8 bytes.
+    static let lockKey: Int64 = 0x646F_6373_636F_6C6C
+
+    public init(store: ScaleOutStore, tombstoneRetention: TimeInterval = 90 * 86_400) {
+        self.store = store
+        self.tombstoneRetention = tombstoneRetention
+    }
+
+    /// Runs one collection of every account unless another instance is collecting
+    /// (`ran` false then).
+    public func collect() async throws(SyncError) -> GarbageCollectionReport {
+        let started = ContinuousClock.now
+        let logger = store.logger
+        var report = try await store.withConnection("collect garbage") { connection in
+            let rows = try await connection.query("SELECT pg_try_advisory_lock(\(Self.lockKey))", logger: logger)
+            var locked = false
+            for try await got in rows.decode(Bool.self) { locked = got }
+            guard locked else { return GarbageCollectionReport() }
+            do {
+                var report = GarbageCollectionReport()
+                report.ran = true
+                try await collect(into: &report, connection)
+                try await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
+                return report
+            } catch {
+                _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
+                throw error
+            }
+        }
+        let elapsed = (ContinuousClock.now - started).components
+        report.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        if report.ran { logger.info("collected garbage", metadata: ["report": "\(report.summary)"]) }
+        return report
+    }
+
+    /// Deletes every tombstone older than `age` seconds and expires the change tokens that
+    /// could have missed them (the collection does this with `tombstoneRetention`).
+    public func compactTombstones(olderThan age: TimeInterval) async throws(SyncError) {
+        let cutoff = Date().timeIntervalSince1970 - age, logger = store.logger
+        try await store.withConnection("compact tombstones") { connection in
+            try await Self.compactTombstones(before: cutoff, connection, logger)
+        }
+    }
+
+    private static func compactTombstones(before cutoff: Double, _ connection: PostgresConnection, _ logger: Logger) async throws {
+        try await connection.query("""
+            WITH gone AS (DELETE FROM tombstone WHERE deleted_at <= \(cutoff) RETURNING account, zone, seq),
+                 through AS (SELECT account, zone, max(seq) AS seq FROM gone GROUP BY account, zone)
+            UPDATE zone SET compacted_through_seq = greatest(zone.compacted_through_seq, through.seq)
+            FROM through WHERE zone.account = through.account AND zone.name = through.zone
+            """, logger: logger)
+    }
+
+    private func collect(into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws {
+        let logger = store.logger
+        let now = Date()
+        let versionCutoff = Timestamp(now.addingTimeInterval(-store.settings.deletedRetention)).nanosecondsSince1970
+        let tombstoneCutoff = now.timeIntervalSince1970 - tombstoneRetention
+        let chunkCutoff = ScaleOutBackend.storageTime(now.addingTimeInterval(-store.settings.collectionGrace))
+        report.expiredDeletedRecords = try await count(connection.query("DELETE FROM deleted_record WHERE deleted_at <= \(versionCutoff) RETURNING 1", logger: logger))
+        report.expiredReplacedVersions = try await count(connection.query("DELETE FROM replaced_version WHERE replaced_at <= \(versionCutoff) RETURNING 1", logger: logger))
+        try await Self.compactTombstones(before: tombstoneCutoff, connection, logger)
+        var accounts: [Int64] = []
+        for try await id in try await connection.query("SELECT id FROM account ORDER BY id", logger: logger).decode(Int64.self) { accounts.append(id) }
+        for account in accounts {
+            do {
+                try await sweep(account: account, olderThan: chunkCutoff, into: &report, connection)
+            } catch let stop as Stop {
+                report.stoppedBecause = stop.reason
+                logger.error("the collection of an account stopped; nothing of it was removed", metadata: ["account": "\(account)", "reason": "\(stop.reason)"])
+            }
+        }
+        try await removeEmptyPacks(into: &report, connection)
+        try await sweepUnnamedObjects(olderThan: chunkCutoff, into: &report, connection)
+    }
+
+    struct Stop: Error {
+        let reason: String
+    }
+
+    /// What one account's marking has kept so far, and through which sequence value.
+    struct Marking {
+        var marks = Set<SHA256Digest>()
+        var expanded = Set<SHA256Digest>()
+        var seq: Int64 = 0
+    }
+
+    /// A manifest node to read: how many levels lie below it (0: it lists data chunks), or
+    /// `nil` for a chunk stored within the grace period that only has a node's length.
+    struct PendingNode {
+        var ref: ChunkRef
+        var levelsBelow: Int?
+    }
+
+    private func sweep(account: Int64, olderThan cutoff: Int64, into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws {
+        let logger = store.logger
+        let backend = store.backend(account: account)
+        var marking = Marking()
+        var pending: [PendingNode] = []
+        for try await seq in try await connection.query("SELECT seq FROM account WHERE id = \(account)", logger: logger).decode(Int64.self) { marking.seq = seq }
+        for table in ["record", "deleted_record", "replaced_version"] {
+            try await markBodies(connection.query("SELECT body FROM \(unescaped: table) WHERE account = \(account)", logger: logger), &marking, &pending)
+        }
+        pending += try await nodesWithinGrace(account: account, after: cutoff, connection)
+        try await expand(pending, &marking, backend)
+        var candidates: [(digest: SHA256Digest, length: Int64)] = []
+        for try await (bytes, length) in try await connection.query("""
+            SELECT digest, length FROM chunk WHERE account = \(account) AND stored_at < \(cutoff)
+            """, logger: logger).decode((ByteBuffer, Int32).self) {
+            if let digest = SHA256Digest(bytes: bytes.readableBytesView), !marking.marks.contains(digest) { candidates.append((digest, Int64(length))) }
+        }
+        guard !candidates.isEmpty else { return }
+        let (removed, bytes) = try await connection.transaction(logger) { connection in
+            var seq: Int64 = 0
+            for try await current in try await connection.query("SELECT seq FROM account WHERE id = \(account) FOR UPDATE", logger: logger).decode(Int64.self) { seq = current }
+            var pending: [PendingNode] = []
+            if seq > marking.seq {
+                let after = marking.seq
+                try await markBodies(connection.query("SELECT body FROM record WHERE account = \(account) AND seq > \(after)", logger: logger), &marking, &pending)
+                try await markBodies(connection.query("SELECT body FROM deleted_record WHERE account = \(account) AND seq > \(after)", logger: logger), &marking, &pending)
+                try await markBodies(connection.query("SELECT body FROM replaced_version WHERE account = \(account) AND seq > \(after)", logger: logger), &marking, &pending)
+                marking.seq = seq
+            }
+            pending += try await nodesWithinGrace(account: account, after: cutoff, connection).filter { !marking.expanded.contains($0.ref.digest) }
+            try await expand(pending, &marking, backend)
+            let doomed = candidates.filter { !marking.marks.contains($0.digest) }.map { ByteBuffer(bytes: $0.digest.bytes) }
+            var removed: (count: Int64, bytes: Int64) = (0, 0)
+            for try await length in try await connection.query("""
+                DELETE FROM chunk WHERE account = \(account) AND digest = ANY(\(doomed)) AND stored_at < \(cutoff) RETURNING length
+                """, logger: logger).decode(Int32.self) {
+                removed.count += 1
+                removed.bytes += Int64(length)
+            }
+            try await connection.query("""
+                UPDATE account SET chunk_count = chunk_count - \(removed.count), chunk_bytes = chunk_bytes - \(removed.bytes),
+                       last_collected_at = extract(epoch FROM now()) WHERE id = \(account)
+                """, logger: logger)
+            return (removed, commit: true)
+        }
+        report.chunksRemoved += Int(removed)
+        report.chunkBytesRemoved += bytes
+    }
+
+    /// Marks the chunks each stored body names at its top level; its manifest nodes go to `pending`.
+    private func markBodies(_ rows: PostgresRowSequence, _ marking: inout Marking, _ pending: inout [PendingNode]) async throws {
+        for try await body in rows.decode(ByteBuffer.self) {
+            guard let asset = try ModifyDecision.decode(Data(buffer: body)).asset else { continue }
+            for entry in asset.entries { marking.marks.insert(entry.digest) }
+            if asset.depth > 0 {
+                for entry in asset.entries { pending.append(PendingNode(ref: entry, levelsBelow: asset.depth - 1)) }
+            }
+        }
+    }
+
+    /// The lengths a manifest node may have (`ManifestTree`: a 4-byte magic and 1–256 entries of 36 bytes).
+    static let nodeLengths = (4 + 36) ... (4 + 36 * ManifestTree.maximumNodeEntries)
+
+    /// The account's chunks stored within the grace period that have a manifest node's
+    /// length: an upload may store a new node over old chunks and save its record later.
+    private func nodesWithinGrace(account: Int64, after cutoff: Int64, _ connection: PostgresConnection) async throws -> [PendingNode] {
+        let low = Int32(Self.nodeLengths.lowerBound), high = Int32(Self.nodeLengths.upperBound)
+        var nodes: [PendingNode] = []
+        for try await (bytes, length) in try await connection.query("""
+            SELECT digest, length FROM chunk WHERE account = \(account) AND stored_at >= \(cutoff) AND length BETWEEN \(low) AND \(high) AND (length - 4) % 36 = 0
+            """, logger: store.logger).decode((ByteBuffer, Int32).self) {
+            if let digest = SHA256Digest(bytes: bytes.readableBytesView) { nodes.append(PendingNode(ref: ChunkRef(digest: digest, length: Int(length)), levelsBelow: nil)) }
+        }
+        return nodes
+    }
+
+    /// Reads `pending` nodes level by level and marks their entries (and the nodes below).
+    private func expand(_ pending: [PendingNode], _ marking: inout Marking, _ backend: ScaleOutBackend) async throws {
+        var level = pending
+        while !level.isEmpty {
+            var unique: [SHA256Digest: PendingNode] = [:]
+            for node in level where !marking.expanded.contains(node.ref.digest) {
+                if unique[node.ref.digest]?.levelsBelow == nil { unique[node.ref.digest] = node }
+            }
+            guard !unique.isEmpty else { return }
+            let places = try await backend.places(of: Array(unique.keys))
+            for (digest, node) in unique where places[digest] == nil {
+                if node.levelsBelow != nil {
+                    store.logger.error("a kept record's manifest node is not stored; the chunks it lists cannot be told", metadata: ["node": "\(digest.shortHex)"])
+                }
+                marking.expanded.insert(digest)
+            }
+            let loaded: [SHA256Digest: Data]
+            do { loaded = try await backend.read(places) } catch {
+                throw Stop(reason: "manifest node or chunk \(error.digest?.shortHex ?? "?") cannot be read (\(error.message))")
+            }
+            var next: [PendingNode] = []
+            for (digest, bytes) in loaded {
+                let node = unique[digest]!
+                marking.expanded.insert(digest)
+                let entries: [ChunkRef]
+                do { entries = try ManifestTree.decodeNode(bytes, ref: ChunkRef(digest: digest, length: bytes.count)) } catch {
+                    if node.levelsBelow == nil { continue }  // only looked like a node
+                    throw Stop(reason: "manifest node \(digest.shortHex) is malformed")
+                }
+                for entry in entries { marking.marks.insert(entry.digest) }
+                switch node.levelsBelow {
+                case 0?: break
+                case let below?: next += entries.map { PendingNode(ref: $0, levelsBelow: below - 1) }
+                case nil: next += entries.filter { Self.nodeLengths.contains($0.length) }.map { PendingNode(ref: $0, levelsBelow: nil) }
+                }
+            }
+            level = next
+        }
+    }
+
+    /// Removes the packs no chunk row names: their rows, then their objects.
+    private func removeEmptyPacks(into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws {
+        var keys: [String] = []
+        for try await (key, bytes) in try await connection.query("""
+            DELETE FROM pack WHERE NOT EXISTS (SELECT 1 FROM chunk WHERE chunk.pack = pack.id) RETURNING object_key, bytes
+            """, logger: store.logger).decode((String, Int64).self) {
+            keys.append(key)
+            report.packBytesBefore += bytes
+        }
+        guard !keys.isEmpty else { return }
+        do {
+            try await store.objects.deleteObjects(keys)
+        } catch {
+            store.logger.warning("could not remove the objects of empty packs; the next collection sweeps them", metadata: ["error": "\(error)"])
+        }
+        report.packsRemoved += keys.count
+    }
+
+    /// Removes the objects under `packs/` that no pack row names, once older than the cutoff.
+    private func sweepUnnamedObjects(olderThan cutoff: Int64, into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws {
+        let objects = try await store.objects.listAllObjects(prefix: "packs/")
+        let old = objects.filter { ScaleOutBackend.storageTime($0.lastModified) < cutoff }
+        guard !old.isEmpty else { return }
+        var named = Set<String>()
+        let keys = old.map(\.key)
+        for try await key in try await connection.query("SELECT object_key FROM pack WHERE object_key = ANY(\(keys))", logger: store.logger).decode(String.self) {
+            named.insert(key)
+        }
+        let unnamed = keys.filter { !named.contains($0) }
+        guard !unnamed.isEmpty else { return }
+        try await store.objects.deleteObjects(unnamed)
+        report.packsRemoved += unnamed.count
+        store.logger.info("removed objects no pack names", metadata: ["objects": "\(unnamed.count)"])
+    }
+
+    private func count(_ rows: PostgresRowSequence) async throws -> Int {
+        var count = 0
+        for try await _ in rows { count += 1 }
+        return count
+    }
+}

@@ -1,0 +1,63 @@
+import DocSyncCore
+import Logging
+import PostgresNIO
+
+/// Applies `ScaleOutSchema.migrations` that a database lacks, in order, each in its own
+/// transaction, while holding a PostgreSQL advisory lock: instances starting together wait
+/// for the first, then find nothing left to do. A database that has migrations this build
+/// does not know (a newer instance upgraded it) is used as it is: migrations keep earlier
+/// releases working, which is what lets instances be upgraded one at a time.
+enum ScaleOutMigrator {
+    /// The advisory lock's key: "docsync migrate" in 8 bytes.
+    static let lockKey: Int64 = 0x646F_6373_796E_636D
+
+    /// Migrates the database `client` reaches. Returns the names applied now.
+    @discardableResult
+    static func migrate(_ client: PostgresClient, logger: Logger) async throws(SyncError) -> [String] {
+        do {
+            return try await client.withConnection { connection in
+                try await connection.query("SELECT pg_advisory_lock(\(lockKey))", logger: logger)
+                do {
+                    let applied = try await apply(connection, logger: logger)
+                    try await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
+                    return applied
+                } catch {
+                    _ = try? await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
+                    throw error
+                }
+            }
+        } catch {
+            throw PostgresFailure.map(error, "migrate the database's schema")
+        }
+    }
+
+    private static func apply(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
+        try await connection.query("""
+            CREATE TABLE IF NOT EXISTS schema_migration (
+                name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL
+            )
+            """, logger: logger)
+        var done = Set<String>()
+        for try await name in try await connection.query("SELECT name FROM schema_migration", logger: logger).decode(String.self) {
+            done.insert(name)
+        }
+        let known = Set(ScaleOutSchema.migrations.map(\.name))
+        let unknown = done.subtracting(known)
+        if !unknown.isEmpty {
+            logger.notice("the database has migrations this release does not know; a newer release upgraded it and this one works on",
+                          metadata: ["migrations": "\(unknown.sorted())"])
+        }
+        var applied: [String] = []
+        for migration in ScaleOutSchema.migrations where !done.contains(migration.name) {
+            try await connection.transaction(logger) { connection in
+                for statement in migration.sql { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                let name = migration.name
+                try await connection.query("INSERT INTO schema_migration (name, applied_at) VALUES (\(name), extract(epoch FROM now()))", logger: logger)
+                return ((), commit: true)
+            }
+            logger.info("applied a schema migration", metadata: ["migration": "\(migration.name)"])
+            applied.append(migration.name)
+        }
+        return applied
+    }
+}

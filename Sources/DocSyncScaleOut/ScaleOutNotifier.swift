@@ -1,0 +1,126 @@
+import DocSyncCore
+import DocSyncStorage
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// Change notifications across instances: a commit that changes a zone sends
+/// `NOTIFY docsync_changes, 'ACCOUNT ZONE'` inside its transaction (so it is delivered only
+/// if the commit happens), and every instance LISTENs on one connection of its own and
+/// hands each notification to the streams of that account.
+///
+/// When the listening connection breaks, it is opened again (after a second, then longer);
+/// since notifications sent meanwhile are lost, every stream is then told that each of
+/// its account's zones may have changed.
+final class ScaleOutNotifier: Sendable {
+    static let channel = "docsync_changes"
+
+    private struct Subscriber {
+        let account: Int64
+        let continuation: AsyncStream<ChangeNotification>.Continuation
+    }
+
+    private struct State {
+        var subscribers: [UInt64: Subscriber] = [:]
+        var nextID: UInt64 = 0
+        var listening = false
+    }
+
+    private let state = Mutex(State())
+    private let logger: Logger
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    /// A stream of `account`'s change notifications, until the caller stops iterating or
+    /// the notifier is shut down.
+    func stream(for account: Int64) -> AsyncStream<ChangeNotification> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ChangeNotification.self, bufferingPolicy: .bufferingNewest(64))
+        let id = state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            state.subscribers[id] = Subscriber(account: account, continuation: continuation)
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { state in _ = state.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Whether the listening connection is up (for `/readyz`).
+    var isListening: Bool { state.withLock { $0.listening } }
+
+    /// Listens until cancelled, reconnecting when the connection breaks.
+    func run(_ client: PostgresClient) async {
+        var delay = Duration.seconds(1)
+        var first = true
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: Self.channel) { notifications in
+                        state.withLock { $0.listening = true }
+                        if !first { await announceEverything(client) }
+                        first = false
+                        delay = .seconds(1)
+                        for try await notification in notifications { deliver(notification.payload) }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { break }
+                logger.warning("the change notifications' connection to the database broke; reconnecting",
+                               metadata: ["error": "\(String(reflecting: error))", "retryIn": "\(delay)"])
+            }
+            state.withLock { $0.listening = false }
+            first = false
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(30))
+        }
+        state.withLock { state in
+            state.listening = false
+            for subscriber in state.subscribers.values { subscriber.continuation.finish() }
+            state.subscribers = [:]
+        }
+    }
+
+    /// Ends every stream (a graceful drain: devices reconnect elsewhere).
+    func finishAll() {
+        state.withLock { state in
+            for subscriber in state.subscribers.values { subscriber.continuation.finish() }
+            state.subscribers = [:]
+        }
+    }
+
+    /// The payload a commit sends for a change of `zone` in `account`.
+    static func payload(account: Int64, zone: ZoneID) -> String { "\(account) \(zone.name)" }
+
+    private func deliver(_ payload: String) {
+        guard let space = payload.firstIndex(of: " "), let account = Int64(payload[..<space]) else { return }
+        let zone = ZoneID(String(payload[payload.index(after: space)...]))
+        let notification = ChangeNotification(zones: [zone])
+        state.withLock { state in
+            for subscriber in state.subscribers.values where subscriber.account == account { subscriber.continuation.yield(notification) }
+        }
+    }
+
+    /// Tells every stream that each zone of its account may have changed.
+    private func announceEverything(_ client: PostgresClient) async {
+        let accounts = state.withLock { Set($0.subscribers.values.map(\.account)) }
+        for account in accounts {
+            var zones = Set<ZoneID>()
+            do {
+                let rows = try await client.query("SELECT name FROM zone WHERE account = \(account)", logger: logger)
+                for try await name in rows.decode(String.self) { zones.insert(ZoneID(name)) }
+            } catch {
+                continue
+            }
+            guard !zones.isEmpty else { continue }
+            state.withLock { state in
+                for subscriber in state.subscribers.values where subscriber.account == account {
+                    subscriber.continuation.yield(ChangeNotification(zones: zones))
+                }
+            }
+        }
+    }
+}

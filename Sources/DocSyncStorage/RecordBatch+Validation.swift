@@ -1,0 +1,28 @@
+import DocSyncCore
+
+extension RecordBatch {
+    /// Item errors found without looking at stored state, the same for every store: an id
+    /// named twice in one batch, an id outside the batch's zone, an invalid record, a
+    /// deleting device's name that is not valid. Items not named here still depend on what
+    /// is stored.
+    public var itemsFailingValidation: [RecordID: SyncError] {
+        var failed: [RecordID: SyncError] = [:]
+        var seen = Set<RecordID>()
+        let ids = saves.map(\.id) + deletions.map(\.id)
+        for id in ids where !seen.insert(id).inserted {
+            failed[id] = SyncError(.invalidArguments, "\(id) appears more than once in one batch")
+        }
+        for id in ids where id.zone != zone {
+            failed[id] = SyncError(.invalidArguments, "\(id) is not in the batch's zone \(zone)")
+        }
+        for record in saves where failed[record.id] == nil {
+            do { try record.validate() } catch { failed[record.id] = error }
+        }
+        for deletion in deletions where failed[deletion.id] == nil {
+            if let problem = deletion.device.flatMap(DeviceName.problem(with:)) {
+                failed[deletion.id] = SyncError(.invalidArguments, "the deletion of \(deletion.id) names a device that \(problem)")
+            }
+        }
+        return failed
+    }
+}
