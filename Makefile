@@ -17,7 +17,40 @@ PREFIX       ?= $(HOME)/.local
 # rsync and cp are what the sync benchmark compares against.
 BENCH_PACKAGES := rsync
 
-.PHONY: all deps build release test soak demo bench bench-scale install clean
+## Services the tests use: PostgreSQL and an S3 store (OpenStack Swift with its S3 API) on
+## 127.0.0.1, from Debian's packages (installed when missing), started by this repository's
+## own scripts in config/services/ (their comments list the settings; state in
+## /tmp/docsync-services-<uid>, PostgreSQL on port 54329, S3 on 8480 and the next four).
+## `make test` starts them after building, runs the tests with their addresses in the
+## environment (DOCSYNC_TEST_POSTGRES_URL, DOCSYNC_TEST_S3_ENDPOINT, _REGION, _ACCESS_KEY,
+## _SECRET_KEY) and stops them again, pass or fail - also when they were already running.
+## Ports taken by something else: make test DOCSYNC_PG_PORT=54339 DOCSYNC_S3_PORT=8490.
+##
+## services-up: start them and leave them running while you iterate; the variables are
+##   printed and kept in .build/services/{postgres,s3}.env:
+##     make services-up
+##     set -a; . .build/services/postgres.env; . .build/services/s3.env; set +a
+##     swift test --filter DocSyncScaleOutTests
+## services-down: stop them (config/services/stop.sh --clean also removes their data).
+SERVICES     := config/services
+SERVICES_OUT := .build/services
+# Both start side by side (their package installs, if any, take turns on a lock); each
+# one's KEY=VALUE lines go to $(SERVICES_OUT)/NAME.env, moved into place only when complete.
+START_SERVICES = mkdir -p $(SERVICES_OUT) && rm -f $(SERVICES_OUT)/*.env && \
+	{ bash $(SERVICES)/start-postgres.sh > $(SERVICES_OUT)/postgres.env.new & pg=$$!; \
+	  bash $(SERVICES)/start-s3.sh > $(SERVICES_OUT)/s3.env.new & s3=$$!; \
+	  wait $$pg; pg=$$?; wait $$s3; s3=$$?; [ $$pg = 0 ] && [ $$s3 = 0 ]; } && \
+	mv $(SERVICES_OUT)/postgres.env.new $(SERVICES_OUT)/postgres.env && \
+	mv $(SERVICES_OUT)/s3.env.new $(SERVICES_OUT)/s3.env
+LOAD_SERVICES  = set -a && . ./$(SERVICES_OUT)/postgres.env && . ./$(SERVICES_OUT)/s3.env && set +a
+STOP_SERVICES  = bash $(SERVICES)/stop.sh; rm -f $(SERVICES_OUT)/*.env $(SERVICES_OUT)/*.env.new
+# The recipe's shell stops them on its way out, whatever the way: an EXIT trap keeps the
+# status of the last command (the tests'); on a signal it first lets a start still under
+# way finish (background jobs ignore SIGINT), so that nothing is left behind.
+SERVICES_TRAP  = trap '$(STOP_SERVICES)' EXIT; trap 'wait; exit 129' HUP; \
+	trap 'wait; exit 130' INT; trap 'wait; exit 143' TERM
+
+.PHONY: all deps build release test soak demo bench bench-scale install clean services-up services-down
 
 all: build
 
@@ -41,13 +74,27 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-## test: the whole test suite (unit, conformance, multi-process), then the multi-device
-## simulation on its own (its seeds keep both cores busy, which would starve the timed
-## tests beside them). DOCSYNC_SEED=N make test replays one seed of the simulation.
+## test: the whole test suite (unit, conformance, multi-process, and against PostgreSQL and
+## S3, which it starts and stops: see services-up above), then the multi-device simulation
+## on its own (its seeds keep both cores busy, which would starve the timed tests beside
+## them). DOCSYNC_SEED=N make test replays one seed of the simulation.
+TEST_SUITE     = $(SPAWN_SAFE) $(SWIFT) test --skip-build --skip DocSyncSimulationTests $(TEST_FLAGS)
+TEST_SIMULATION = $(SPAWN_SAFE) $(SWIFT) test --skip-build --filter DocSyncSimulationTests $(TEST_FLAGS)
 test: deps
 	$(SWIFT) build --build-tests
-	$(SPAWN_SAFE) $(SWIFT) test --skip-build --skip DocSyncSimulationTests $(TEST_FLAGS)
-	$(SPAWN_SAFE) $(SWIFT) test --skip-build --filter DocSyncSimulationTests $(TEST_FLAGS)
+	@$(SERVICES_TRAP); \
+	echo "starting PostgreSQL and S3 ($(SERVICES)/start-*.sh; stopped again at the end)"; \
+	$(START_SERVICES) && $(LOAD_SERVICES) && \
+	echo "$(TEST_SUITE)" && $(TEST_SUITE) && \
+	echo "$(TEST_SIMULATION)" && $(TEST_SIMULATION)
+
+services-up:
+	@$(START_SERVICES) || { $(STOP_SERVICES); exit 1; }
+	@cat $(SERVICES_OUT)/postgres.env $(SERVICES_OUT)/s3.env
+	@echo "(kept in $(SERVICES_OUT)/*.env; to use: set -a; . $(SERVICES_OUT)/postgres.env; . $(SERVICES_OUT)/s3.env; set +a)"
+
+services-down:
+	@$(STOP_SERVICES)
 
 ## soak: the multi-device simulation alone, over more seeds: make soak SEEDS=10000
 ## (FIRST=N starts elsewhere, OPS=N sets operations per seed). DOCSYNC_SEED=N replays one.

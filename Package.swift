@@ -96,7 +96,7 @@ let package = Package(
         .target(
             name: "DocSyncServer",
             dependencies: [
-                "DocSyncCore", "DocSyncStorage", "DocSyncHTTP",
+                "DocSyncCore", "DocSyncStorage", "DocSyncHTTP", "DocSyncS3", "DocSyncScaleOut",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

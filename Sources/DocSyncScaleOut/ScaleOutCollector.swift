@@ -102,6 +102,9 @@ public struct ScaleOutCollector: Sendable {
         }
         try await removeEmptyPacks(into: &report, connection)
         try await sweepUnnamedObjects(olderThan: chunkCutoff, into: &report, connection)
+        if report.stoppedBecause == nil {
+            try await connection.query("UPDATE account SET last_collected_at = extract(epoch FROM now())", logger: logger)
+        }
     }
 
     struct Stop: Error {
@@ -162,8 +165,7 @@ public struct ScaleOutCollector: Sendable {
                 removed.bytes += Int64(length)
             }
             try await connection.query("""
-                UPDATE account SET chunk_count = chunk_count - \(removed.count), chunk_bytes = chunk_bytes - \(removed.bytes),
-                       last_collected_at = extract(epoch FROM now()) WHERE id = \(account)
+                UPDATE account SET chunk_count = chunk_count - \(removed.count), chunk_bytes = chunk_bytes - \(removed.bytes) WHERE id = \(account)
                 """, logger: logger)
             return (removed, commit: true)
         }

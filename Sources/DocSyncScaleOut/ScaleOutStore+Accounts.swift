@@ -109,3 +109,16 @@ extension ScaleOutStore {
         SyncError(.invalidArguments, "there is no user \(name.debugDescription); create it with `docsync-server user add \(name)`")
     }
 }
+
+extension ScaleOutStore {
+    /// When the last whole collection finished (`nil`: never).
+    public func lastCollection() async throws(SyncError) -> Date? {
+        let logger = self.logger
+        return try await withConnection("read the last collection") { connection in
+            for try await seconds in try await connection.query("SELECT min(last_collected_at) FROM account", logger: logger).decode(Double?.self) {
+                return seconds.flatMap { $0 > 0 ? Date(timeIntervalSince1970: $0) : nil }
+            }
+            return nil
+        }
+    }
+}

@@ -7,18 +7,18 @@ import DocSyncStorage
 /// counters have it. A user over quota gets `quotaExceeded` (507) carrying the usage and the
 /// quota (`SyncError.accountFull`); a full disk stays `quotaExceeded` without `quota`.
 struct AccountQuotas: Sendable {
-    let users: UserStore
+    let store: any ServerStore
 
     /// The most bytes `user`'s chunks may take, read afresh (`nil`: no limit).
-    func limit(for user: String) throws(SyncError) -> Int64? {
-        try users.quota(of: user)
+    func limit(for user: String) async throws(SyncError) -> Int64? {
+        try await store.quota(of: user)
     }
 
     /// Refuses a request that saves records while `user` stores more than the quota (one
     /// lowered below what is stored). Deletions, recoveries and purges are never refused:
     /// they add nothing, and a purge is how space comes back.
-    func refuseSavesOverQuota(of user: String, in backend: LocalBackend) async throws(SyncError) {
-        guard let quota = try limit(for: user) else { return }
+    func refuseSavesOverQuota(of user: String, in backend: any ServerStorageBackend) async throws(SyncError) {
+        guard let quota = try await limit(for: user) else { return }
         let used = try await backend.storedChunkBytes()
         if used > quota { throw SyncError.accountFull(AccountQuota(usedBytes: used, quotaBytes: quota)) }
     }

@@ -9,7 +9,7 @@ import Logging
 /// `context.device`.
 struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = ServerRequestContext
-    let users: UserStore
+    let store: any ServerStore
     let rateLimiter: RateLimiter
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -21,7 +21,7 @@ struct AuthenticationMiddleware: RouterMiddleware {
             throw SyncError(.notAuthenticated, "the Authorization header is not `Bearer TOKEN`")
         }
         let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
-        guard let account = try users.authenticate(token) else {
+        guard let account = try await store.authenticate(token) else {
             context.logger.notice("unknown token", metadata: ["path": "\(request.uri.path)"])
             throw SyncError(.notAuthenticated, "the server does not know this token; ask its administrator for one (docsync-server user token NAME)")
         }

@@ -8,11 +8,11 @@ import Hummingbird
 /// The storage checks every uploaded chunk against its digest and every downloaded one
 /// before it is sent. An upload batch is read and stored as its body streams in.
 struct ChunkRoutes: Sendable {
-    let backends: UserBackends
+    let store: any ServerStore
     let quotas: AccountQuotas
 
     func register(on api: RouterGroup<ServerRequestContext>) {
-        let records = RecordRoutes(backends: backends, quotas: quotas)
+        let records = RecordRoutes(store: store, quotas: quotas)
         api.post("chunks/missing") { request, context in
             let digests = try await RequestInput.json(WireBody.Digests.self, request, limit: WireLimits.digestListBody).digests
             try Self.checkCount(digests.count)
@@ -22,7 +22,7 @@ struct ChunkRoutes: Sendable {
         api.put("chunks/{digest}") { request, context in
             let digest = try RequestInput.digest(context)
             let bytes = try await RequestInput.body(request, limit: WireLimits.chunkBody)
-            let limit = try quotas.limit(for: try RecordRoutes.user(context))
+            let limit = try await quotas.limit(for: try RecordRoutes.user(context))
             try await records.backend(context).uploadChunks([ChunkUpload(digest: digest, bytes: bytes)], byteLimit: limit)
             return Responses.noContent
         }
@@ -31,36 +31,37 @@ struct ChunkRoutes: Sendable {
             return Responses.bytes(try await records.backend(context).downloadChunk(digest))
         }
         api.post("chunks/upload") { request, context in
-            try await Self.storeStreamed(request, into: records.backend(context), byteLimit: try quotas.limit(for: try RecordRoutes.user(context)))
+            try await Self.storeStreamed(request, into: records.backend(context), byteLimit: try await quotas.limit(for: try RecordRoutes.user(context)))
             return Responses.noContent
         }
         api.post("chunks/download") { request, context in
             let digests = try await RequestInput.json(WireBody.Digests.self, request, limit: WireLimits.digestListBody).digests
             try Self.checkCount(digests.count)
-            let backend = try records.backend(context)
+            let backend = try await records.backend(context)
             return Responses.bytes(try await Self.framedPrefix(of: digests, from: backend))
         }
     }
 
     /// Stores a framed upload as its body arrives: frames are checked and written, a group
     /// of about 1 MB at a time, into one new pack (`ChunkBatchWriter`), so a request holds
-    /// one group and one frame in memory, not its whole body. The batch is stored only once
+    /// one group and one frame in memory, not its whole body (on the embedded store; the
+    /// scale-out store keeps the batch's chunks until it writes them as one object). The batch is stored only once
     /// the body has ended between frames with every chunk right; otherwise nothing of it is.
     /// With `byteLimit` (the user's quota), a batch whose new chunks would take the user's
     /// storage past it is refused whole (`quotaExceeded`).
-    static func storeStreamed(_ request: Request, into backend: LocalBackend, byteLimit: Int64?) async throws(SyncError) {
+    static func storeStreamed(_ request: Request, into backend: any ServerStorageBackend, byteLimit: Int64?) async throws(SyncError) {
         try RequestInput.checkDeclaredLength(request, limit: WireLimits.uploadBatchBody)
-        let batch = backend.chunkBatch()
+        let batch = backend.makeChunkBatch()
         do {
             try await receiveFrames(of: request, into: batch)
-            try await offload { () throws(SyncError) in try batch.commit(byteLimit: byteLimit) }
+            try await batch.commit(byteLimit: byteLimit)
         } catch {
-            batch.abort()
+            await batch.abort()
             throw (error as? SyncError) ?? SyncError(.networkFailure, "reading the request body failed (\(error))")
         }
     }
 
-    private static func receiveFrames(of request: Request, into batch: ChunkBatchWriter) async throws {
+    private static func receiveFrames(of request: Request, into batch: any StreamedChunkBatch) async throws {
         var reader = ChunkFrameReader(maximumChunks: WireLimits.chunksPerBatch)
         var group: [ChunkUpload] = []
         var groupBytes = 0
@@ -69,7 +70,7 @@ struct ChunkRoutes: Sendable {
             let chunks = group
             group = []
             groupBytes = 0
-            try await offload { () throws(SyncError) in try batch.add(chunks) }
+            try await batch.add(chunks)
         }
         for try await piece in request.body {
             received += piece.readableBytes
@@ -90,7 +91,7 @@ struct ChunkRoutes: Sendable {
     /// The first chunks of `digests`, framed in order: as many as fit
     /// `WireLimits.downloadBatchBudget` bytes, and at least one. Their places are looked up
     /// first (all in one lookup) so that no more is read than is sent.
-    static func framedPrefix(of digests: [SHA256Digest], from backend: LocalBackend) async throws(SyncError) -> ByteBuffer {
+    static func framedPrefix(of digests: [SHA256Digest], from backend: any ServerStorageBackend) async throws(SyncError) -> ByteBuffer {
         let chunks = try await backend.downloadChunks(prefixOf: digests, budget: WireLimits.downloadBatchBudget,
                                                       cost: { ChunkFraming.frameSize(chunkLength: $0) })
         let body = ChunkFraming.encode(chunks.map { ChunkUpload(digest: $0.digest, bytes: $0.bytes) }, pool: .shared)

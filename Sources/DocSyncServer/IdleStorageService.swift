@@ -1,10 +1,10 @@
 import ServiceLifecycle
 
 /// A service of the server's group that, every `interval`, frees the database caches of the
-/// users whose storage no request has used for that long (`UserBackends.releaseIdle`).
+/// users whose storage no request has used for that long (`ServerStore.releaseIdle`).
 /// Ends when the server shuts down.
 struct IdleStorageService: Service {
-    let backends: UserBackends
+    let store: any ServerStore
     let interval: Duration
 
     func run() async throws {
@@ -14,7 +14,7 @@ struct IdleStorageService: Service {
             } catch {
                 return  // shutting down
             }
-            backends.releaseIdle(for: interval)
+            store.releaseIdle(for: interval)
         }
     }
 }

@@ -7,15 +7,15 @@ import ServiceLifecycle
 
 /// `GET /v1/notifications`: the user's changes as server-sent events (`ServerSentEvent`).
 ///
-/// The stream subscribes to the user's `LocalBackend` before it lists the zones, so a change
+/// The stream subscribes to the user's storage before it lists the zones, so a change
 /// made while the first event is prepared is announced too. It ends when the client goes
 /// away or the server shuts down gracefully (the client then reconnects elsewhere or later).
 struct NotificationRoute: Sendable {
-    let backends: UserBackends
+    let store: any ServerStore
 
     func register(on api: RouterGroup<ServerRequestContext>) {
         api.get("notifications") { _, context in
-            let backend = try backends.backend(for: try RecordRoutes.user(context))
+            let backend = try await store.backend(for: try RecordRoutes.user(context))
             let notifications = backend.changeNotifications()
             let zones = try await backend.listZones()
             let logger = context.logger

@@ -4,9 +4,9 @@ import DocSyncStorage
 import Hummingbird
 
 /// Zones, records, changes and usage (see `WireRoute`): each route decodes and validates its
-/// input, calls the authenticated user's `LocalBackend`, and answers with JSON.
+/// input, calls the authenticated user's storage, and answers with JSON.
 struct RecordRoutes: Sendable {
-    let backends: UserBackends
+    let store: any ServerStore
     let quotas: AccountQuotas
 
     func register(on api: RouterGroup<ServerRequestContext>) {
@@ -30,7 +30,7 @@ struct RecordRoutes: Sendable {
             guard batch.itemCount <= RecordBatch.maximumItems else {
                 throw SyncError(.limitExceeded, "batch of \(batch.itemCount) items exceeds \(RecordBatch.maximumItems); split it and resend")
             }
-            let backend = try self.backend(context)
+            let backend = try await self.backend(context)
             if !batch.saves.isEmpty { try await quotas.refuseSavesOverQuota(of: try Self.user(context), in: backend) }
             // A deletion that names no device was made by the token's.
             var deviceNamed = batch
@@ -61,8 +61,8 @@ struct RecordRoutes: Sendable {
         }
     }
 
-    func backend(_ context: ServerRequestContext) throws(SyncError) -> LocalBackend {
-        try backends.backend(for: try Self.user(context))
+    func backend(_ context: ServerRequestContext) async throws(SyncError) -> any ServerStorageBackend {
+        try await store.backend(for: try Self.user(context))
     }
 
     static func user(_ context: ServerRequestContext) throws(SyncError) -> String {

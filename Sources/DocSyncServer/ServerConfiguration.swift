@@ -5,8 +5,12 @@ import TOMLKit
 /// What `docsync-server serve` runs with: from `--config FILE` (TOML), then the flags,
 /// which override the file. `config/docsync-server.example.toml` documents every key.
 public struct ServerConfiguration: Sendable, Hashable {
-    /// `DATA`: `users.sqlite` and `users/<name>/` (each user's backend).
-    public var dataDirectory: URL
+    /// `DATA`: `users.sqlite` and `users/<name>/` (each user's backend), for the embedded
+    /// store; `nil` when `scaleOut` names the store instead.
+    public var dataDirectory: URL?
+    /// The scale-out store (`[storage]` in the file): when set, accounts and storage are in
+    /// PostgreSQL and an S3 bucket, and the data directory is not used.
+    public var scaleOut: ScaleOutLocation?
     public var listen: ListenAddress
     /// PEM certificate chain and private key; both or neither.
     public var tlsCertificate: URL?
@@ -16,9 +20,10 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// Every user's store settings: `deleted_retention`, `gc_interval`, `gc_grace`.
     public var storeSettings: StoreSettings
 
-    public init(dataDirectory: URL, listen: ListenAddress = .default, tlsCertificate: URL? = nil, tlsKey: URL? = nil,
-                rateLimit: Double = RateLimiter.defaultRatePerSecond, storeSettings: StoreSettings = StoreSettings()) {
+    public init(dataDirectory: URL?, scaleOut: ScaleOutLocation? = nil, listen: ListenAddress = .default, tlsCertificate: URL? = nil,
+                tlsKey: URL? = nil, rateLimit: Double = RateLimiter.defaultRatePerSecond, storeSettings: StoreSettings = StoreSettings()) {
         self.dataDirectory = dataDirectory
+        self.scaleOut = scaleOut
         self.listen = listen
         self.tlsCertificate = tlsCertificate
         self.tlsKey = tlsKey
@@ -31,6 +36,11 @@ public struct ServerConfiguration: Sendable, Hashable {
     /// Values given as flags; `nil` means "not given".
     public struct Overrides: Sendable {
         public var data: String?
+        /// `[storage] records` (a postgres:// URL), `chunks` (an s3:// location) and
+        /// `credentials` (the S3 credentials file).
+        public var records: String?
+        public var chunks: String?
+        public var credentials: String?
         public var listen: String?
         public var tlsCertificate: String?
         public var tlsKey: String?
@@ -38,9 +48,12 @@ public struct ServerConfiguration: Sendable, Hashable {
         /// Store settings by key (`StoreSettings.keys`), each a duration as text.
         public var store: [String: String]
 
-        public init(data: String? = nil, listen: String? = nil, tlsCertificate: String? = nil, tlsKey: String? = nil, rateLimit: Double? = nil,
-                    store: [String: String] = [:]) {
+        public init(data: String? = nil, records: String? = nil, chunks: String? = nil, credentials: String? = nil, listen: String? = nil,
+                    tlsCertificate: String? = nil, tlsKey: String? = nil, rateLimit: Double? = nil, store: [String: String] = [:]) {
             self.data = data
+            self.records = records
+            self.chunks = chunks
+            self.credentials = credentials
             self.listen = listen
             self.tlsCertificate = tlsCertificate
             self.tlsKey = tlsKey
@@ -50,7 +63,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     }
 
     /// The keys the TOML file may hold.
-    public static let keys = ["data", "listen", "tls_cert", "tls_key", "rate_limit"] + StoreSettings.keys
+    public static let keys = ["data", "listen", "tls_cert", "tls_key", "rate_limit", "storage"] + StoreSettings.keys
+    /// The keys of the `[storage]` table.
+    public static let storageKeys = ["records", "chunks", "credentials"]
 
     /// Reads `file` (when given), applies `overrides` and checks the result: a data
     /// directory is required; plain HTTP only on a loopback address; TLS needs both files.
@@ -59,6 +74,9 @@ public struct ServerConfiguration: Sendable, Hashable {
         var merged = Overrides()
         if let file { merged = try read(file) }
         if let value = overrides.data { merged.data = value }
+        if let value = overrides.records { merged.records = value }
+        if let value = overrides.chunks { merged.chunks = value }
+        if let value = overrides.credentials { merged.credentials = value }
         if let value = overrides.listen { merged.listen = value }
         if let value = overrides.tlsCertificate { merged.tlsCertificate = value }
         if let value = overrides.tlsKey { merged.tlsKey = value }
@@ -71,10 +89,18 @@ public struct ServerConfiguration: Sendable, Hashable {
             merged.store[key] = value
         }
 
-        guard let data = merged.data else {
-            throw ServerConfigurationError("no data directory; pass --data DIR or set data = \"/path\" in the configuration file")
+        var scaleOut: ScaleOutLocation?
+        switch (merged.records, merged.chunks) {
+        case let (records?, chunks?): scaleOut = ScaleOutLocation(records: records, chunks: chunks, credentials: merged.credentials.map { url($0).path })
+        case (nil, nil): break
+        case (nil, _?): throw ServerConfigurationError("[storage] chunks is set but records is not; the scale-out store needs both (records = \"postgres://…\")")
+        case (_?, nil): throw ServerConfigurationError("[storage] records is set but chunks is not; the scale-out store needs both (chunks = \"s3://BUCKET?endpoint=…\")")
         }
-        var configuration = ServerConfiguration(dataDirectory: url(data))
+        guard merged.data != nil || scaleOut != nil else {
+            throw ServerConfigurationError(
+                "no data directory; pass --data DIR or set data = \"/path\" in the configuration file (or name a scale-out store: [storage] records and chunks)")
+        }
+        var configuration = ServerConfiguration(dataDirectory: merged.data.map(url), scaleOut: scaleOut)
         if let listen = merged.listen { configuration.listen = try ListenAddress(parsing: listen) }
         configuration.tlsCertificate = merged.tlsCertificate.map(url)
         configuration.tlsKey = merged.tlsKey.map(url)
@@ -133,12 +159,29 @@ public struct ServerConfiguration: Sendable, Hashable {
         for key in table.keys.sorted() where !keys.contains(key) {
             throw ServerConfigurationError("\(line(key)): unknown key \(key); the keys are \(keys.joined(separator: ", "))")
         }
+        var values = Overrides()
+        if let storage = table["storage"] {
+            guard let storage = storage.table else {
+                throw ServerConfigurationError("\(line("storage")): storage must be a table: [storage] with records, chunks and credentials")
+            }
+            for key in storage.keys.sorted() where !storageKeys.contains(key) {
+                throw ServerConfigurationError("\(line(key)): unknown key \(key) in [storage]; the keys are \(storageKeys.joined(separator: ", "))")
+            }
+            for key in storageKeys {
+                guard let value = storage[key] else { continue }
+                guard let text = value.string else { throw ServerConfigurationError("\(line(key)): \(key) in [storage] must be a string") }
+                switch key {
+                case "records": values.records = text
+                case "chunks": values.chunks = text
+                default: values.credentials = text
+                }
+            }
+        }
         func string(_ key: String) throws(ServerConfigurationError) -> String? {
             guard let value = table[key] else { return nil }
             guard let string = value.string else { throw ServerConfigurationError("\(line(key)): \(key) must be a string") }
             return string
         }
-        var values = Overrides()
         values.data = try string("data")
         values.listen = try string("listen")
         values.tlsCertificate = try string("tls_cert")

@@ -9,22 +9,29 @@ import NIOCore
 import NIOSSL
 import ServiceLifecycle
 
-/// docsync-server: the API of `WireRoute` over Hummingbird, for the users of one data
-/// directory. `run()` serves until SIGTERM or SIGINT, then stops gracefully (open
+/// docsync-server: the API of `WireRoute` over Hummingbird, for the users of one store
+/// (`ServerStore`: the embedded one of a data directory, or the scale-out one that many
+/// instances share). `run()` serves until SIGTERM or SIGINT, then stops gracefully (open
 /// notification streams end, requests in progress finish) and returns.
+///
+/// Besides `/v1`, two routes answer without a token: `/healthz` (the process serves) and
+/// `/readyz` (its store answers: a load balancer sends requests only to a ready instance).
 public struct SyncServer: Sendable {
     public let configuration: ServerConfiguration
-    public let users: UserStore
-    public let backends: UserBackends
+    public let store: any ServerStore
     let rateLimiter: RateLimiter
     let logger: Logger
 
-    public init(configuration: ServerConfiguration, logger: Logger = Logger(label: "docsync.server")) throws(SyncError) {
+    public init(configuration: ServerConfiguration, store: any ServerStore, logger: Logger = Logger(label: "docsync.server")) {
         self.configuration = configuration
-        self.users = try UserStore(dataDirectory: configuration.dataDirectory)
-        self.backends = UserBackends(dataDirectory: configuration.dataDirectory, settings: configuration.storeSettings)
+        self.store = store
         self.rateLimiter = RateLimiter(ratePerSecond: configuration.rateLimit)
         self.logger = logger
+    }
+
+    /// A server on the store `configuration` names (`ServerConfiguration.openStore`).
+    public static func open(configuration: ServerConfiguration, logger: Logger = Logger(label: "docsync.server")) async throws(SyncError) -> SyncServer {
+        SyncServer(configuration: configuration, store: try await configuration.openStore(logger: logger), logger: logger)
     }
 
     /// The router of every route under `/v1`, behind authentication; every error, an
@@ -33,14 +40,15 @@ public struct SyncServer: Sendable {
         let router = Router(context: ServerRequestContext.self)
         router.add(middleware: LogRequestsMiddleware(.debug))
         router.add(middleware: ErrorMiddleware())
+        HealthRoutes(store: store).register(on: router)
         let api = router.group("v1")
-            .add(middleware: AuthenticationMiddleware(users: users, rateLimiter: rateLimiter))
-        let quotas = AccountQuotas(users: users)
-        let records = RecordRoutes(backends: backends, quotas: quotas)
+            .add(middleware: AuthenticationMiddleware(store: store, rateLimiter: rateLimiter))
+        let quotas = AccountQuotas(store: store)
+        let records = RecordRoutes(store: store, quotas: quotas)
         records.register(on: api)
         RecentlyDeletedRoutes(records: records).register(on: api)
-        ChunkRoutes(backends: backends, quotas: quotas).register(on: api)
-        NotificationRoute(backends: backends).register(on: api)
+        ChunkRoutes(store: store, quotas: quotas).register(on: api)
+        NotificationRoute(store: store).register(on: api)
         return router
     }
 
@@ -60,8 +68,8 @@ public struct SyncServer: Sendable {
             router: router(),
             server: server,
             configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "docsync-server"),
-            services: [IdleStorageService(backends: backends, interval: .seconds(60)),
-                       CollectionService(users: users, backends: backends, interval: configuration.storeSettings.collectionInterval, logger: logger)],
+            services: [IdleStorageService(store: store, interval: .seconds(60)),
+                       CollectionService(store: store, interval: configuration.storeSettings.collectionInterval, logger: logger)],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? listen.port
                 let url = "\(scheme)://\(listen.urlHost):\(port)"
@@ -70,7 +78,13 @@ public struct SyncServer: Sendable {
             },
             logger: logger
         )
-        try await app.runService()  // graceful shutdown on SIGTERM and SIGINT
+        do {
+            try await app.runService()  // graceful shutdown on SIGTERM and SIGINT
+        } catch {
+            await store.shutdown()
+            throw error
+        }
+        await store.shutdown()
         logger.info("stopped")
     }
 

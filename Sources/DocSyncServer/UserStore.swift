@@ -156,7 +156,7 @@ public final class UserStore: Sendable {
         }
     }
 
-    private static func check(device: String?) throws(SyncError) {
+    static func check(device: String?) throws(SyncError) {
         if let device, let problem = DeviceName.problem(with: device) {
             throw SyncError(.invalidArguments, "device name \(device.debugDescription) \(problem)")
         }

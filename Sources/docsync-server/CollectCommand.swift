@@ -29,37 +29,24 @@ struct CollectCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOptions
 
     func run() async throws {
-        let configuration = try options.configuration(store: store.overrides)
-        let users = try options.store()
-        let names: [String]
-        do {
-            let all = try users.users().map(\.name)
-            if let user {
-                guard all.contains(user) else { throw SyncError(.invalidArguments, "there is no user \(user.debugDescription)") }
-                names = [user]
-            } else {
-                names = all
-            }
-        } catch let error as SyncError {
-            complain(error.message)
-            throw ExitCode(2)
-        }
-        let backends = UserBackends(dataDirectory: configuration.dataDirectory, settings: configuration.storeSettings)
+        let server = try await options.store(settings: store.overrides)
         var failed = false
-        for name in names {
-            guard backends.hasStore(name) else {
-                say("\(name): nothing stored yet")
-                continue
-            }
-            do {
-                let report = try await Self.collect(try backends.backend(for: name), waiting: wait)
+        do {
+            let reports = try await server.collect(user: user, waiting: wait)
+            for (name, report) in reports {
+                guard let report else {
+                    say("\(name): nothing stored yet")
+                    continue
+                }
                 say(json ? try Self.jsonLine(user: name, report) : "\(name): \(report.summary)")
                 if report.stoppedBecause != nil || !report.ran { failed = true }
-            } catch {
-                complain("\(name): \(error.message)")
-                failed = true
             }
+        } catch {
+            await server.shutdown()
+            complain(error.message)
+            throw ExitCode(error.code == .invalidArguments ? 2 : 1)
         }
+        await server.shutdown()
         if failed { throw ExitCode(1) }
     }
 
@@ -67,16 +54,6 @@ struct CollectCommand: AsyncParsableCommand {
         struct Line: Encodable { let user: String; let report: GarbageCollectionReport }
         do { return String(decoding: try WireCoding.encoder.encode(Line(user: user, report: report)), as: UTF8.self) } catch {
             throw SyncError(.internalError, "cannot encode the report of \(user): \(error)")
-        }
-    }
-
-    /// Collects `backend`'s store, waiting up to `seconds` while another collector works on it.
-    static func collect(_ backend: LocalBackend, waiting seconds: Double) async throws(SyncError) -> GarbageCollectionReport {
-        let deadline = Date().addingTimeInterval(seconds)
-        while true {
-            let report = try await backend.collectGarbage()
-            if report.ran || Date() >= deadline { return report }
-            try? await Task.sleep(for: .milliseconds(200))
         }
     }
 }

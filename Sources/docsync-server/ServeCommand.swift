@@ -17,10 +17,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The data directory: users, tokens and every user's storage.", valueName: "dir"))
     var data: String?
 
+    @OptionGroup var scaleOut: ScaleOutOptions
+
     @Option(name: .long, help: ArgumentHelp("HOST:PORT to listen on (default 127.0.0.1:8787; port 0 picks a free one).", valueName: "host:port"))
     var listen: String?
 
-    @Option(name: .long, help: ArgumentHelp("A TOML configuration file (keys: data, listen, tls_cert, tls_key, rate_limit, deleted_retention, gc_interval, gc_grace).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("A TOML configuration file (keys: data, listen, tls_cert, tls_key, rate_limit, deleted_retention, gc_interval, gc_grace; [storage] records, chunks, credentials).", valueName: "file"))
     var config: String?
 
     @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain: serve HTTPS.", valueName: "pem"))
@@ -40,15 +42,21 @@ struct ServeCommand: AsyncParsableCommand {
         ServiceMemory.keepIdleFootprintSmall()
         logging.bootstrap()
         let overrides = ServerConfiguration.Overrides(
-            data: data, listen: listen, tlsCertificate: tlsCertificate, tlsKey: tlsKey, rateLimit: rateLimit, store: store.overrides)
+            data: data, records: scaleOut.records, chunks: scaleOut.chunks, credentials: scaleOut.s3Credentials, listen: listen,
+            tlsCertificate: tlsCertificate, tlsKey: tlsKey, rateLimit: rateLimit, store: store.overrides)
         let configuration: ServerConfiguration
-        let server: SyncServer
         do {
             configuration = try ServerConfiguration.load(file: config, overrides: overrides)
-            server = try SyncServer(configuration: configuration)
         } catch {
             complain("\(error)")
             throw ExitCode(2)
+        }
+        let server: SyncServer
+        do {
+            server = try await SyncServer.open(configuration: configuration)
+        } catch {
+            complain(error.message)
+            throw ExitCode(error.code == .invalidArguments ? 2 : 1)
         }
         do {
             try await server.run { url in say("listening on \(url)") }

@@ -22,38 +22,27 @@ struct SetQuota: AsyncParsableCommand {
     @OptionGroup var options: DataOptions
 
     func run() async throws {
-        let store = try options.store()
-        let configuration = try options.configuration()
-        do {
-            if let size {
-                let bytes: Int64?
-                if size.lowercased() == "none" {
-                    bytes = nil
-                } else if let parsed = QuotaSize.parse(size) {
-                    bytes = parsed
-                } else {
-                    complain("\(size.debugDescription) is not a size; write e.g. 10GB, 500MiB or none")
-                    throw ExitCode(2)
-                }
-                try store.setQuota(bytes, for: name)
+        var bytes: Int64??
+        if let size {
+            if size.lowercased() == "none" {
+                bytes = .some(nil)
+            } else if let parsed = QuotaSize.parse(size) {
+                bytes = parsed
+            } else {
+                complain("\(size.debugDescription) is not a size; write e.g. 10GB, 500MiB or none")
+                throw ExitCode(2)
             }
-            guard try store.users().contains(where: { $0.name == name }) else {
+        }
+        let name = self.name
+        try await options.perform { (store) async throws(SyncError) in
+            if let bytes { try await store.setQuota(bytes, for: name) }
+            guard try await store.users().contains(where: { $0.name == name }) else {
                 throw SyncError(.invalidArguments, "there is no user \(name.debugDescription); create it with `docsync-server user add \(name)`")
             }
-            let used = try await Self.usedBytes(of: name, in: configuration)
-            let quota = try store.quota(of: name)
-            say("\(name): \(StorageSizeText.describe(used)) used of \(quota.map(StorageSizeText.describe) ?? "no quota")")
-        } catch let error as SyncError {
-            complain(error.message)
-            throw ExitCode(1)
+            let used = try await store.storedBytes(of: name)
+            let quota = try await store.quota(of: name)
+            return ["\(name): \(StorageSizeText.describe(used)) used of \(quota.map(StorageSizeText.describe) ?? "no quota")"]
         }
-    }
-
-    /// What the user's storage keeps now (0 before its first use).
-    static func usedBytes(of user: String, in configuration: ServerConfiguration) async throws(SyncError) -> Int64 {
-        let backends = UserBackends(dataDirectory: configuration.dataDirectory, settings: configuration.storeSettings)
-        guard backends.hasStore(user) else { return 0 }
-        return try await backends.backend(for: user).storedChunkBytes()
     }
 }
 

@@ -82,11 +82,11 @@ import Testing
             rate_limit = 50
             """.write(to: file, atomically: true, encoding: .utf8)
         let fromFile = try ServerConfiguration.load(file: file.path, overrides: .init())
-        #expect(fromFile.dataDirectory.path == "/srv/docsync")
+        #expect(fromFile.dataDirectory?.path == "/srv/docsync")
         #expect(fromFile.listen.port == 9000)
         #expect(fromFile.rateLimit == 50)
         let overridden = try ServerConfiguration.load(file: file.path, overrides: .init(data: "/tmp/other", listen: "127.0.0.1:0", rateLimit: 5))
-        #expect(overridden.dataDirectory.path == "/tmp/other" && overridden.listen.port == 0 && overridden.rateLimit == 5)
+        #expect(overridden.dataDirectory?.path == "/tmp/other" && overridden.listen.port == 0 && overridden.rateLimit == 5)
 
         do {
             _ = try ServerConfiguration.load(file: nil, overrides: .init(data: "/d", listen: "0.0.0.0:8787"))
@@ -139,11 +139,43 @@ import Testing
         }
     }
 
+    @Test func aStorageTableNamesTheScaleOutStoreInsteadOfADataDirectory() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("server.toml")
+        try """
+            listen = "127.0.0.1:9000"
+            [storage]
+            records = "postgres://docsync@db.internal:5432/docsync"
+            chunks = "s3://docsync-chunks?endpoint=http://s3.internal:8480&region=us-east-1"
+            credentials = "s3.credentials"
+            """.write(to: file, atomically: true, encoding: .utf8)
+        let loaded = try ServerConfiguration.load(file: file.path, overrides: .init())
+        #expect(loaded.dataDirectory == nil)
+        #expect(loaded.scaleOut?.records == "postgres://docsync@db.internal:5432/docsync")
+        #expect(loaded.scaleOut?.chunks.hasPrefix("s3://docsync-chunks?") == true)
+        #expect(loaded.scaleOut?.credentials?.hasSuffix("/s3.credentials") == true, "a relative path is taken from the current directory")
+        let flagged = try ServerConfiguration.load(file: nil, overrides: .init(records: "postgres://a@b/c", chunks: "s3://x"))
+        #expect(flagged.scaleOut == ScaleOutLocation(records: "postgres://a@b/c", chunks: "s3://x"))
+        // Half a scale-out store, an unknown key in the table, and neither store at all are refused.
+        for (text, expected) in [("[storage]\nrecords = \"postgres://a@b/c\"\n", "chunks"), ("[storage]\nbucket = \"x\"\n", "bucket"),
+                                 ("listen = \"127.0.0.1:1\"\n", "data directory")] {
+            try text.write(to: file, atomically: true, encoding: .utf8)
+            do {
+                _ = try ServerConfiguration.load(file: file.path, overrides: .init())
+                Issue.record("accepted: \(text)")
+            } catch {
+                #expect(error.message.contains(expected), "\(error)")
+            }
+        }
+    }
+
     @Test func theExampleFileDocumentsEveryKeyAndLoads() throws {
         let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("config/docsync-server.example.toml")
         let text = try String(contentsOf: example, encoding: .utf8)
-        for key in ServerConfiguration.keys { #expect(text.contains(key + " ="), "\(key) is documented") }
+        for key in ServerConfiguration.keys where key != "storage" { #expect(text.contains(key + " ="), "\(key) is documented") }
+        #expect(text.contains("[storage]"))
+        for key in ServerConfiguration.storageKeys { #expect(text.contains(key + " ="), "\(key) of [storage] is documented") }
         #expect(try ServerConfiguration.load(file: example.path, overrides: .init()).listen == .default)
     }
 }

@@ -1,0 +1,21 @@
+import Hummingbird
+
+/// `GET /healthz`: 200 while the process serves. `GET /readyz`: 200 when the store answers
+/// (for the scale-out store: PostgreSQL answers and change notifications arrive), 503
+/// otherwise, so a load balancer sends requests only to instances that can serve them.
+/// Neither needs a token, and neither says anything about any user.
+struct HealthRoutes: Sendable {
+    let store: any ServerStore
+
+    func register(on router: Router<ServerRequestContext>) {
+        router.get("healthz") { _, _ in
+            Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n")))
+        }
+        router.get("readyz") { _, _ in
+            guard await store.isReady() else {
+                return Response(status: .serviceUnavailable, body: ResponseBody(byteBuffer: ByteBuffer(string: "not ready\n")))
+            }
+            return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "ready\n")))
+        }
+    }
+}

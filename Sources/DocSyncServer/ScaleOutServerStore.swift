@@ -1,0 +1,106 @@
+import DocSyncCore
+import DocSyncScaleOut
+import DocSyncStorage
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// docsync-server's store on PostgreSQL and an S3 bucket (`ScaleOutStore`), shared by any
+/// number of instances. An instance remembers only what never changes: which token hash
+/// belongs to which account (tokens are never revoked) and each user's account id.
+/// Quotas are read afresh for every request that needs them, and usage comes from the
+/// accounts' counters in PostgreSQL, so limits hold across instances.
+public final class ScaleOutServerStore: ServerStore {
+    public let store: ScaleOutStore
+    private let known = Mutex<[String: UserStore.Account]>([:])
+    private let accountIDs = Mutex<[String: Int64]>([:])
+
+    public init(store: ScaleOutStore) {
+        self.store = store
+    }
+
+    public func authenticate(_ token: String) async throws(SyncError) -> UserStore.Account? {
+        let hash = AccessToken.hash(token)
+        if let account = known.withLock({ $0[hash] }) { return account }
+        let rows: [ScaleOutStore.TokenRow]
+        do {
+            rows = try await store.tokens(withHashPrefix: String(hash.prefix(8)))
+        } catch {
+            throw SyncError(.serviceUnavailable, "cannot read the accounts (\(error.message)); retry shortly")
+        }
+        var match: UserStore.Account?
+        for row in rows where AccessToken.constantTimeEquals(row.hash, hash) { match = UserStore.Account(user: row.user, device: row.device) }
+        if let match { known.withLock { $0[hash] = match } }
+        return match
+    }
+
+    public func quota(of user: String) async throws(SyncError) -> Int64? { try await store.quota(of: user) }
+
+    public func addUser(_ name: String, device: String?) async throws(SyncError) -> String {
+        if let problem = UserStore.problem(withUserName: name) {
+            throw SyncError(.invalidArguments, "user name \(name.debugDescription) \(problem)")
+        }
+        try UserStore.check(device: device)
+        let token = AccessToken.generate()
+        try await store.addAccount(name, tokenHash: AccessToken.hash(token), device: device)
+        return token
+    }
+
+    public func addToken(for name: String, device: String?) async throws(SyncError) -> String {
+        try UserStore.check(device: device)
+        let token = AccessToken.generate()
+        try await store.addToken(for: name, tokenHash: AccessToken.hash(token), device: device)
+        return token
+    }
+
+    public func setQuota(_ bytes: Int64?, for name: String) async throws(SyncError) {
+        if let bytes, bytes < 0 { throw SyncError(.invalidArguments, "a quota cannot be negative") }
+        try await store.setQuota(bytes, for: name)
+    }
+
+    public func users() async throws(SyncError) -> [(name: String, tokens: Int, quotaBytes: Int64?)] { try await store.accounts() }
+
+    public func backend(for user: String) async throws(SyncError) -> any ServerStorageBackend {
+        try await scaleOutBackend(for: user)
+    }
+
+    /// `user`'s backend; `notAuthenticated` when the account is gone.
+    func scaleOutBackend(for user: String) async throws(SyncError) -> ScaleOutBackend {
+        if let id = accountIDs.withLock({ $0[user] }) { return store.backend(account: id) }
+        guard let id = try await store.accountID(named: user) else {
+            throw SyncError(.notAuthenticated, "there is no account \(user.debugDescription) any more; ask the server's administrator")
+        }
+        accountIDs.withLock { $0[user] = id }
+        return store.backend(account: id)
+    }
+
+    public func storedBytes(of user: String) async throws(SyncError) -> Int64 {
+        try await scaleOutBackend(for: user).storedChunkBytes()
+    }
+
+    /// One collection covers every account (a user named is checked, then everyone is collected).
+    public func collect(user: String?, waiting seconds: Double) async throws(SyncError) -> [(user: String, report: GarbageCollectionReport?)] {
+        if let user, try await store.accountID(named: user) == nil {
+            throw SyncError(.invalidArguments, "there is no user \(user.debugDescription)")
+        }
+        let collector = ScaleOutCollector(store: store)
+        return [("all users", try await collectWaiting(seconds) { () throws(SyncError) in try await collector.collect() })]
+    }
+
+    public func collectDue(interval: TimeInterval, logger: Logger) async {
+        do {
+            if let last = try await store.lastCollection(), Date().timeIntervalSince(last) < interval { return }
+            let report = try await ScaleOutCollector(store: store).collect()
+            if report.ran { logger.info("collected", metadata: ["summary": "\(report.summary)"]) }
+        } catch {
+            logger.error("collection failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    public func releaseIdle(for idle: Duration) {}
+
+    public func isReady() async -> Bool { await store.isReady() }
+
+    public func shutdown() async { await store.shutdown() }
+}

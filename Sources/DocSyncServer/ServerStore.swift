@@ -1,0 +1,53 @@
+import DocSyncCore
+import DocSyncStorage
+import Foundation
+import Logging
+
+/// Everything docsync-server keeps: accounts (users, device tokens, quotas) and each user's
+/// storage. Two kinds, with the same meaning to devices: the embedded store of one machine
+/// (`EmbeddedServerStore`: SQLite and pack files in the data directory) and the scale-out
+/// store (`ScaleOutServerStore`: PostgreSQL and an S3 bucket, shared by any number of
+/// server instances).
+public protocol ServerStore: Sendable {
+    /// The account `token` belongs to, or `nil` for an unknown token.
+    func authenticate(_ token: String) async throws(SyncError) -> UserStore.Account?
+    /// The most bytes `user` may store, or `nil` for no limit (and for an unknown user).
+    func quota(of user: String) async throws(SyncError) -> Int64?
+    /// Creates `name` and returns its first device token (issued for `device` when given).
+    func addUser(_ name: String, device: String?) async throws(SyncError) -> String
+    /// Issues another device token for the existing user `name`.
+    func addToken(for name: String, device: String?) async throws(SyncError) -> String
+    /// Sets the most bytes `name` may store (`nil`: no limit).
+    func setQuota(_ bytes: Int64?, for name: String) async throws(SyncError)
+    /// Every user with the number of its tokens and its quota, sorted by name.
+    func users() async throws(SyncError) -> [(name: String, tokens: Int, quotaBytes: Int64?)]
+
+    /// `user`'s storage (created on first use). Only the name a token authenticated is
+    /// ever passed here, so one user's requests cannot reach another's data.
+    func backend(for user: String) async throws(SyncError) -> any ServerStorageBackend
+    /// What `user`'s storage keeps, in bytes of chunks (0 before its first use).
+    func storedBytes(of user: String) async throws(SyncError) -> Int64
+    /// Collects garbage now: one user's storage or everyone's, waiting up to `seconds` while
+    /// another collector works. One report per store, named by its user (`nil` for a user
+    /// with nothing stored yet), or one named "all users" where one collection covers everyone.
+    func collect(user: String?, waiting seconds: Double) async throws(SyncError) -> [(user: String, report: GarbageCollectionReport?)]
+    /// Collects what is due: storage not collected for `interval` (the server's schedule).
+    func collectDue(interval: TimeInterval, logger: Logger) async
+    /// Frees the caches of storage no request used for `idle`.
+    func releaseIdle(for idle: Duration)
+    /// Whether requests can be served now (`/readyz`).
+    func isReady() async -> Bool
+    /// Lets go of connections and ends notification streams; the store is not used after.
+    func shutdown() async
+}
+
+/// Waits while another collector holds the store: runs `attempt` until a report says it
+/// ran, or `seconds` have passed.
+func collectWaiting(_ seconds: Double, _ attempt: () async throws(SyncError) -> GarbageCollectionReport) async throws(SyncError) -> GarbageCollectionReport {
+    let deadline = Date().addingTimeInterval(seconds)
+    while true {
+        let report = try await attempt()
+        if report.ran || Date() >= deadline { return report }
+        try? await Task.sleep(for: .milliseconds(200))
+    }
+}
