@@ -176,7 +176,10 @@ let package = Package(
         // Backend conformance suite, fault-injecting backend, temp-folder helpers.
         .target(
             name: "DocSyncTestSupport",
-            dependencies: ["DocSyncCore", "DocSyncStorage", "DocSyncHTTP", "DocSyncEngine"],
+            dependencies: [
+                "DocSyncCore", "DocSyncStorage", "DocSyncHTTP", "DocSyncEngine", "DocSyncS3", "DocSyncScaleOut",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             path: "Tests/DocSyncTestSupport"
         ),
         .executableTarget(
@@ -251,7 +254,7 @@ let package = Package(
         // Real daemons as processes on temp folders: convergence, conflicts, crashes.
         .testTarget(
             name: "DocSyncSystemTests",
-            dependencies: ["DocSyncCore", "DocSyncStorage", "DocSyncControl", "DocSyncTestSupport", "docsyncd", "docs-status", "docsync-server"]
+            dependencies: ["DocSyncCore", "DocSyncStorage", "DocSyncControl", "DocSyncHTTP", "DocSyncTestSupport", "docsyncd", "docs-status", "docsync-server"]
         ),
     ]
 )

@@ -13,8 +13,8 @@ import Synchronization
 /// decision is a PostgreSQL transaction, nothing is remembered between requests but caches
 /// of what never changes, and change notifications cross instances by `LISTEN/NOTIFY`.
 ///
-/// `open` connects, applies the schema's migrations (one instance at a time) and starts
-/// listening; `shutdown` ends the notification streams and closes the connections. Each
+/// `open` connects, applies the schema's migrations (one instance at a time), creates the
+/// bucket when missing and starts listening; `shutdown` ends the notification streams and closes the connections. Each
 /// user's data is reached through `backend(account:)`, a `StorageBackend` that can touch
 /// that account's rows and objects only.
 public final class ScaleOutStore: Sendable {
@@ -57,9 +57,28 @@ public final class ScaleOutStore: Sendable {
             await store.shutdown()
             throw SyncError(error.code, "\(database): \(error.message)")
         }
+        do {
+            try await store.ensureBucket()
+        } catch {
+            await store.shutdown()
+            throw error
+        }
         let notifier = store.notifier
         store.tasks.withLock { $0.append(Task { await notifier.run(client) }) }
         return store
+    }
+
+    /// Creates the bucket when it does not exist yet (idempotent: instances starting at once
+    /// may all try). A store whose credentials may not create buckets needs it made first.
+    private func ensureBucket() async throws(SyncError) {
+        do {
+            if try await objects.bucketExists() { return }
+            try await objects.createBucket()
+            logger.info("created the bucket", metadata: ["bucket": "\(bucket)"])
+        } catch {
+            throw SyncError(error.isTransient ? .serviceUnavailable : .invalidArguments,
+                            "the bucket \(bucket) cannot be used (\(error.message)); create it, or give credentials that may")
+        }
     }
 
     /// Ends every notification stream and closes the database connections. Calls in

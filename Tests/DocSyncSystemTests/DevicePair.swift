@@ -22,13 +22,19 @@ final class DevicePair: Sendable {
     }
 
     /// Two devices of `user` syncing through `server`, each with a device token of its own.
-    init(server: ServerProcess, user: String, extraArguments: [String] = []) async throws {
+    convenience init(server: ServerProcess, user: String, extraArguments: [String] = []) async throws {
+        try await self.init(servers: (server, server), user: user, extraArguments: extraArguments)
+    }
+
+    /// Two devices of `user`, alpha through the first server and beta through the second
+    /// (two instances of one scale-out store, or the same server twice).
+    init(servers: (ServerProcess, ServerProcess), user: String, extraArguments: [String] = []) async throws {
         base = try TemporaryDirectory("docsync-system")
-        backendDirectory = server.userDirectory(user)
+        backendDirectory = servers.0.userDirectory(user)
         var devices: [DaemonProcess] = []
         for (index, name) in ["alpha", "beta"].enumerated() {
-            let token = index == 0 ? try await server.addUser(user)
-                : try await ServerProcess.userCommand(["token", user], dataDirectory: server.dataDirectory)
+            let server = index == 0 ? servers.0 : servers.1
+            let token = index == 0 ? try await server.addUser(user) : try await server.userCommand(["token", user])
             let tokenFile = base.url.appendingPathComponent("\(name).token")
             try Data((token + "\n").utf8).write(to: tokenFile)
             devices.append(try DaemonProcess(name: name, base: base.url, backend: server.url,

@@ -1,27 +1,36 @@
 import Foundation
 
 /// A real `docsync-server serve` process on a loopback port, for tests: started on
-/// `127.0.0.1:0` (or a given address) with a data directory, ready once it printed its
-/// `listening on URL` line. Its log goes to `log` in the data directory. Killed when the
-/// last reference goes away.
+/// `127.0.0.1:0` (or a given address) with a data directory (or on a scale-out store, when
+/// `storeArguments` name one: the data directory then holds only the log), ready once it
+/// printed its `listening on URL` line. Its log goes to `log` in the data directory.
+/// Killed when the last reference goes away.
 public final class ServerProcess: @unchecked Sendable {
     public let dataDirectory: URL
     /// `http(s)://127.0.0.1:PORT`.
     public let url: URL
     public let arguments: [String]
+    /// The flags that name the store (`--data DIR`, or `--records … --chunks …`).
+    public let storeArguments: [String]
+    /// What the process's environment adds (the S3 keys of a scale-out store).
+    public let environment: [String: String]
     private let process: Process
     private let lock = NSLock()
 
     /// Starts the server and waits (at most `timeout`) for its `listening on` line.
     public init(
-        dataDirectory: URL, listen: String = "127.0.0.1:0", extraArguments: [String] = [], timeout: Duration = .seconds(60)
+        dataDirectory: URL, listen: String = "127.0.0.1:0", extraArguments: [String] = [], storeArguments: [String]? = nil,
+        environment: [String: String] = [:], timeout: Duration = .seconds(60)
     ) async throws {
         self.dataDirectory = dataDirectory
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
-        arguments = ["serve", "--data", dataDirectory.path, "--listen", listen] + extraArguments
+        self.storeArguments = storeArguments ?? ["--data", dataDirectory.path]
+        self.environment = environment
+        arguments = ["serve"] + self.storeArguments + ["--listen", listen] + extraArguments
         process = Process()
         process.executableURL = builtProduct("docsync-server")
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         process.standardOutput = output
         let logPath = dataDirectory.appendingPathComponent("log").path
@@ -54,12 +63,22 @@ public final class ServerProcess: @unchecked Sendable {
 
     /// Creates `user` with `docsync-server user add` and returns its token.
     public func addUser(_ user: String) async throws -> String {
-        try await Self.userCommand(["add", user], dataDirectory: dataDirectory)
+        try await userCommand(["add", user])
+    }
+
+    /// Runs `docsync-server user ARGUMENTS` on this server's store and returns its one line of output.
+    public func userCommand(_ arguments: [String]) async throws -> String {
+        try await Self.userCommand(arguments, storeArguments: storeArguments, environment: environment)
     }
 
     /// Runs `docsync-server user ARGUMENTS --data DIR` and returns its one line of output.
     public static func userCommand(_ arguments: [String], dataDirectory: URL) async throws -> String {
-        let result = try await runProcess(builtProduct("docsync-server"), ["user"] + arguments + ["--data", dataDirectory.path])
+        try await userCommand(arguments, storeArguments: ["--data", dataDirectory.path], environment: [:])
+    }
+
+    /// Runs `docsync-server user ARGUMENTS STORE-ARGUMENTS` with `environment` added.
+    public static func userCommand(_ arguments: [String], storeArguments: [String], environment: [String: String]) async throws -> String {
+        let result = try await runProcess(builtProduct("docsync-server"), ["user"] + arguments + storeArguments, environment: environment)
         guard result.status == 0 else {
             throw ServerProcessError("docsync-server user \(arguments.joined(separator: " ")) exited \(result.status): \(result.errors)")
         }

@@ -2,7 +2,6 @@ import DocSyncCore
 import DocSyncS3
 import DocSyncScaleOut
 import DocSyncStorage
-import DocSyncTestSupport
 import Foundation
 import Logging
 import NIOCore
@@ -11,14 +10,14 @@ import Testing
 
 /// A scale-out store of its own for one test: a fresh database on the PostgreSQL server and
 /// a fresh bucket on the S3 store that `make test` starts, both removed by `close()`.
-final class ScaleOutTestStorage: Sendable {
-    let database: PostgresLocation
-    let bucket: S3Configuration
-    let settings: StoreSettings
+public final class ScaleOutTestStorage: Sendable {
+    public let database: PostgresLocation
+    public let bucket: S3Configuration
+    public let settings: StoreSettings
     private let admin: PostgresLocation
     private let stores = Synchronized<[ScaleOutStore]>([])
 
-    static let logger = Logger(label: "test.scale-out")
+    public static let logger = Logger(label: "test.scale-out")
 
     private init(admin: PostgresLocation, database: PostgresLocation, bucket: S3Configuration, settings: StoreSettings) {
         self.admin = admin
@@ -28,7 +27,7 @@ final class ScaleOutTestStorage: Sendable {
     }
 
     /// Makes the database and the bucket.
-    static func make(settings: StoreSettings = StoreSettings(collectionInterval: 0)) async throws -> ScaleOutTestStorage {
+    public static func make(settings: StoreSettings = StoreSettings(collectionInterval: 0)) async throws -> ScaleOutTestStorage {
         let admin = try PostgresLocation(url: try TestServices.postgresURL())
         let name = "docsync_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
         try await withAdmin(admin) { client in
@@ -42,14 +41,24 @@ final class ScaleOutTestStorage: Sendable {
     }
 
     /// Opens another instance of the store (as another `docsync-server` process would).
-    func open() async throws -> ScaleOutStore {
+    public func open() async throws -> ScaleOutStore {
         let store = try await ScaleOutStore.open(database: database, bucket: bucket, settings: settings, maximumConnections: 4, logger: Self.logger)
         stores.update { $0.append(store) }
         return store
     }
 
+    /// The `docsync-server` flags that name this store, and the environment with its S3 keys.
+    public var serverArguments: [String] {
+        ["--records", "postgres://\(database.user):\(database.password ?? "")@\(database.host):\(database.port)/\(database.database)",
+         "--chunks", "s3://\(bucket.bucket)?endpoint=\(bucket.endpoint.absoluteString)&region=\(bucket.region)"]
+    }
+
+    public var serverEnvironment: [String: String] {
+        ["S3_ACCESS_KEY": bucket.accessKey, "S3_SECRET_KEY": bucket.secretKey]
+    }
+
     /// Shuts every store opened down and removes the database and the bucket with everything in it.
-    func close() async {
+    public func close() async {
         for store in stores.value { await store.shutdown() }
         let objects = S3Client(configuration: bucket, logger: Self.logger)
         if let keys = try? await objects.listAllObjects(prefix: "").map(\.key), !keys.isEmpty { try? await objects.deleteObjects(keys) }
@@ -77,8 +86,10 @@ final class ScaleOutTestStorage: Sendable {
 
 /// The scale-out store as a conformance fixture: one account of a fresh store; another
 /// client is the same account through another instance.
-struct ScaleOutFixtureFactory: BackendFixtureFactory {
-    func makeFixture(settings: StoreSettings) async throws -> BackendFixture {
+public struct ScaleOutFixtureFactory: BackendFixtureFactory {
+    public init() {}
+
+    public func makeFixture(settings: StoreSettings) async throws -> BackendFixture {
         var settings = settings
         settings.collectionInterval = 0
         let storage = try await ScaleOutTestStorage.make(settings: settings)
@@ -102,7 +113,7 @@ struct ScaleOutFixtureFactory: BackendFixtureFactory {
 }
 
 /// Runs one whole collection, waiting (at most 30 s) while another instance collects.
-func collectFully(_ store: ScaleOutStore) async throws {
+public func collectFully(_ store: ScaleOutStore) async throws {
     let deadline = ContinuousClock.now + .seconds(30)
     while true {
         let report = try await ScaleOutCollector(store: store).collect()
@@ -114,7 +125,7 @@ func collectFully(_ store: ScaleOutStore) async throws {
 }
 
 /// Flips the first byte of a chunk inside its pack object.
-func corrupt(_ digest: SHA256Digest, of backend: ScaleOutBackend, in storage: ScaleOutTestStorage) async throws {
+public func corrupt(_ digest: SHA256Digest, of backend: ScaleOutBackend, in storage: ScaleOutTestStorage) async throws {
     guard let place = try await backend.places(of: [digest])[digest] else { return }
     let objects = S3Client(configuration: storage.bucket, logger: ScaleOutTestStorage.logger)
     var bytes = try await objects.getObject(place.objectKey)

@@ -1,0 +1,103 @@
+import DocSyncCore
+import DocSyncHTTP
+import DocSyncStorage
+import DocSyncTestSupport
+import Foundation
+import Testing
+
+/// Two `docsync-server` instances on one scale-out store (a fresh PostgreSQL database and S3
+/// bucket), each with a daemon of the same user: whatever one instance takes reaches the
+/// other's devices, through PostgreSQL's LISTEN/NOTIFY.
+@Suite("Two daemons through two instances of the scale-out store", .serialized)
+struct ClusterSyncTests {
+    /// Two instances on a fresh store; the storage is closed (database and bucket removed) by `close`.
+    struct Cluster {
+        let storage: ScaleOutTestStorage
+        let logs: TemporaryDirectory
+        let first: ServerProcess
+        let second: ServerProcess
+
+        static func start() async throws -> Cluster {
+            let storage = try await ScaleOutTestStorage.make()
+            let logs = try TemporaryDirectory("docsync-cluster")
+            func instance(_ name: String) async throws -> ServerProcess {
+                try await ServerProcess(dataDirectory: logs.url.appendingPathComponent(name), storeArguments: storage.serverArguments,
+                                        environment: storage.serverEnvironment)
+            }
+            return Cluster(storage: storage, logs: logs, first: try await instance("first"), second: try await instance("second"))
+        }
+
+        func close() async {
+            _ = try? await first.stop()
+            _ = try? await second.stop()
+            await storage.close()
+        }
+    }
+
+    @Test func createEditRenameDeleteAndAConflictConvergeAcrossInstances() async throws {
+        let cluster = try await Cluster.start()
+        do {
+            let pair = try await DevicePair(servers: (cluster.first, cluster.second), user: "ana")
+            try pair.startBoth()
+            let a = pair.a, b = pair.b
+
+            try "hello\n".write(to: a.file("notes.txt"), atomically: false, encoding: .utf8)
+            await pair.converge("create through the first instance")
+            #expect(contents(b.file("notes.txt")) == "hello\n")
+
+            try overwrite(b.file("notes.txt"), "edited on beta\n")
+            await pair.converge("edit through the second instance")
+            #expect(contents(a.file("notes.txt")) == "edited on beta\n")
+
+            try FileManager.default.createDirectory(at: a.file("docs"), withIntermediateDirectories: false)
+            try FileManager.default.moveItem(at: a.file("notes.txt"), to: a.file("docs/renamed.txt"))
+            try Data((0 ..< 3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: a.file("docs/large.bin"))
+            await pair.converge("rename into a new directory, and a large file")
+            #expect(contents(b.file("docs/renamed.txt")) == "edited on beta\n")
+
+            try FileManager.default.removeItem(at: b.file("docs/renamed.txt"))
+            await pair.converge("delete")
+            #expect(!FileManager.default.fileExists(atPath: a.file("docs/renamed.txt").path))
+
+            try "draft\n".write(to: a.file("plan.txt"), atomically: false, encoding: .utf8)
+            await pair.converge("a file to edit on both sides")
+            #expect(try await a.waitSettled())
+            #expect(try await b.waitSettled())
+            await pair.stopBoth()
+            try overwrite(a.file("plan.txt"), "alpha's plan\n")
+            try overwrite(b.file("plan.txt"), "beta's plan\n")
+            try pair.startBoth()
+            await pair.converge("concurrent edits", also: { syncedNames(a.folder).filter { $0.hasPrefix("plan") }.count == 2 })
+            let texts = Set(syncedNames(a.folder).filter { $0.hasPrefix("plan") }.compactMap { contents(a.file($0)) })
+            #expect(texts == ["alpha's plan\n", "beta's plan\n"], "one file and one conflict copy, both contents present")
+            await pair.stopBoth()
+            #expect(try await cluster.first.stop() == 0, "SIGTERM stops an instance cleanly")
+        } catch {
+            await cluster.close()
+            throw error
+        }
+        await cluster.close()
+    }
+
+    @Test func aUserSeesNothingOfAnotherAndAWrongTokenIsRefusedByEveryInstance() async throws {
+        let cluster = try await Cluster.start()
+        do {
+            let ana = try await cluster.first.addUser("ana")
+            let bob = try await cluster.second.addUser("bob")
+            #expect(try await cluster.first.userCommand(["list"]) == "ana\t1 token\tno quota\nbob\t1 token\tno quota", "one list, whichever instance")
+            let anaOnSecond = try HTTPBackend(url: cluster.second.url, token: ana)
+            let bobOnFirst = try HTTPBackend(url: cluster.first.url, token: bob)
+            try await anaOnSecond.createZone(ZoneID("Docs"))
+            _ = try await anaOnSecond.save(TestRecords.folder(ZoneID("Docs"), "private"))
+            #expect(try await bobOnFirst.listZones().isEmpty, "bob sees none of ana's zones")
+            await expectSyncError(.zoneNotFound) { try await bobOnFirst.fetchChanges(in: ZoneID("Docs"), since: nil, limit: 10) }
+            for instance in [cluster.first, cluster.second] {
+                await expectSyncError(.notAuthenticated) { try await HTTPBackend(url: instance.url, token: "not-a-token").listZones() }
+            }
+        } catch {
+            await cluster.close()
+            throw error
+        }
+        await cluster.close()
+    }
+}
