@@ -83,6 +83,7 @@ public final class S3Client: Sendable {
                 break
             }
         }
+        if let given = request.payloadHash { payloadHash = given }
         signed.append(("x-amz-content-sha256", payloadHash))
         let signature = signer.sign(
             method: request.method.rawValue,

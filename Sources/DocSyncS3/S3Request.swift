@@ -26,6 +26,9 @@ struct S3Request: Sendable {
     var contentMD5: ContentMD5 = .computed
     /// Overrides the client's `payloadSigning` for this request.
     var payloadSigning: S3PayloadSigning?
+    /// Sent as `x-amz-content-sha256` and signed instead of what `payloadSigning` gives (to
+    /// probe what the store checks).
+    var payloadHash: String?
 }
 
 /// The store's answer: status, headers and the whole body.

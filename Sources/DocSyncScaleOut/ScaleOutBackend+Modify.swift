@@ -19,8 +19,8 @@ extension ScaleOutBackend {
         let lastReserved = try await reserveSequence(max(1, batch.itemCount), account: account, connection, logger)
         let firstSeq = lastReserved - Int64(max(1, batch.itemCount)) + 1
         let state = try await zoneState(of: zone, account: account, connection, logger)
-        let senderIsCurrent = batch.knownToken.map { token in
-            (try? ScaleOutChangeToken(token)) == ScaleOutChangeToken(account: account, zone: zone.name, incarnation: state.incarnation, seq: state.lastSeq)
+        let senderIsCurrent = batch.knownToken.flatMap { try? ScaleOutChangeToken($0) }.map { known in
+            known.account ?? account == account && known.zone == zone.name && known.incarnation == state.incarnation && known.seq == state.lastSeq
         } ?? false
         let named = batch.saves.map(\.id.recordName) + batch.deletions.map(\.id.recordName)
         let existing = try await storedVersions(of: named, in: zone, account: account, table: "record", connection, logger)

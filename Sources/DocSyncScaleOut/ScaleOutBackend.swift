@@ -78,7 +78,7 @@ public struct ScaleOutBackend: StorageBackend {
             let state = try await Self.zoneState(of: zone, account: account, connection, logger)
             var after: Int64 = 0
             if let since {
-                guard since.account == account, since.zone == name, since.incarnation == state.incarnation else {
+                guard since.account ?? account == account, since.zone == name, since.incarnation == state.incarnation else {
                     throw SyncError(.changeTokenExpired, "change token is for \(since.zone == name ? "an earlier incarnation of" : "another zone than") \(zone); fetch from the beginning")
                 }
                 guard since.seq >= state.compactedThrough else {

@@ -128,7 +128,8 @@ public struct ServerConfiguration: Sendable, Hashable {
         }
     }
 
-    static func url(_ path: String) -> URL {
+    /// `path` as a file URL: `~/` expanded, a relative path taken from the current directory.
+    public static func url(_ path: String) -> URL {
         let expanded = path.hasPrefix("~/") ? NSHomeDirectory() + path.dropFirst() : path
         return URL(fileURLWithPath: expanded, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true))
             .standardizedFileURL

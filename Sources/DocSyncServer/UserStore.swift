@@ -26,7 +26,7 @@ public final class UserStore: Sendable {
     }
 
     public let path: URL
-    private let pool: DatabasePool
+    let pool: DatabasePool
     /// Hashes already seen to belong to an account: tokens are never revoked, so a hit stays true.
     private let known = Mutex<[String: Account]>([:])
 

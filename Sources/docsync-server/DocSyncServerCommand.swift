@@ -19,7 +19,7 @@ struct DocSyncServerCommand: AsyncParsableCommand {
 
             Exit codes: 0 stopped by SIGTERM/SIGINT, 1 failed while running, 2 usage or configuration error.
             """,
-        subcommands: [ServeCommand.self, UserCommand.self, CollectCommand.self],
+        subcommands: [ServeCommand.self, UserCommand.self, CollectCommand.self, MigrateCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 

@@ -58,3 +58,33 @@ struct S3PayloadSigningMeasurement {
         }
     }
 }
+
+/// What the store accepts of the ways to hash a payload: printed, for the record.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["DOCSYNC_S3_MEASURE"] == "1"))
+struct S3PayloadHashProbe {
+    @Test func whatTheStoreAccepts() async throws {
+        try await S3TestStore.withBucket { client in
+            let body = ByteBuffer(string: "hello, store")
+            let right = SigV4Signer.hex(S3Client.digest(SHA256.self, body))
+            let wrong = SigV4Signer.hex(S3Client.digest(SHA256.self, ByteBuffer(string: "something else")))
+            let chunked = ByteBuffer(string: "c\r\nhello, store\r\n0\r\n\r\n")
+            for (name, hash, headers) in [
+                ("signed, right hash", right, [(String, String)]()),
+                ("signed, wrong hash", wrong, []),
+                ("UNSIGNED-PAYLOAD", SigV4Signer.unsignedPayload, []),
+                ("STREAMING-UNSIGNED-PAYLOAD-TRAILER (aws-chunked)", "STREAMING-UNSIGNED-PAYLOAD-TRAILER",
+                 [("content-encoding", "aws-chunked"), ("x-amz-decoded-content-length", "12")]),
+            ] {
+                var request = S3Request(method: .PUT, key: "probe")
+                request.body = name.contains("chunked") ? chunked : body
+                request.payloadHash = hash
+                request.headers = headers
+                request.contentMD5 = name.contains("chunked") ? .omitted : .computed
+                let response = try await client.send(request)
+                let error = (200..<300).contains(response.status) ? nil : S3Error.answer(status: response.status, body: response.body, request: "PUT")
+                print("S3 probe: \(name): \(response.status) \(error?.storeCode ?? "")")
+                try await client.deleteObject("probe")
+            }
+        }
+    }
+}
