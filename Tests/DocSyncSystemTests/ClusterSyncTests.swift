@@ -100,4 +100,42 @@ struct ClusterSyncTests {
         }
         await cluster.close()
     }
+
+    @Test func killingAnInstanceMidSyncLosesNothing() async throws {
+        let cluster = try await Cluster.start()
+        do {
+            let pair = try await DevicePair(servers: (cluster.first, cluster.second), user: "ana")
+            try pair.startBoth()
+            let total = 400
+            try FileManager.default.createDirectory(at: pair.a.file("many"), withIntermediateDirectories: false)
+            for index in 0 ..< total {
+                try "file \(index)\n".write(to: pair.a.file("many/f\(index).txt"), atomically: false, encoding: .utf8)
+            }
+            try Data((0 ..< 4_000_000).map { UInt8(truncatingIfNeeded: $0 &* 131) }).write(to: pair.a.file("large.bin"))
+            // Some of it has arrived through the second instance: the first is in the middle of taking it.
+            let store = try await cluster.storage.open()
+            let midway = await eventually(timeout: .seconds(60), pollEvery: .milliseconds(2)) {
+                guard let account = try? await store.accountID(named: "ana"), let usage = try? await store.backend(account: account).usage()
+                else { return false }
+                return usage.recordCount > 2
+            }
+            #expect(midway)
+            #expect(try await cluster.first.stop(signal: SIGKILL) == SIGKILL, "killed")
+            let replacement = try await ServerProcess(dataDirectory: cluster.logs.url.appendingPathComponent("replacement"),
+                                                      listen: "127.0.0.1:\(cluster.first.port)", storeArguments: cluster.storage.serverArguments,
+                                                      environment: cluster.storage.serverEnvironment)
+            await pair.converge(timeout: .seconds(120), "after an instance was killed", also: {
+                syncedNames(pair.b.file("many")).count == total && FileManager.default.fileExists(atPath: pair.b.file("large.bin").path)
+            })
+            #expect(syncedNames(pair.b.folder).sorted() == ["large.bin", "many"], "no conflict copy, no duplicate")
+            let account = try #require(try await store.accountID(named: "ana"))
+            #expect(try await store.backend(account: account).usage().recordCount == total + 2, "one record per file and directory")
+            await pair.stopBoth()
+            _ = try await replacement.stop()
+        } catch {
+            await cluster.close()
+            throw error
+        }
+        await cluster.close()
+    }
 }
