@@ -58,6 +58,7 @@ public struct EmbeddedServerStore: ServerStore {
                 let backend = try backends.backend(for: user)
                 if let last = try backend.lastCollection(), Date().timeIntervalSince(last) < interval { continue }
                 let report = try await backend.collectGarbage()
+                ServerMetrics.record(report)
                 logger.info("collected", metadata: ["user": "\(user)", "summary": "\(report.summary)"])
             } catch {
                 logger.error("collection failed", metadata: ["user": "\(user)", "error": "\(error)"])

@@ -33,6 +33,7 @@ struct ErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as SyncError {
+            ServerMetrics.count(error.code)
             if error.code == .internalError || error.code == .chunkCorrupt {
                 context.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "user": "\(context.user ?? "-")", "error": "\(error)"])
             }

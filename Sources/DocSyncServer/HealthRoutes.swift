@@ -3,9 +3,11 @@ import Hummingbird
 /// `GET /healthz`: 200 while the process serves. `GET /readyz`: 200 when the store answers
 /// (for the scale-out store: PostgreSQL answers and change notifications arrive), 503
 /// otherwise, so a load balancer sends requests only to instances that can serve them.
-/// Neither needs a token, and neither says anything about any user.
+/// `GET /metrics`: the figures of `ServerMetrics` in Prometheus's text format.
+/// None needs a token, and none says anything about any user.
 struct HealthRoutes: Sendable {
     let store: any ServerStore
+    let metrics: ServerMetrics
 
     func register(on router: Router<ServerRequestContext>) {
         router.get("healthz") { _, _ in
@@ -16,6 +18,11 @@ struct HealthRoutes: Sendable {
                 return Response(status: .serviceUnavailable, body: ResponseBody(byteBuffer: ByteBuffer(string: "not ready\n")))
             }
             return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "ready\n")))
+        }
+        router.get("metrics") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
         }
     }
 }

@@ -24,6 +24,8 @@ struct NotificationRoute: Sendable {
             headers[.contentType] = "text/event-stream"
             headers[.cacheControl] = "no-cache"
             return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+                ServerMetrics.pushStreams.increment()
+                defer { ServerMetrics.pushStreams.decrement() }
                 let first = ServerSentEvent(name: ServerSentEvent.zonesEvent, notification: ChangeNotification(zones: Set(zones)))
                 try await writer.write(ByteBuffer(string: first.encoded))
                 let (lines, sink) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1024))

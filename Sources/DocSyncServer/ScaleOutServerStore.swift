@@ -92,6 +92,7 @@ public final class ScaleOutServerStore: ServerStore {
         do {
             if let last = try await store.lastCollection(), Date().timeIntervalSince(last) < interval { return }
             let report = try await ScaleOutCollector(store: store).collect()
+            ServerMetrics.record(report)
             if report.ran { logger.info("collected", metadata: ["summary": "\(report.summary)"]) }
         } catch {
             logger.error("collection failed", metadata: ["error": "\(error)"])

@@ -14,24 +14,29 @@ import ServiceLifecycle
 /// instances share). `run()` serves until SIGTERM or SIGINT, then stops gracefully (open
 /// notification streams end, requests in progress finish) and returns.
 ///
-/// Besides `/v1`, two routes answer without a token: `/healthz` (the process serves) and
-/// `/readyz` (its store answers: a load balancer sends requests only to a ready instance).
+/// Besides `/v1`, three routes answer without a token: `/healthz` (the process serves),
+/// `/readyz` (its store answers: a load balancer sends requests only to a ready instance)
+/// and `/metrics` (`ServerMetrics`, for Prometheus).
 public struct SyncServer: Sendable {
     public let configuration: ServerConfiguration
     public let store: any ServerStore
+    public let metrics: ServerMetrics
     let rateLimiter: RateLimiter
     let logger: Logger
 
-    public init(configuration: ServerConfiguration, store: any ServerStore, logger: Logger = Logger(label: "docsync.server")) {
+    public init(configuration: ServerConfiguration, store: any ServerStore, metrics: ServerMetrics = ServerMetrics(),
+                logger: Logger = Logger(label: "docsync.server")) {
         self.configuration = configuration
         self.store = store
+        self.metrics = metrics
         self.rateLimiter = RateLimiter(ratePerSecond: configuration.rateLimit)
         self.logger = logger
     }
 
     /// A server on the store `configuration` names (`ServerConfiguration.openStore`).
-    public static func open(configuration: ServerConfiguration, logger: Logger = Logger(label: "docsync.server")) async throws(SyncError) -> SyncServer {
-        SyncServer(configuration: configuration, store: try await configuration.openStore(logger: logger), logger: logger)
+    public static func open(configuration: ServerConfiguration, metrics: ServerMetrics = ServerMetrics(),
+                            logger: Logger = Logger(label: "docsync.server")) async throws(SyncError) -> SyncServer {
+        SyncServer(configuration: configuration, store: try await configuration.openStore(logger: logger), metrics: metrics, logger: logger)
     }
 
     /// The router of every route under `/v1`, behind authentication; every error, an
@@ -39,8 +44,10 @@ public struct SyncServer: Sendable {
     public func router() -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self)
         router.add(middleware: LogRequestsMiddleware(.debug))
+        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: TrafficMiddleware())
         router.add(middleware: ErrorMiddleware())
-        HealthRoutes(store: store).register(on: router)
+        HealthRoutes(store: store, metrics: metrics).register(on: router)
         let api = router.group("v1")
             .add(middleware: AuthenticationMiddleware(store: store, rateLimiter: rateLimiter))
         let quotas = AccountQuotas(store: store)

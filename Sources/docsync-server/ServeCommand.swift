@@ -53,7 +53,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let server: SyncServer
         do {
-            server = try await SyncServer.open(configuration: configuration)
+            let metrics = ServerMetrics()
+            metrics.bootstrap()
+            server = try await SyncServer.open(configuration: configuration, metrics: metrics)
         } catch {
             complain(error.message)
             throw ExitCode(error.code == .invalidArguments ? 2 : 1)
