@@ -77,6 +77,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         // The scale-out store of docsync-server: records, users and history in PostgreSQL,
@@ -86,6 +87,7 @@ let package = Package(
             dependencies: [
                 "DocSyncCore", "DocSyncStorage", "DocSyncS3",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -196,7 +198,11 @@ let package = Package(
         .executableTarget(
             name: "docsync-bench",
             dependencies: [
-                "DocSyncCore", "DocSyncStorage", "DocSyncControl", "DocSyncEngine",
+                "DocSyncCore", "DocSyncStorage", "DocSyncControl", "DocSyncEngine", "DocSyncScaleOut",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -56,6 +56,7 @@ public final class S3Client: Sendable {
     /// Sends `request` and returns the answer whatever its status; throws only
     /// `networkFailure` (no answer, or not in time).
     func send(_ request: S3Request) async throws(S3Error) -> S3Response {
+        S3Metrics.requests(request.method.rawValue).increment()
         let what = "\(request.method.rawValue) \(location(request.key))"
         let path = S3URIEncoding.path(bucket: configuration.bucket, key: request.key)
         let query = S3URIEncoding.canonicalQuery(request.query)

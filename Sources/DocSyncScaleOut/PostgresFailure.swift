@@ -43,14 +43,23 @@ extension PostgresConnection {
         _ logger: Logger, isolation: String? = nil,
         _ body: (PostgresConnection) async throws -> (T, commit: Bool)
     ) async throws -> T {
-        try await query(PostgresQuery(unsafeSQL: isolation.map { "BEGIN ISOLATION LEVEL \($0)" } ?? "BEGIN"), logger: logger)
+        try await statement(PostgresQuery(unsafeSQL: isolation.map { "BEGIN ISOLATION LEVEL \($0)" } ?? "BEGIN"), logger: logger)
         do {
             let (value, commit) = try await body(self)
-            try await query(commit ? "COMMIT" : "ROLLBACK", logger: logger)
+            try await statement(commit ? "COMMIT" : "ROLLBACK", logger: logger)
             return value
         } catch {
-            _ = try? await query("ROLLBACK", logger: logger)
+            _ = try? await statement("ROLLBACK", logger: logger)
             throw error
         }
+    }
+}
+
+extension PostgresConnection {
+    /// Sends `query`, counted in `ScaleOutMetrics.statements`.
+    @discardableResult
+    func statement(_ query: PostgresQuery, logger: Logger, file: String = #fileID, line: Int = #line) async throws -> PostgresRowSequence {
+        ScaleOutMetrics.statements.increment()
+        return try await self.query(query, logger: logger, file: file, line: line)
     }
 }

@@ -107,18 +107,18 @@ extension ScaleOutBackend {
     ) async throws -> (Bool, commit: Bool) {
         // The account's row first, as every writer of the account takes it: no deadlock with a collection.
         var used: Int64 = 0
-        for try await bytes in try await connection.query("SELECT chunk_bytes FROM account WHERE id = \(account) FOR UPDATE", logger: logger).decode(Int64.self) {
+        for try await bytes in try await connection.statement("SELECT chunk_bytes FROM account WHERE id = \(account) FOR UPDATE", logger: logger).decode(Int64.self) {
             used = bytes
         }
         var packID: Int64 = 0
-        for try await id in try await connection.query("""
+        for try await id in try await connection.statement("""
             INSERT INTO pack (account, object_key, bytes, created_at) VALUES (\(account), \(objectKey), \(size), \(now)) RETURNING id
             """, logger: logger).decode(Int64.self) {
             packID = id
         }
         let digests = entries.map { ByteBuffer(bytes: $0.digest.bytes) }, offsets = entries.map(\.offset), lengths = entries.map { Int64($0.length) }
         var added: (count: Int64, bytes: Int64) = (0, 0)
-        let rows = try await connection.query("""
+        let rows = try await connection.statement("""
             INSERT INTO chunk (account, digest, pack, "offset", length, stored_at)
             SELECT \(account), digest, \(packID), "offset", length, \(now) FROM unnest(\(digests)::bytea[], \(offsets)::bigint[], \(lengths)::bigint[]) AS t(digest, "offset", length)
             ON CONFLICT (account, digest) DO UPDATE SET stored_at = excluded.stored_at
@@ -132,7 +132,7 @@ extension ScaleOutBackend {
         if let byteLimit, used + added.bytes > byteLimit {
             throw SyncError.accountFull(AccountQuota(usedBytes: used, quotaBytes: byteLimit), adding: added.bytes)
         }
-        try await connection.query("""
+        try await connection.statement("""
             UPDATE account SET chunk_count = chunk_count + \(added.count), chunk_bytes = chunk_bytes + \(added.bytes) WHERE id = \(account)
             """, logger: logger)
         return (true, commit: true)
@@ -142,7 +142,7 @@ extension ScaleOutBackend {
     static func refresh(_ digests: [SHA256Digest], account: Int64, at now: Int64, _ connection: PostgresConnection, _ logger: Logger) async throws -> Set<SHA256Digest> {
         let keys = digests.map { ByteBuffer(bytes: $0.bytes) }
         var found = Set<SHA256Digest>()
-        let rows = try await connection.query("""
+        let rows = try await connection.statement("""
             UPDATE chunk SET stored_at = \(now) WHERE account = \(account) AND digest = ANY(\(keys)) RETURNING digest
             """, logger: logger)
         for try await bytes in rows.decode(ByteBuffer.self) {
@@ -191,7 +191,7 @@ extension ScaleOutBackend {
         let keys = digests.map { ByteBuffer(bytes: $0.bytes) }
         return try await store.withConnection("look up \(digests.count) chunks") { connection in
             var places: [SHA256Digest: ChunkPlace] = [:]
-            let rows = try await connection.query("""
+            let rows = try await connection.statement("""
                 SELECT chunk.digest, pack.object_key, chunk."offset", chunk.length FROM chunk JOIN pack ON pack.id = chunk.pack
                 WHERE chunk.account = \(account) AND chunk.digest = ANY(\(keys))
                 """, logger: logger)

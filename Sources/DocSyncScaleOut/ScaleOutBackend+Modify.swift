@@ -50,7 +50,7 @@ extension ScaleOutBackend {
         guard !digests.isEmpty else { return [] }
         let keys = digests.map { ByteBuffer(bytes: $0.bytes) }
         var found = Set<SHA256Digest>()
-        let rows = try await connection.query("SELECT digest FROM chunk WHERE account = \(account) AND digest = ANY(\(keys))", logger: logger)
+        let rows = try await connection.statement("SELECT digest FROM chunk WHERE account = \(account) AND digest = ANY(\(keys))", logger: logger)
         for try await bytes in rows.decode(ByteBuffer.self) {
             if let digest = SHA256Digest(bytes: bytes.readableBytesView) { found.insert(digest) }
         }
@@ -65,7 +65,7 @@ extension ScaleOutBackend {
         if !decision.saves.isEmpty {
             let names = decision.saves.map(\.name), tags = decision.saves.map(\.changeTag), seqs = decision.saves.map(\.seq)
             let bodies = decision.saves.map { ByteBuffer(data: $0.body) }
-            try await connection.query("""
+            try await connection.statement("""
                 INSERT INTO record (account, zone, record_name, change_tag, seq, body)
                 SELECT \(account), \(zoneName), * FROM unnest(\(names)::text[], \(tags)::text[], \(seqs)::bigint[], \(bodies)::bytea[])
                 ON CONFLICT (account, zone, record_name) DO UPDATE
@@ -85,12 +85,12 @@ extension ScaleOutBackend {
             let bodies = decision.deletions.map { ByteBuffer(data: $0.kept.body) }
             let seconds = now.date.timeIntervalSince1970, nanoseconds = now.nanosecondsSince1970
             try await deleteRows(from: "record", names: names, zone: zoneName, account: account, connection, logger)
-            try await connection.query("""
+            try await connection.statement("""
                 INSERT INTO tombstone (account, zone, record_name, seq, deleted_at)
                 SELECT \(account), \(zoneName), name, seq, \(seconds) FROM unnest(\(names)::text[], \(seqs)::bigint[]) AS t(name, seq)
                 ON CONFLICT (account, zone, record_name) DO UPDATE SET seq = excluded.seq, deleted_at = excluded.deleted_at
                 """, logger: logger)
-            try await connection.query("""
+            try await connection.statement("""
                 INSERT INTO deleted_record (account, zone, record_name, seq, deleted_at, deleted_by, body)
                 SELECT \(account), \(zoneName), name, seq, \(nanoseconds), device, body
                 FROM unnest(\(names)::text[], \(keptSeqs)::bigint[], \(devices)::text[], \(bodies)::bytea[]) AS t(name, seq, device, body)
@@ -99,14 +99,14 @@ extension ScaleOutBackend {
                 """, logger: logger)
         }
         if let lastSeq = decision.lastSeq {
-            try await connection.query("UPDATE zone SET last_seq = \(lastSeq) WHERE account = \(account) AND name = \(zoneName)", logger: logger)
+            try await connection.statement("UPDATE zone SET last_seq = \(lastSeq) WHERE account = \(account) AND name = \(zoneName)", logger: logger)
             try await notify(account: account, zone: zone, connection, logger)
         }
     }
 
     /// Deletes the rows of `names` in `zone` from `table`.
     static func deleteRows(from table: String, names: [String], zone: String, account: Int64, _ connection: PostgresConnection, _ logger: Logger) async throws {
-        try await connection.query("""
+        try await connection.statement("""
             DELETE FROM \(unescaped: table) WHERE account = \(account) AND zone = \(zone) AND record_name = ANY(\(names))
             """, logger: logger)
     }
@@ -116,7 +116,7 @@ extension ScaleOutBackend {
                              _ connection: PostgresConnection, _ logger: Logger) async throws {
         let names = versions.map(\.name), seqs = versions.map(\.version.seq), bodies = versions.map { ByteBuffer(data: $0.version.body) }
         let nanoseconds = time.nanosecondsSince1970
-        try await connection.query("""
+        try await connection.statement("""
             INSERT INTO replaced_version (account, zone, record_name, seq, replaced_at, body)
             SELECT \(account), \(zone), name, seq, \(nanoseconds), body FROM unnest(\(names)::text[], \(seqs)::bigint[], \(bodies)::bytea[]) AS t(name, seq, body)
             """, logger: logger)

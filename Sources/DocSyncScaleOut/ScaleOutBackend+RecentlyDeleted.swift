@@ -17,7 +17,7 @@ extension ScaleOutBackend {
         let account = self.account, name = zone.name, logger = self.logger
         return try await store.withConnection("list Recently Deleted of \(zone)") { connection in
             _ = try await Self.zoneState(of: zone, account: account, connection, logger)
-            let rows = try await connection.query("""
+            let rows = try await connection.statement("""
                 SELECT body, deleted_at, deleted_by FROM deleted_record WHERE account = \(account) AND zone = \(name) AND deleted_at >= \(after)
                 ORDER BY deleted_at DESC, record_name COLLATE "C"
                 """, logger: logger)
@@ -51,11 +51,11 @@ extension ScaleOutBackend {
                 _ = try await Self.zoneState(of: zone, account: account, connection, logger)
                 let rows: PostgresRowSequence
                 if let names {
-                    rows = try await connection.query("""
+                    rows = try await connection.statement("""
                         DELETE FROM deleted_record WHERE account = \(account) AND zone = \(name) AND record_name = ANY(\(names)) RETURNING record_name
                         """, logger: logger)
                 } else {
-                    rows = try await connection.query("DELETE FROM deleted_record WHERE account = \(account) AND zone = \(name) RETURNING record_name", logger: logger)
+                    rows = try await connection.statement("DELETE FROM deleted_record WHERE account = \(account) AND zone = \(name) RETURNING record_name", logger: logger)
                 }
                 var purged: [String] = []
                 for try await recordName in rows.decode(String.self) { purged.append(recordName) }
@@ -121,13 +121,13 @@ extension ScaleOutBackend {
         guard let last = saves.last else { return (result, commit: false) }
         let zoneName = zone.name
         let saveNames = saves.map(\.name), tags = saves.map(\.changeTag), seqs = saves.map(\.seq), bodies = saves.map { ByteBuffer(data: $0.body) }
-        try await connection.query("""
+        try await connection.statement("""
             INSERT INTO record (account, zone, record_name, change_tag, seq, body)
             SELECT \(account), \(zoneName), * FROM unnest(\(saveNames)::text[], \(tags)::text[], \(seqs)::bigint[], \(bodies)::bytea[])
             """, logger: logger)
         try await deleteRows(from: "tombstone", names: saveNames, zone: zoneName, account: account, connection, logger)
         try await deleteRows(from: "deleted_record", names: saveNames, zone: zoneName, account: account, connection, logger)
-        try await connection.query("UPDATE zone SET last_seq = \(last.seq) WHERE account = \(account) AND name = \(zoneName)", logger: logger)
+        try await connection.statement("UPDATE zone SET last_seq = \(last.seq) WHERE account = \(account) AND name = \(zoneName)", logger: logger)
         try await notify(account: account, zone: zone, connection, logger)
         return (result, commit: true)
     }
@@ -138,7 +138,7 @@ extension ScaleOutBackend {
     ) async throws -> [String: Data] {
         let zoneName = zone.name
         var found: [String: Data] = [:]
-        let rows = try await connection.query("""
+        let rows = try await connection.statement("""
             SELECT record_name, body FROM deleted_record
             WHERE account = \(account) AND zone = \(zoneName) AND record_name = ANY(\(names)) AND deleted_at > \(cutoff)
             """, logger: logger)

@@ -29,7 +29,7 @@ public struct ScaleOutBackend: StorageBackend {
         try await store.withConnection("create zone \(zone)") { connection in
             try await connection.transaction(logger) { connection in
                 let seq = try await Self.reserveSequence(1, account: account, connection, logger)
-                let rows = try await connection.query("""
+                let rows = try await connection.statement("""
                     INSERT INTO zone (account, name, incarnation, last_seq) VALUES (\(account), \(name), \(incarnation), \(seq))
                     ON CONFLICT DO NOTHING RETURNING 1
                     """, logger: logger)
@@ -46,7 +46,7 @@ public struct ScaleOutBackend: StorageBackend {
         try await store.withConnection("delete zone \(zone)") { connection in
             try await connection.transaction(logger) { connection in
                 _ = try await Self.reserveSequence(1, account: account, connection, logger)
-                let rows = try await connection.query("DELETE FROM zone WHERE account = \(account) AND name = \(name) RETURNING 1", logger: logger)
+                let rows = try await connection.statement("DELETE FROM zone WHERE account = \(account) AND name = \(name) RETURNING 1", logger: logger)
                 var deleted = false
                 for try await _ in rows { deleted = true }
                 guard deleted else { throw SyncError.zoneNotFound(zone) }
@@ -60,7 +60,7 @@ public struct ScaleOutBackend: StorageBackend {
         let account = self.account, logger = self.logger
         return try await store.withConnection("list zones") { connection in
             var zones: [ZoneID] = []
-            let rows = try await connection.query("SELECT name FROM zone WHERE account = \(account) ORDER BY name COLLATE \"C\"", logger: logger)
+            let rows = try await connection.statement("SELECT name FROM zone WHERE account = \(account) ORDER BY name COLLATE \"C\"", logger: logger)
             for try await name in rows.decode(String.self) { zones.append(ZoneID(name)) }
             return zones
         }
@@ -87,7 +87,7 @@ public struct ScaleOutBackend: StorageBackend {
                 after = since.seq
             }
             let limit = Int64(pageSize + 1)
-            let rows = try await connection.query("""
+            let rows = try await connection.statement("""
                 SELECT record_name, seq, body FROM record WHERE account = \(account) AND zone = \(name) AND seq > \(after)
                 UNION ALL
                 SELECT record_name, seq, NULL FROM tombstone WHERE account = \(account) AND zone = \(name) AND seq > \(after)
@@ -150,7 +150,7 @@ public struct ScaleOutBackend: StorageBackend {
     public func usage() async throws(SyncError) -> StorageUsage {
         let account = self.account, logger = self.logger
         return try await store.withConnection("read usage") { connection in
-            let rows = try await connection.query("""
+            let rows = try await connection.statement("""
                 SELECT (SELECT count(*) FROM zone WHERE account = \(account)),
                        (SELECT count(*) FROM record WHERE account = \(account)),
                        chunk_count, chunk_bytes
@@ -168,7 +168,7 @@ public struct ScaleOutBackend: StorageBackend {
     public func storedChunkBytes() async throws(SyncError) -> Int64 {
         let account = self.account, logger = self.logger
         return try await store.withConnection("read usage") { connection in
-            for try await bytes in try await connection.query("SELECT chunk_bytes FROM account WHERE id = \(account)", logger: logger).decode(Int64.self) {
+            for try await bytes in try await connection.statement("SELECT chunk_bytes FROM account WHERE id = \(account)", logger: logger).decode(Int64.self) {
                 return bytes
             }
             return 0
@@ -191,7 +191,7 @@ extension ScaleOutBackend {
     /// every earlier one.
     static func reserveSequence(_ count: Int, account: Int64, _ connection: PostgresConnection, _ logger: Logger) async throws -> Int64 {
         let step = Int64(count)
-        let rows = try await connection.query("UPDATE account SET seq = seq + \(step) WHERE id = \(account) RETURNING seq", logger: logger)
+        let rows = try await connection.statement("UPDATE account SET seq = seq + \(step) WHERE id = \(account) RETURNING seq", logger: logger)
         for try await seq in rows.decode(Int64.self) { return seq }
         throw SyncError(.notAuthenticated, "the account no longer exists; ask the server's operator")
     }
@@ -206,7 +206,7 @@ extension ScaleOutBackend {
     /// not exist.
     static func zoneState(of zone: ZoneID, account: Int64, _ connection: PostgresConnection, _ logger: Logger) async throws -> ZoneState {
         let name = zone.name
-        let rows = try await connection.query("""
+        let rows = try await connection.statement("""
             SELECT incarnation, last_seq, compacted_through_seq FROM zone WHERE account = \(account) AND name = \(name)
             """, logger: logger)
         for try await (incarnation, lastSeq, compacted) in rows.decode((String, Int64, Int64).self) {
@@ -222,7 +222,7 @@ extension ScaleOutBackend {
         guard !names.isEmpty else { return [:] }
         let zoneName = zone.name
         let tag = table == "record" ? "change_tag" : "NULL::text"
-        let rows = try await connection.query("""
+        let rows = try await connection.statement("""
             SELECT record_name, \(unescaped: tag), seq, body FROM \(unescaped: table)
             WHERE account = \(account) AND zone = \(zoneName) AND record_name = ANY(\(names))
             """, logger: logger)
@@ -236,6 +236,6 @@ extension ScaleOutBackend {
     /// Sends the notification of a change of `zone`, delivered when the transaction commits.
     static func notify(account: Int64, zone: ZoneID, _ connection: PostgresConnection, _ logger: Logger) async throws {
         let payload = ScaleOutNotifier.payload(account: account, zone: zone)
-        try await connection.query("SELECT pg_notify(\(ScaleOutNotifier.channel), \(payload))", logger: logger)
+        try await connection.statement("SELECT pg_notify(\(ScaleOutNotifier.channel), \(payload))", logger: logger)
     }
 }

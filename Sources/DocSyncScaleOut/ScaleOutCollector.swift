@@ -42,7 +42,7 @@ public struct ScaleOutCollector: Sendable {
         let started = ContinuousClock.now
         let logger = store.logger
         var report = try await store.withConnection("collect garbage") { connection in
-            let rows = try await connection.query("SELECT pg_try_advisory_lock(\(Self.lockKey))", logger: logger)
+            let rows = try await connection.statement("SELECT pg_try_advisory_lock(\(Self.lockKey))", logger: logger)
             var locked = false
             for try await got in rows.decode(Bool.self) { locked = got }
             guard locked else { return GarbageCollectionReport() }
@@ -50,10 +50,10 @@ public struct ScaleOutCollector: Sendable {
                 var report = GarbageCollectionReport()
                 report.ran = true
                 try await collect(into: &report, connection)
-                try await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
+                try await connection.statement("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
                 return report
             } catch {
-                _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
+                _ = try? await connection.statement("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
                 throw error
             }
         }
@@ -73,7 +73,7 @@ public struct ScaleOutCollector: Sendable {
     }
 
     private static func compactTombstones(before cutoff: Double, _ connection: PostgresConnection, _ logger: Logger) async throws {
-        try await connection.query("""
+        try await connection.statement("""
             WITH gone AS (DELETE FROM tombstone WHERE deleted_at <= \(cutoff) RETURNING account, zone, seq),
                  through AS (SELECT account, zone, max(seq) AS seq FROM gone GROUP BY account, zone)
             UPDATE zone SET compacted_through_seq = greatest(zone.compacted_through_seq, through.seq)
@@ -87,11 +87,11 @@ public struct ScaleOutCollector: Sendable {
         let versionCutoff = Timestamp(now.addingTimeInterval(-store.settings.deletedRetention)).nanosecondsSince1970
         let tombstoneCutoff = now.timeIntervalSince1970 - tombstoneRetention
         let chunkCutoff = ScaleOutBackend.storageTime(now.addingTimeInterval(-store.settings.collectionGrace))
-        report.expiredDeletedRecords = try await count(connection.query("DELETE FROM deleted_record WHERE deleted_at <= \(versionCutoff) RETURNING 1", logger: logger))
-        report.expiredReplacedVersions = try await count(connection.query("DELETE FROM replaced_version WHERE replaced_at <= \(versionCutoff) RETURNING 1", logger: logger))
+        report.expiredDeletedRecords = try await count(connection.statement("DELETE FROM deleted_record WHERE deleted_at <= \(versionCutoff) RETURNING 1", logger: logger))
+        report.expiredReplacedVersions = try await count(connection.statement("DELETE FROM replaced_version WHERE replaced_at <= \(versionCutoff) RETURNING 1", logger: logger))
         try await Self.compactTombstones(before: tombstoneCutoff, connection, logger)
         var accounts: [Int64] = []
-        for try await id in try await connection.query("SELECT id FROM account ORDER BY id", logger: logger).decode(Int64.self) { accounts.append(id) }
+        for try await id in try await connection.statement("SELECT id FROM account ORDER BY id", logger: logger).decode(Int64.self) { accounts.append(id) }
         for account in accounts {
             do {
                 try await sweep(account: account, olderThan: chunkCutoff, into: &report, connection)
@@ -103,7 +103,7 @@ public struct ScaleOutCollector: Sendable {
         try await removeEmptyPacks(into: &report, connection)
         try await sweepUnnamedObjects(olderThan: chunkCutoff, into: &report, connection)
         if report.stoppedBecause == nil {
-            try await connection.query("UPDATE account SET last_collected_at = extract(epoch FROM now())", logger: logger)
+            try await connection.statement("UPDATE account SET last_collected_at = extract(epoch FROM now())", logger: logger)
         }
     }
 
@@ -130,14 +130,14 @@ public struct ScaleOutCollector: Sendable {
         let backend = store.backend(account: account)
         var marking = Marking()
         var pending: [PendingNode] = []
-        for try await seq in try await connection.query("SELECT seq FROM account WHERE id = \(account)", logger: logger).decode(Int64.self) { marking.seq = seq }
+        for try await seq in try await connection.statement("SELECT seq FROM account WHERE id = \(account)", logger: logger).decode(Int64.self) { marking.seq = seq }
         for table in ["record", "deleted_record", "replaced_version"] {
-            try await markBodies(connection.query("SELECT body FROM \(unescaped: table) WHERE account = \(account)", logger: logger), &marking, &pending)
+            try await markBodies(connection.statement("SELECT body FROM \(unescaped: table) WHERE account = \(account)", logger: logger), &marking, &pending)
         }
         pending += try await nodesWithinGrace(account: account, after: cutoff, connection)
         try await expand(pending, &marking, backend)
         var candidates: [(digest: SHA256Digest, length: Int64)] = []
-        for try await (bytes, length) in try await connection.query("""
+        for try await (bytes, length) in try await connection.statement("""
             SELECT digest, length FROM chunk WHERE account = \(account) AND stored_at < \(cutoff)
             """, logger: logger).decode((ByteBuffer, Int32).self) {
             if let digest = SHA256Digest(bytes: bytes.readableBytesView), !marking.marks.contains(digest) { candidates.append((digest, Int64(length))) }
@@ -145,26 +145,26 @@ public struct ScaleOutCollector: Sendable {
         guard !candidates.isEmpty else { return }
         let (removed, bytes) = try await connection.transaction(logger) { connection in
             var seq: Int64 = 0
-            for try await current in try await connection.query("SELECT seq FROM account WHERE id = \(account) FOR UPDATE", logger: logger).decode(Int64.self) { seq = current }
+            for try await current in try await connection.statement("SELECT seq FROM account WHERE id = \(account) FOR UPDATE", logger: logger).decode(Int64.self) { seq = current }
             var pending: [PendingNode] = []
             if seq > marking.seq {
                 let after = marking.seq
-                try await markBodies(connection.query("SELECT body FROM record WHERE account = \(account) AND seq > \(after)", logger: logger), &marking, &pending)
-                try await markBodies(connection.query("SELECT body FROM deleted_record WHERE account = \(account) AND seq > \(after)", logger: logger), &marking, &pending)
-                try await markBodies(connection.query("SELECT body FROM replaced_version WHERE account = \(account) AND seq > \(after)", logger: logger), &marking, &pending)
+                try await markBodies(connection.statement("SELECT body FROM record WHERE account = \(account) AND seq > \(after)", logger: logger), &marking, &pending)
+                try await markBodies(connection.statement("SELECT body FROM deleted_record WHERE account = \(account) AND seq > \(after)", logger: logger), &marking, &pending)
+                try await markBodies(connection.statement("SELECT body FROM replaced_version WHERE account = \(account) AND seq > \(after)", logger: logger), &marking, &pending)
                 marking.seq = seq
             }
             pending += try await nodesWithinGrace(account: account, after: cutoff, connection).filter { !marking.expanded.contains($0.ref.digest) }
             try await expand(pending, &marking, backend)
             let doomed = candidates.filter { !marking.marks.contains($0.digest) }.map { ByteBuffer(bytes: $0.digest.bytes) }
             var removed: (count: Int64, bytes: Int64) = (0, 0)
-            for try await length in try await connection.query("""
+            for try await length in try await connection.statement("""
                 DELETE FROM chunk WHERE account = \(account) AND digest = ANY(\(doomed)) AND stored_at < \(cutoff) RETURNING length
                 """, logger: logger).decode(Int32.self) {
                 removed.count += 1
                 removed.bytes += Int64(length)
             }
-            try await connection.query("""
+            try await connection.statement("""
                 UPDATE account SET chunk_count = chunk_count - \(removed.count), chunk_bytes = chunk_bytes - \(removed.bytes) WHERE id = \(account)
                 """, logger: logger)
             return (removed, commit: true)
@@ -192,7 +192,7 @@ public struct ScaleOutCollector: Sendable {
     private func nodesWithinGrace(account: Int64, after cutoff: Int64, _ connection: PostgresConnection) async throws -> [PendingNode] {
         let low = Int32(Self.nodeLengths.lowerBound), high = Int32(Self.nodeLengths.upperBound)
         var nodes: [PendingNode] = []
-        for try await (bytes, length) in try await connection.query("""
+        for try await (bytes, length) in try await connection.statement("""
             SELECT digest, length FROM chunk WHERE account = \(account) AND stored_at >= \(cutoff) AND length BETWEEN \(low) AND \(high) AND (length - 4) % 36 = 0
             """, logger: store.logger).decode((ByteBuffer, Int32).self) {
             if let digest = SHA256Digest(bytes: bytes.readableBytesView) { nodes.append(PendingNode(ref: ChunkRef(digest: digest, length: Int(length)), levelsBelow: nil)) }
@@ -243,7 +243,7 @@ public struct ScaleOutCollector: Sendable {
     /// Removes the packs no chunk row names: their rows, then their objects.
     private func removeEmptyPacks(into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws {
         var keys: [String] = []
-        for try await (key, bytes) in try await connection.query("""
+        for try await (key, bytes) in try await connection.statement("""
             DELETE FROM pack WHERE NOT EXISTS (SELECT 1 FROM chunk WHERE chunk.pack = pack.id) RETURNING object_key, bytes
             """, logger: store.logger).decode((String, Int64).self) {
             keys.append(key)
@@ -265,7 +265,7 @@ public struct ScaleOutCollector: Sendable {
         guard !old.isEmpty else { return }
         var named = Set<String>()
         let keys = old.map(\.key)
-        for try await key in try await connection.query("SELECT object_key FROM pack WHERE object_key = ANY(\(keys))", logger: store.logger).decode(String.self) {
+        for try await key in try await connection.statement("SELECT object_key FROM pack WHERE object_key = ANY(\(keys))", logger: store.logger).decode(String.self) {
             named.insert(key)
         }
         let unnamed = keys.filter { !named.contains($0) }

@@ -16,13 +16,13 @@ enum ScaleOutMigrator {
     static func migrate(_ client: PostgresClient, logger: Logger) async throws(SyncError) -> [String] {
         do {
             return try await client.withConnection { connection in
-                try await connection.query("SELECT pg_advisory_lock(\(lockKey))", logger: logger)
+                try await connection.statement("SELECT pg_advisory_lock(\(lockKey))", logger: logger)
                 do {
                     let applied = try await apply(connection, logger: logger)
-                    try await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
+                    try await connection.statement("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
                     return applied
                 } catch {
-                    _ = try? await connection.query("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
+                    _ = try? await connection.statement("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
                     throw error
                 }
             }
@@ -32,13 +32,13 @@ enum ScaleOutMigrator {
     }
 
     private static func apply(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
-        try await connection.query("""
+        try await connection.statement("""
             CREATE TABLE IF NOT EXISTS schema_migration (
                 name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL
             )
             """, logger: logger)
         var done = Set<String>()
-        for try await name in try await connection.query("SELECT name FROM schema_migration", logger: logger).decode(String.self) {
+        for try await name in try await connection.statement("SELECT name FROM schema_migration", logger: logger).decode(String.self) {
             done.insert(name)
         }
         let known = Set(ScaleOutSchema.migrations.map(\.name))
@@ -50,9 +50,9 @@ enum ScaleOutMigrator {
         var applied: [String] = []
         for migration in ScaleOutSchema.migrations where !done.contains(migration.name) {
             try await connection.transaction(logger) { connection in
-                for statement in migration.sql { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                for statement in migration.sql { try await connection.statement(PostgresQuery(unsafeSQL: statement), logger: logger) }
                 let name = migration.name
-                try await connection.query("INSERT INTO schema_migration (name, applied_at) VALUES (\(name), extract(epoch FROM now()))", logger: logger)
+                try await connection.statement("INSERT INTO schema_migration (name, applied_at) VALUES (\(name), extract(epoch FROM now()))", logger: logger)
                 return ((), commit: true)
             }
             logger.info("applied a schema migration", metadata: ["migration": "\(migration.name)"])

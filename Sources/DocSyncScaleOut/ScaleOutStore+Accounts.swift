@@ -20,7 +20,7 @@ extension ScaleOutStore {
         try await withConnection("add user \(name)") { connection in
             try await connection.transaction(logger) { connection in
                 var created = false
-                for try await _ in try await connection.query("""
+                for try await _ in try await connection.statement("""
                     INSERT INTO account (name, created) VALUES (\(name), extract(epoch FROM now())) ON CONFLICT (name) DO NOTHING RETURNING id
                     """, logger: logger) {
                     created = true
@@ -48,7 +48,7 @@ extension ScaleOutStore {
         let logger = self.logger
         try await withConnection("set the quota of \(name)") { connection in
             var found = false
-            for try await _ in try await connection.query("UPDATE account SET quota_bytes = \(bytes) WHERE name = \(name) RETURNING 1", logger: logger) {
+            for try await _ in try await connection.statement("UPDATE account SET quota_bytes = \(bytes) WHERE name = \(name) RETURNING 1", logger: logger) {
                 found = true
             }
             guard found else { throw Self.noSuchUser(name) }
@@ -59,7 +59,7 @@ extension ScaleOutStore {
     public func quota(of name: String) async throws(SyncError) -> Int64? {
         let logger = self.logger
         return try await withConnection("read the quota of \(name)") { connection in
-            for try await quota in try await connection.query("SELECT quota_bytes FROM account WHERE name = \(name)", logger: logger).decode(Int64?.self) {
+            for try await quota in try await connection.statement("SELECT quota_bytes FROM account WHERE name = \(name)", logger: logger).decode(Int64?.self) {
                 return quota
             }
             return nil
@@ -71,7 +71,7 @@ extension ScaleOutStore {
         let logger = self.logger
         return try await withConnection("list the users") { connection in
             var found: [(name: String, tokens: Int, quotaBytes: Int64?)] = []
-            let rows = try await connection.query("""
+            let rows = try await connection.statement("""
                 SELECT name, (SELECT count(*) FROM token WHERE token.account = account.id), quota_bytes FROM account ORDER BY name COLLATE "C"
                 """, logger: logger)
             for try await (name, tokens, quota) in rows.decode((String, Int64, Int64?).self) { found.append((name, Int(tokens), quota)) }
@@ -85,7 +85,7 @@ extension ScaleOutStore {
         let logger = self.logger
         return try await withConnection("look up a token") { connection in
             var found: [TokenRow] = []
-            let rows = try await connection.query("""
+            let rows = try await connection.statement("""
                 SELECT token.hash, account.name, token.device FROM token JOIN account ON account.id = token.account WHERE token.prefix = \(prefix)
                 """, logger: logger)
             for try await (hash, user, device) in rows.decode((String, String, String?).self) { found.append(TokenRow(hash: hash, user: user, device: device)) }
@@ -96,7 +96,7 @@ extension ScaleOutStore {
     private static func insertToken(_ hash: String, for name: String, device: String?, _ connection: PostgresConnection, _ logger: Logger) async throws {
         let prefix = String(hash.prefix(8))
         var inserted = false
-        for try await _ in try await connection.query("""
+        for try await _ in try await connection.statement("""
             INSERT INTO token (hash, prefix, account, created, device)
             SELECT \(hash), \(prefix), id, extract(epoch FROM now()), \(device) FROM account WHERE name = \(name) RETURNING 1
             """, logger: logger) {
@@ -115,7 +115,7 @@ extension ScaleOutStore {
     public func lastCollection() async throws(SyncError) -> Date? {
         let logger = self.logger
         return try await withConnection("read the last collection") { connection in
-            for try await seconds in try await connection.query("SELECT min(last_collected_at) FROM account", logger: logger).decode(Double?.self) {
+            for try await seconds in try await connection.statement("SELECT min(last_collected_at) FROM account", logger: logger).decode(Double?.self) {
                 return seconds.flatMap { $0 > 0 ? Date(timeIntervalSince1970: $0) : nil }
             }
             return nil

@@ -17,7 +17,7 @@ extension ScaleOutStore {
         return try await withConnection("import the account \(name)") { connection in
             try await connection.transaction(logger) { connection in
                 var id: Int64?
-                for try await inserted in try await connection.query("""
+                for try await inserted in try await connection.statement("""
                     INSERT INTO account (name, created, quota_bytes) VALUES (\(name), \(created), \(quotaBytes)) ON CONFLICT (name) DO NOTHING RETURNING id
                     """, logger: logger).decode(Int64.self) {
                     id = inserted
@@ -28,7 +28,7 @@ extension ScaleOutStore {
                 if !tokens.isEmpty {
                     let hashes = tokens.map(\.hash), prefixes = tokens.map { String($0.hash.prefix(8)) }, times = tokens.map(\.created)
                     let devices = tokens.map { $0.device ?? "" }
-                    try await connection.query("""
+                    try await connection.statement("""
                         INSERT INTO token (hash, prefix, account, created, device)
                         SELECT hash, prefix, \(id), created, nullif(device, '') FROM unnest(\(hashes)::text[], \(prefixes)::text[], \(times)::float8[], \(devices)::text[])
                             AS t(hash, prefix, created, device)
@@ -43,7 +43,7 @@ extension ScaleOutStore {
     public func importSequence(_ value: Int64, account: Int64) async throws(SyncError) {
         let logger = self.logger
         try await withConnection("import the sequence") { connection in
-            try await connection.query("UPDATE account SET seq = greatest(seq, \(value)) WHERE id = \(account)", logger: logger)
+            try await connection.statement("UPDATE account SET seq = greatest(seq, \(value)) WHERE id = \(account)", logger: logger)
         }
     }
 
@@ -98,7 +98,7 @@ extension ScaleOutStore {
     private func execute(_ what: String, _ query: () -> PostgresQuery) async throws(SyncError) {
         let logger = self.logger, query = query()
         try await withConnection(what) { connection in
-            try await connection.query(query, logger: logger)
+            try await connection.statement(query, logger: logger)
         }
     }
 }

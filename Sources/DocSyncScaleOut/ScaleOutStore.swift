@@ -114,11 +114,11 @@ public final class ScaleOutStore: Sendable {
     public func accountID(named name: String, create: Bool = false) async throws(SyncError) -> Int64? {
         try await withConnection("find the account \(name)") { connection in
             if create {
-                try await connection.query("""
+                try await connection.statement("""
                     INSERT INTO account (name, created) VALUES (\(name), extract(epoch FROM now())) ON CONFLICT (name) DO NOTHING
                     """, logger: logger)
             }
-            let rows = try await connection.query("SELECT id FROM account WHERE name = \(name)", logger: logger)
+            let rows = try await connection.statement("SELECT id FROM account WHERE name = \(name)", logger: logger)
             for try await id in rows.decode(Int64.self) { return id }
             return nil
         }

@@ -50,6 +50,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Where to write the server figures as JSON.")
     var serverJSON = ".build/bench/server.json"
 
+    @Option(help: "Where to write the scale-out store's figures as JSON.")
+    var clusterJSON = ".build/bench/cluster.json"
+
     @Option(help: "Chunks in the store the garbage-collection benchmark collects (half of them garbage).")
     var gcChunks = 1_000_000
 
@@ -69,8 +72,8 @@ struct BenchCommand: AsyncParsableCommand {
     var scaleJSON = ".build/bench/scale.json"
 
     mutating func validate() throws {
-        guard ["all", "chunker", "sync", "query", "server", "gc", "scale"].contains(only) else {
-            throw ValidationError("--only takes all, chunker, sync, query, server, gc or scale")
+        guard ["all", "chunker", "sync", "query", "server", "cluster", "gc", "scale"].contains(only) else {
+            throw ValidationError("--only takes all, chunker, sync, query, server, cluster, gc or scale")
         }
         guard !scaleSizes.isEmpty, scaleSizes.allSatisfy({ $0 >= 100 }) else {
             throw ValidationError("--files takes folder sizes of at least 100 files, comma-separated: --files 100000,1000000")
@@ -91,6 +94,7 @@ struct BenchCommand: AsyncParsableCommand {
         if only == "all" || only == "sync" { try await runSync(in: scratch.appendingPathComponent("sync")) }
         if only == "all" || only == "query" { try await runQuery(in: scratch.appendingPathComponent("query")) }
         if only == "all" || only == "server" { try await runServer(in: scratch.appendingPathComponent("server")) }
+        if only == "all" || only == "cluster" { try await runCluster(in: scratch.appendingPathComponent("cluster")) }
         if only == "all" || only == "gc" { try await runCollection(in: scratch.appendingPathComponent("gc")) }
         if only == "all" || only == "scale" { try await runScale(in: scratch.appendingPathComponent("scale")) }
     }
@@ -120,6 +124,12 @@ struct BenchCommand: AsyncParsableCommand {
         print("\n== Two daemons and docsync-server on loopback ==")
         let report = try await ServerBench.run(base: base, samples: samples, initialFiles: initialFiles, idleFiles: idleFiles)
         try write(report, to: serverJSON)
+    }
+
+    func runCluster(in base: URL) async throws {
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        print("\n== The scale-out store: PostgreSQL + S3 ==")
+        try write(try await ClusterBench.run(base: base, samples: samples, initialFiles: initialFiles), to: clusterJSON)
     }
 
     func write(_ report: some Encodable, to path: String) throws {

@@ -2,9 +2,15 @@ import DocSyncStorage
 import Foundation
 
 /// A `docsync-server` (the release build beside this benchmark) on a free loopback port with
-/// a data directory of its own and one user, for the benchmarks that cross HTTP.
+/// a data directory of its own and one user, for the benchmarks that cross HTTP; or an
+/// instance of a scale-out store, when `storeArguments` name one (the directory then holds
+/// its log only).
 final class BenchServer {
     let data: URL
+    /// The flags that name the store: `--data DIR`, or `--records … --chunks …`.
+    let storeArguments: [String]
+    /// What the processes' environment adds (the S3 keys).
+    let environment: [String: String]
     /// The file holding the bench user's token, for `docsyncd --token-file`.
     let tokenFile: URL
     private(set) var port: UInt16 = 0
@@ -12,24 +18,30 @@ final class BenchServer {
     private let exit: ProcessExit
     private let executable: URL
 
-    init(base: URL) throws {
-        data = base.appendingPathComponent("server-data")
+    init(base: URL, name: String = "server", storeArguments: [String]? = nil, environment: [String: String] = [:]) throws {
+        data = base.appendingPathComponent("\(name)-data")
         tokenFile = base.appendingPathComponent("token")
+        self.storeArguments = storeArguments ?? ["--data", data.path]
+        self.environment = environment
         executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("docsync-server")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         exit = ProcessExit(of: process)
     }
 
-    /// Adds the user, starts the server and waits for the line naming its port.
-    func start() throws {
-        let token = try Self.output(of: executable, ["user", "add", "bench", "--data", data.path])
-        try Data((token.trimmingCharacters(in: .whitespacesAndNewlines) + "\n").utf8).write(to: tokenFile)
-        chmod(tokenFile.path, 0o600)
+    /// Adds the user (unless `addUser` is false: another instance of the store did), starts
+    /// the server and waits for the line naming its port.
+    func start(addUser: Bool = true) throws {
+        if addUser {
+            let token = try Self.output(of: executable, ["user", "add", "bench"] + storeArguments, environment: environment)
+            try Data((token.trimmingCharacters(in: .whitespacesAndNewlines) + "\n").utf8).write(to: tokenFile)
+            chmod(tokenFile.path, 0o600)
+        }
         process.executableURL = executable
-        process.arguments = ["serve", "--data", data.path, "--listen", "127.0.0.1:0"]
+        process.arguments = ["serve"] + storeArguments + ["--listen", "127.0.0.1:0"]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         process.standardOutput = output
-        let log = data.deletingLastPathComponent().appendingPathComponent("server.log")
+        let log = data.deletingLastPathComponent().appendingPathComponent(data.lastPathComponent + ".log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
@@ -58,10 +70,11 @@ final class BenchServer {
 
     deinit { stop() }
 
-    private static func output(of executable: URL, _ arguments: [String]) throws -> String {
+    private static func output(of executable: URL, _ arguments: [String], environment: [String: String]) throws -> String {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let pipe = Pipe()
         process.standardOutput = pipe
         let exit = ProcessExit(of: process)

@@ -1,0 +1,118 @@
+import AsyncHTTPClient
+import DocSyncScaleOut
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// The scale-out store (issue 26), beside the embedded one in the same run:
+/// (a) the initial sync of `make bench`'s tree through one scale-out instance and through
+/// the embedded store, with the statements to PostgreSQL and requests to S3 per file synced
+/// (read from the instance's `/metrics`); (b) a change's propagation between two daemons
+/// on one instance and on two instances (the push crossing PostgreSQL's LISTEN/NOTIFY).
+/// Needs PostgreSQL and S3: `make bench` starts them (config/services/) and passes their
+/// addresses as for the tests (`DOCSYNC_TEST_POSTGRES_URL`, `DOCSYNC_TEST_S3_*`).
+enum ClusterBench {
+    struct Report: Encodable {
+        let embedded: SyncBench.InitialSync
+        let scaleOut: SyncBench.InitialSync
+        /// Scale-out over embedded initial sync.
+        let ratio: Double
+        let statementsPerFile: Double
+        let s3RequestsPerFile: [String: Double]
+        let oneInstance: SyncBench.Propagation
+        let twoInstances: SyncBench.Propagation
+    }
+
+    static func run(base: URL, samples: Int, initialFiles: Int) async throws -> Report {
+        let environment = ProcessInfo.processInfo.environment
+        guard let postgres = environment["DOCSYNC_TEST_POSTGRES_URL"], let endpoint = environment["DOCSYNC_TEST_S3_ENDPOINT"],
+              let region = environment["DOCSYNC_TEST_S3_REGION"], let access = environment["DOCSYNC_TEST_S3_ACCESS_KEY"],
+              let secret = environment["DOCSYNC_TEST_S3_SECRET_KEY"]
+        else {
+            throw BenchError("the scale-out part needs PostgreSQL and S3: run it through `make bench` (or `make services-up` and export what it prints)")
+        }
+        let admin = try PostgresLocation(url: postgres)
+        let name = "docsync_bench_\(UInt32.random(in: 0 ... .max))"
+        try await execute("CREATE DATABASE \(name)", on: admin)
+        defer { Task { try? await execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", on: admin) } }
+        let database = admin.with(database: name)
+        let store = ["--records", "postgres://\(database.user):\(database.password ?? "")@\(database.host):\(database.port)/\(name)",
+                     "--chunks", "s3://\(name.replacingOccurrences(of: "_", with: "-"))?endpoint=\(endpoint)&region=\(region)"]
+        let keys = ["S3_ACCESS_KEY": access, "S3_SECRET_KEY": secret]
+
+        print("\n== (a) Initial sync through the embedded store and through one scale-out instance: \(initialFiles) files + 20 × 10 MiB ==")
+        let embeddedServer = try BenchServer(base: base.appendingPathComponent("embedded"))
+        try embeddedServer.start()
+        let embedded = try await SyncBench.initialSync(base: base.appendingPathComponent("embedded"), smallFiles: initialFiles,
+                                                       backend: url(embeddedServer.port), tokenFile: embeddedServer.tokenFile, serverPID: embeddedServer.pid)
+        embeddedServer.stop()
+        print("embedded:  " + embedded.line)
+        let first = try BenchServer(base: base.appendingPathComponent("scale-out"), name: "first", storeArguments: store, environment: keys)
+        try first.start()
+        defer { first.stop() }
+        let before = try await scrape(first.port)
+        let scaleOut = try await SyncBench.initialSync(base: base.appendingPathComponent("scale-out"), smallFiles: initialFiles,
+                                                       backend: url(first.port), tokenFile: first.tokenFile, serverPID: first.pid)
+        let after = try await scrape(first.port)
+        print("scale-out: " + scaleOut.line)
+        let ratio = scaleOut.docsyncSeconds / embedded.docsyncSeconds
+        let files = Double(scaleOut.files)
+        let statements = (after["docsync_postgres_statements_total"] ?? 0) - (before["docsync_postgres_statements_total"] ?? 0)
+        var requests: [String: Double] = [:]
+        for (key, value) in after where key.hasPrefix("docsync_s3_requests_total") {
+            let method = key.split(separator: "\"").dropFirst().first.map(String.init) ?? key
+            requests[method] = (value - (before[key] ?? 0)) / files
+        }
+        print(String(format: "scale-out / embedded: %.2f×; per file synced: %.1f PostgreSQL statements, S3 requests %@", ratio, statements / files,
+                     requests.sorted { $0.key < $1.key }.map { String(format: "%@ %.3f", $0.key, $0.value) }.joined(separator: ", ")))
+
+        print("\n== (b) A 4 KiB file's propagation, \(samples) samples: both daemons on one instance, then on two ==")
+        let second = try BenchServer(base: base.appendingPathComponent("scale-out"), name: "second", storeArguments: store, environment: keys)
+        try second.start(addUser: false)
+        defer { second.stop() }
+        var propagation: [SyncBench.Propagation] = []
+        for (label, ports) in [("one instance", (first.port, first.port)), ("two instances", (first.port, second.port))] {
+            let pairBase = base.appendingPathComponent("pair-\(propagation.count)")
+            let zone = "Pair\(propagation.count)"
+            let a = try BenchDaemon(name: "alpha", base: pairBase, backend: url(ports.0), tokenFile: first.tokenFile, zone: zone)
+            let b = try BenchDaemon(name: "beta", base: pairBase, backend: url(ports.1), tokenFile: first.tokenFile, zone: zone)
+            try a.start()
+            try b.start()
+            _ = await a.waitSettled()
+            _ = await b.waitSettled()
+            let (create, _) = try await SyncBench.createAndModify(samples: samples, from: a, to: b)
+            a.stop()
+            b.stop()
+            print("\(label): " + create.line)
+            propagation.append(create)
+        }
+        print(String(format: "added by crossing instances: p50 %+.1f ms, p90 %+.1f ms", propagation[1].p50 - propagation[0].p50,
+                     propagation[1].p90 - propagation[0].p90))
+        return Report(embedded: embedded, scaleOut: scaleOut, ratio: ratio, statementsPerFile: statements / files, s3RequestsPerFile: requests,
+                      oneInstance: propagation[0], twoInstances: propagation[1])
+    }
+
+    static func url(_ port: UInt16) -> URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// The samples of an instance's `/metrics`, by name with labels.
+    static func scrape(_ port: UInt16) async throws -> [String: Double] {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/metrics"), timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 16 << 20)
+        var samples: [String: Double] = [:]
+        for line in String(buffer: body).split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+            samples[String(line[..<space])] = value
+        }
+        return samples
+    }
+
+    static func execute(_ sql: String, on location: PostgresLocation) async throws {
+        let connection = try await PostgresConnection.connect(
+            configuration: .init(host: location.host, port: location.port, username: location.user, password: location.password,
+                                 database: location.database, tls: .disable),
+            id: 1, logger: Logger(label: "docsync.bench"))
+        defer { Task { try? await connection.close() } }
+        try await connection.query(PostgresQuery(unsafeSQL: sql), logger: Logger(label: "docsync.bench"))
+    }
+}
