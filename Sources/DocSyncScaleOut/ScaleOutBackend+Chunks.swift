@@ -24,8 +24,10 @@ extension ScaleOutBackend {
         public var length: Int
     }
 
-    /// Ranges of one pack closer than this are read with one GET (the gap is read and dropped).
-    static let mergeGap: Int64 = 256 << 10
+    /// Ranges of one pack closer than this are read with one GET (the gap is read and
+    /// dropped): a GET costs about as much as two more megabytes read with it (measured on
+    /// the S3 store of the tests: 4 KiB in 5–6 ms, 4 MiB in 16–18 ms).
+    static let mergeGap: Int64 = 1 << 20
     /// Ranged GETs of one read in flight at once.
     static let concurrentReads = 8
 
@@ -51,7 +53,10 @@ extension ScaleOutBackend {
     /// (`quotaExceeded` with the usage and the limit). Chunks already stored are not written
     /// again; their age starts over, so a collection leaves them for another grace period.
     public func uploadChunks(_ chunks: [ChunkUpload], byteLimit: Int64?) async throws(SyncError) {
+        // In the order given: a device uploads a file's chunks together and downloads them
+        // together, so they lie side by side in the pack and come back in one ranged GET.
         var unique: [SHA256Digest: ChunkUpload] = [:]
+        var order: [SHA256Digest] = []
         for chunk in chunks {
             guard chunk.bytes.count <= StorageLimits.maximumChunkSize else {
                 throw SyncError(.limitExceeded, "chunk \(chunk.digest.shortHex) is \(chunk.bytes.count) bytes, more than the \(StorageLimits.maximumChunkSize) allowed", digest: chunk.digest)
@@ -59,7 +64,7 @@ extension ScaleOutBackend {
             guard chunk.isVerified || SHA256Digest(hashing: chunk.bytes) == chunk.digest else {
                 throw SyncError(.chunkDigestMismatch, "chunk bytes do not hash to \(chunk.digest.shortHex); nothing was stored", digest: chunk.digest)
             }
-            unique[chunk.digest] = chunk
+            if unique.updateValue(chunk, forKey: chunk.digest) == nil { order.append(chunk.digest) }
         }
         guard !unique.isEmpty else { return }
         let account = self.account, logger = self.logger
@@ -67,7 +72,7 @@ extension ScaleOutBackend {
         let refreshed = try await store.withConnection("refresh \(unique.count) chunks") { connection in
             try await Self.refresh(Array(unique.keys), account: account, at: now, connection, logger)
         }
-        let absent = unique.values.filter { !refreshed.contains($0.digest) }.sorted { $0.digest < $1.digest }
+        let absent = order.filter { !refreshed.contains($0) }.map { unique[$0]! }
         guard !absent.isEmpty else { return }
         var pack = ByteBuffer()
         pack.reserveCapacity(absent.reduce(0) { $0 + $1.bytes.count })
