@@ -100,6 +100,7 @@ public struct ScaleOutCollector: Sendable {
                 logger.error("the collection of an account stopped; nothing of it was removed", metadata: ["account": "\(account)", "reason": "\(stop.reason)"])
             }
         }
+        try await store.forgetIdleRateBuckets(connection)
         try await removeEmptyPacks(into: &report, connection)
         try await sweepUnnamedObjects(olderThan: chunkCutoff, into: &report, connection)
         if report.stoppedBecause == nil {

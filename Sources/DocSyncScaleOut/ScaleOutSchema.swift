@@ -130,5 +130,18 @@ enum ScaleOutSchema {
             "CREATE INDEX chunk_by_pack ON chunk(pack)",
             "CREATE INDEX chunk_by_age ON chunk(account, stored_at)",
         ]),
+        Migration(name: "v2: rate limits shared by the instances", sql: [
+            // Unlogged: a crash of the database empties it, which only forgets how fast
+            // clients went lately; not worth a write-ahead log on every request.
+            """
+            CREATE UNLOGGED TABLE rate_bucket (
+                key TEXT PRIMARY KEY,                       -- a token's hash, or "address:" and a client address
+                tokens DOUBLE PRECISION NOT NULL,           -- requests that may go ahead now
+                updated DOUBLE PRECISION NOT NULL,          -- the database's clock, seconds since 1970
+                admitted BOOLEAN NOT NULL                   -- whether the last request took a token
+            )
+            """,
+            "CREATE INDEX rate_bucket_by_age ON rate_bucket(updated)",
+        ]),
     ]
 }

@@ -66,6 +66,7 @@ public struct EmbeddedServerStore: ServerStore {
         }
     }
 
+    public func rateLimiter(ratePerSecond: Double) -> any RequestAdmission { RateLimiter(ratePerSecond: ratePerSecond) }
     public func releaseIdle(for idle: Duration) { backends.releaseIdle(for: idle) }
     public func isReady() async -> Bool { true }
     public func shutdown() async {}

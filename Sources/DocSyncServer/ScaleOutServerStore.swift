@@ -99,6 +99,10 @@ public final class ScaleOutServerStore: ServerStore {
         }
     }
 
+    public func rateLimiter(ratePerSecond: Double) -> any RequestAdmission {
+        SharedRateLimiter(store: store, ratePerSecond: ratePerSecond, logger: Logger(label: "docsync.server.rate-limit"))
+    }
+
     public func releaseIdle(for idle: Duration) {}
 
     public func isReady() async -> Bool { await store.isReady() }

@@ -1,5 +1,6 @@
 import DocSyncStorage
 import Foundation
+import NIOCore
 import TOMLKit
 
 /// What `docsync-server serve` runs with: from `--config FILE` (TOML), then the flags,
@@ -17,6 +18,9 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var tlsKey: URL?
     /// Requests per second per token (bursts of ten seconds' worth).
     public var rateLimit: Double
+    /// Addresses of the proxies (load balancers) whose `X-Forwarded-For` names the client
+    /// (`trusted_proxies`); empty: the connection's peer is the client.
+    public var trustedProxies: Set<String> = []
     /// Every user's store settings: `deleted_retention`, `gc_interval`, `gc_grace`.
     public var storeSettings: StoreSettings
 
@@ -45,6 +49,7 @@ public struct ServerConfiguration: Sendable, Hashable {
         public var tlsCertificate: String?
         public var tlsKey: String?
         public var rateLimit: Double?
+        public var trustedProxies: [String]?
         /// Store settings by key (`StoreSettings.keys`), each a duration as text.
         public var store: [String: String]
 
@@ -63,7 +68,7 @@ public struct ServerConfiguration: Sendable, Hashable {
     }
 
     /// The keys the TOML file may hold.
-    public static let keys = ["data", "listen", "tls_cert", "tls_key", "rate_limit", "storage"] + StoreSettings.keys
+    public static let keys = ["data", "listen", "tls_cert", "tls_key", "rate_limit", "trusted_proxies", "storage"] + StoreSettings.keys
     /// The keys of the `[storage]` table.
     public static let storageKeys = ["records", "chunks", "credentials"]
 
@@ -81,6 +86,7 @@ public struct ServerConfiguration: Sendable, Hashable {
         if let value = overrides.tlsCertificate { merged.tlsCertificate = value }
         if let value = overrides.tlsKey { merged.tlsKey = value }
         if let value = overrides.rateLimit { merged.rateLimit = value }
+        if let value = overrides.trustedProxies { merged.trustedProxies = value }
         for (key, value) in overrides.store {
             var check = StoreSettings()
             if let problem = check.set(key, to: value) {
@@ -113,6 +119,12 @@ public struct ServerConfiguration: Sendable, Hashable {
         for (key, value) in merged.store.sorted(by: { $0.key < $1.key }) {
             if let problem = configuration.storeSettings.set(key, to: value) { throw ServerConfigurationError(problem) }
         }
+        for address in merged.trustedProxies ?? [] {
+            guard (try? SocketAddress(ipAddress: address, port: 0)) != nil else {
+                throw ServerConfigurationError("trusted proxy \(address.debugDescription) is not an IP address; give the balancer's address, such as 127.0.0.1")
+            }
+        }
+        configuration.trustedProxies = Set(merged.trustedProxies ?? [])
         try configuration.check()
         return configuration
     }
@@ -187,6 +199,12 @@ public struct ServerConfiguration: Sendable, Hashable {
         values.listen = try string("listen")
         values.tlsCertificate = try string("tls_cert")
         values.tlsKey = try string("tls_key")
+        if let value = table["trusted_proxies"] {
+            guard let array = value.array, let addresses = Optional(array.compactMap(\.string)), addresses.count == array.count else {
+                throw ServerConfigurationError("\(line("trusted_proxies")): trusted_proxies must be a list of addresses, such as [\"127.0.0.1\"]")
+            }
+            values.trustedProxies = addresses
+        }
         if let value = table["rate_limit"] {
             guard let rate = value.double ?? value.int.map(Double.init) else {
                 throw ServerConfigurationError("\(line("rate_limit")): rate_limit must be a number of requests per second")

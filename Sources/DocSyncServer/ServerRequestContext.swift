@@ -8,8 +8,11 @@ public struct ServerRequestContext: RequestContext {
     public var user: String?
     /// The device the token was issued for; `nil` when it was issued without a name.
     public var device: String?
+    /// The address of the connection's peer (a client, or the load balancer in front).
+    public let peerAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        peerAddress = source.channel.remoteAddress?.ipAddress
     }
 }

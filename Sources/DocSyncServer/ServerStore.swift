@@ -33,6 +33,9 @@ public protocol ServerStore: Sendable {
     func collect(user: String?, waiting seconds: Double) async throws(SyncError) -> [(user: String, report: GarbageCollectionReport?)]
     /// Collects what is due: storage not collected for `interval` (the server's schedule).
     func collectDue(interval: TimeInterval, logger: Logger) async
+    /// The rate limit of this store's server: per process for the embedded store, shared by
+    /// every instance for the scale-out store.
+    func rateLimiter(ratePerSecond: Double) -> any RequestAdmission
     /// Frees the caches of storage no request used for `idle`.
     func releaseIdle(for idle: Duration)
     /// Whether requests can be served now (`/readyz`).

@@ -21,7 +21,7 @@ public struct SyncServer: Sendable {
     public let configuration: ServerConfiguration
     public let store: any ServerStore
     public let metrics: ServerMetrics
-    let rateLimiter: RateLimiter
+    let rateLimiter: any RequestAdmission
     let logger: Logger
 
     public init(configuration: ServerConfiguration, store: any ServerStore, metrics: ServerMetrics = ServerMetrics(),
@@ -29,7 +29,7 @@ public struct SyncServer: Sendable {
         self.configuration = configuration
         self.store = store
         self.metrics = metrics
-        self.rateLimiter = RateLimiter(ratePerSecond: configuration.rateLimit)
+        self.rateLimiter = store.rateLimiter(ratePerSecond: configuration.rateLimit)
         self.logger = logger
     }
 
@@ -49,7 +49,7 @@ public struct SyncServer: Sendable {
         router.add(middleware: ErrorMiddleware())
         HealthRoutes(store: store, metrics: metrics).register(on: router)
         let api = router.group("v1")
-            .add(middleware: AuthenticationMiddleware(store: store, rateLimiter: rateLimiter))
+            .add(middleware: AuthenticationMiddleware(store: store, rateLimiter: rateLimiter, trustedProxies: configuration.trustedProxies))
         let quotas = AccountQuotas(store: store)
         let records = RecordRoutes(store: store, quotas: quotas)
         records.register(on: api)

@@ -22,7 +22,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("HOST:PORT to listen on (default 127.0.0.1:8787; port 0 picks a free one).", valueName: "host:port"))
     var listen: String?
 
-    @Option(name: .long, help: ArgumentHelp("A TOML configuration file (keys: data, listen, tls_cert, tls_key, rate_limit, deleted_retention, gc_interval, gc_grace; [storage] records, chunks, credentials).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("A TOML configuration file (keys: data, listen, tls_cert, tls_key, rate_limit, trusted_proxies, deleted_retention, gc_interval, gc_grace; [storage] records, chunks, credentials).", valueName: "file"))
     var config: String?
 
     @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain: serve HTTPS.", valueName: "pem"))
@@ -34,6 +34,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("rate-limit"), help: ArgumentHelp("Requests per second per device token (default 200, bursts of ten seconds' worth).", valueName: "n"))
     var rateLimit: Double?
 
+    @Option(name: .customLong("trusted-proxy"),
+            help: ArgumentHelp("The address of a load balancer whose X-Forwarded-For names the client (repeatable).", valueName: "address"))
+    var trustedProxies: [String] = []
+
     @OptionGroup var store: StoreOptions
 
     @OptionGroup var logging: LoggingOptions
@@ -41,9 +45,10 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         ServiceMemory.keepIdleFootprintSmall()
         logging.bootstrap()
-        let overrides = ServerConfiguration.Overrides(
+        var overrides = ServerConfiguration.Overrides(
             data: data, records: scaleOut.records, chunks: scaleOut.chunks, credentials: scaleOut.s3Credentials, listen: listen,
             tlsCertificate: tlsCertificate, tlsKey: tlsKey, rateLimit: rateLimit, store: store.overrides)
+        if !trustedProxies.isEmpty { overrides.trustedProxies = trustedProxies }
         let configuration: ServerConfiguration
         do {
             configuration = try ServerConfiguration.load(file: config, overrides: overrides)

@@ -17,12 +17,12 @@ struct ClusterSyncTests {
         let first: ServerProcess
         let second: ServerProcess
 
-        static func start() async throws -> Cluster {
+        static func start(extraArguments: [String] = []) async throws -> Cluster {
             let storage = try await ScaleOutTestStorage.make()
             let logs = try TemporaryDirectory("docsync-cluster")
             func instance(_ name: String) async throws -> ServerProcess {
-                try await ServerProcess(dataDirectory: logs.url.appendingPathComponent(name), storeArguments: storage.serverArguments,
-                                        environment: storage.serverEnvironment)
+                try await ServerProcess(dataDirectory: logs.url.appendingPathComponent(name), extraArguments: extraArguments,
+                                        storeArguments: storage.serverArguments, environment: storage.serverEnvironment)
             }
             return Cluster(storage: storage, logs: logs, first: try await instance("first"), second: try await instance("second"))
         }
@@ -137,5 +137,46 @@ struct ClusterSyncTests {
             throw error
         }
         await cluster.close()
+    }
+
+    @Test func theRateLimitHoldsAcrossInstances() async throws {
+        // 5 requests a second, bursts of 50: alternating between two instances, a device
+        // that each instance limited on its own could make 100 requests at once.
+        let cluster = try await Cluster.start(extraArguments: ["--rate-limit", "5"])
+        do {
+            let token = try await cluster.first.addUser("ana")
+            let clients = [try HTTPBackend(url: cluster.first.url, token: token), try HTTPBackend(url: cluster.second.url, token: token)]
+            var admitted = 0, limited = 0
+            for index in 0 ..< 80 {
+                switch await Self.listZones(clients[index % 2]) {
+                case nil: admitted += 1
+                case let error?:
+                    #expect(error.code == .requestRateLimited && error.retryAfter.map { $0 > 0 } == true, "\(error)")
+                    limited += 1
+                }
+            }
+            #expect(limited > 0, "the shared bucket ran out")
+            #expect(admitted < 70, "\(admitted) admitted: the two instances drew on one bucket of 50 (and what refilled meanwhile)")
+            // Guessing tokens from one address is held to the same rate, across instances too.
+            let guesses = [try HTTPBackend(url: cluster.first.url, token: "guess"), try HTTPBackend(url: cluster.second.url, token: "guess")]
+            var codes: [SyncError.Code] = []
+            for index in 0 ..< 80 { codes.append(await Self.listZones(guesses[index % 2])?.code ?? .internalError) }
+            #expect(codes.contains(.notAuthenticated) && codes.contains(.requestRateLimited), "\(Set(codes))")
+            #expect(codes.filter { $0 == .notAuthenticated }.count < 70)
+        } catch {
+            await cluster.close()
+            throw error
+        }
+        await cluster.close()
+    }
+
+    /// The error of one `listZones` call, `nil` when it succeeded.
+    static func listZones(_ client: HTTPBackend) async -> SyncError? {
+        do {
+            _ = try await client.listZones()
+            return nil
+        } catch {
+            return error
+        }
     }
 }
