@@ -50,7 +50,7 @@ STOP_SERVICES  = bash $(SERVICES)/stop.sh; rm -f $(SERVICES_OUT)/*.env $(SERVICE
 SERVICES_TRAP  = trap '$(STOP_SERVICES)' EXIT; trap 'wait; exit 129' HUP; \
 	trap 'wait; exit 130' INT; trap 'wait; exit 143' TERM
 
-.PHONY: all deps build release test soak demo bench bench-scale install clean services-up services-down
+.PHONY: all deps build release test soak demo cluster-demo bench bench-cluster bench-scale install clean services-up services-down
 
 all: build
 
@@ -74,11 +74,16 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-## test: the whole test suite (unit, conformance, multi-process, and against PostgreSQL and
-## S3, which it starts and stops: see services-up above), then the multi-device simulation
-## on its own (its seeds keep both cores busy, which would starve the timed tests beside
+## test: the whole test suite (unit, conformance, multi-process), then the tests against
+## PostgreSQL and S3 (which it starts and stops: see services-up above), then the
+## multi-device simulation on its own (its seeds keep both cores busy, which would starve the timed tests beside
 ## them). DOCSYNC_SEED=N make test replays one seed of the simulation.
-TEST_SUITE     = $(SPAWN_SAFE) $(SWIFT) test --skip-build --skip DocSyncSimulationTests $(TEST_FLAGS)
+# The tests of the scale-out store (PostgreSQL, S3, instances and their daemons) load the
+# machine with the services' own work: they run on their own, after the others, so the
+# timed tests of the first step keep the machine to themselves.
+SERVICE_TESTS  = DocSyncScaleOutTests|DocSyncS3Tests|DocSyncSystemTests.ClusterSyncTests|DocSyncSystemTests.MigrationTests
+TEST_SUITE     = $(SPAWN_SAFE) $(SWIFT) test --skip-build --skip DocSyncSimulationTests --skip '$(SERVICE_TESTS)' $(TEST_FLAGS)
+TEST_SERVICES  = $(SPAWN_SAFE) $(SWIFT) test --skip-build --filter '$(SERVICE_TESTS)' $(TEST_FLAGS)
 TEST_SIMULATION = $(SPAWN_SAFE) $(SWIFT) test --skip-build --filter DocSyncSimulationTests $(TEST_FLAGS)
 test: deps
 	$(SWIFT) build --build-tests
@@ -86,6 +91,7 @@ test: deps
 	echo "starting PostgreSQL and S3 ($(SERVICES)/start-*.sh; stopped again at the end)"; \
 	$(START_SERVICES) && $(LOAD_SERVICES) && \
 	echo "$(TEST_SUITE)" && $(TEST_SUITE) && \
+	echo "$(TEST_SERVICES)" && $(TEST_SERVICES) && \
 	echo "$(TEST_SIMULATION)" && $(TEST_SIMULATION)
 
 services-up:
@@ -110,13 +116,32 @@ soak: deps
 demo: release
 	$(SPAWN_SAFE) $(SWIFT) run -c release --skip-build docsync-demo
 
+## cluster-demo: docsync-server as a cluster (README, "Running a cluster"): PostgreSQL and S3
+## (config/services/, on ports and in a state directory of their own), two instances on one
+## database and one bucket, HAProxy with TLS in front (config/cluster/haproxy.cfg.template),
+## two daemons syncing through it, one instance killed with kill -9 and back. Installs
+## haproxy, openssl and curl when missing; stops everything it started, pass or fail.
+## Ports: DOCSYNC_PG_PORT, DOCSYNC_S3_PORT, DOCSYNC_CLUSTER_PORT (else the first free ones).
+cluster-demo: release
+	bash config/cluster/cluster-demo.sh
+
 ## bench: chunker throughput, the cost of a 1-byte edit to a 50 MB file, propagation
 ## between two daemons, an initial sync against rsync -a, metadata queries, the same
-## with docsync-server between the daemons, and the scale part below (figures in
+## with docsync-server between the daemons, the scale-out store (bench-cluster below; it
+## starts PostgreSQL and S3 as test does) and the scale part below (figures in
 ## .build/bench/). Not part of test.
 bench: release
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(BENCH_PACKAGES)"
+	@$(SERVICES_TRAP); $(START_SERVICES) && $(LOAD_SERVICES) && \
 	$(SPAWN_SAFE) $(SWIFT) run -c release --skip-build docsync-bench
+
+## bench-cluster: the scale-out part alone (PostgreSQL and S3 started and stopped as for
+## test): the initial sync through one instance beside the embedded store, statements and
+## S3 requests per file, and a change's propagation across two instances (.build/bench/cluster.json).
+bench-cluster: release
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(BENCH_PACKAGES)"
+	@$(SERVICES_TRAP); $(START_SERVICES) && $(LOAD_SERVICES) && \
+	$(SPAWN_SAFE) $(SWIFT) run -c release --skip-build docsync-bench --only cluster
 
 ## bench-scale: the scale part alone: an initial sync of 100,000 and of 1,000,000 files
 ## through docsync-server beside rsync -a, the rate per tenth, restart, memory, a query and

@@ -24,6 +24,27 @@ enum ClusterBench {
         let twoInstances: SyncBench.Propagation
         /// The first one-instance run, right after the initial sync.
         let oneInstanceFirst: SyncBench.Propagation
+        /// What one small file saved through one instance and fetched through the other costs.
+        let perSave: PerSave?
+    }
+
+    /// The steady-state cost of one small file saved by one device and fetched by another
+    /// (a 4 KiB file, each its own upload and save, as a person's edits come): the numbers
+    /// of the README's cost model.
+    struct PerSave: Encodable {
+        let instanceCPUMilliseconds: Double
+        let statements: Double
+        let s3Requests: Double
+        let requests: Double
+    }
+
+    /// User and system CPU seconds of process `pid` so far.
+    static func cpuSeconds(_ pid: Int32) -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return 0 }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     static func run(base: URL, samples: Int, initialFiles: Int) async throws -> Report {
@@ -74,6 +95,7 @@ enum ClusterBench {
         try second.start(addUser: false)
         defer { second.stop() }
         var propagation: [SyncBench.Propagation] = []
+        var perSave: PerSave?
         // Each configuration starts with nothing left to write back (`sync`, untimed), and one
         // is measured again at the end, so that the order is seen in the figures if it matters.
         for (label, ports) in [("one instance", (first.port, first.port)), ("two instances", (first.port, second.port)),
@@ -87,16 +109,31 @@ enum ClusterBench {
             try b.start()
             _ = await a.waitSettled()
             _ = await b.waitSettled()
+            let before = try await (scrape(first.port), scrape(second.port), cpuSeconds(first.pid) + cpuSeconds(second.pid))
             let (create, _) = try await SyncBench.createAndModify(samples: samples, from: a, to: b)
+            let after = try await (scrape(first.port), scrape(second.port), cpuSeconds(first.pid) + cpuSeconds(second.pid))
             a.stop()
             b.stop()
             print("\(label): " + create.line)
             propagation.append(create)
+            if ports.0 != ports.1 {
+                // Each sample saves a file and then changes it: two saves, each fetched by the other device.
+                let saves = Double(2 * samples)
+                func delta(_ name: String) -> Double {
+                    after.0.filter { $0.key.hasPrefix(name) }.values.reduce(0, +) + after.1.filter { $0.key.hasPrefix(name) }.values.reduce(0, +)
+                        - before.0.filter { $0.key.hasPrefix(name) }.values.reduce(0, +) - before.1.filter { $0.key.hasPrefix(name) }.values.reduce(0, +)
+                }
+                perSave = PerSave(instanceCPUMilliseconds: (after.2 - before.2) * 1000 / saves,
+                                  statements: delta("docsync_postgres_statements_total") / saves,
+                                  s3Requests: delta("docsync_s3_requests_total") / saves, requests: delta("hb_requests") / saves)
+                print(String(format: "per file saved by one device and fetched by another: %.1f ms of instance CPU, %.1f PostgreSQL statements, %.2f S3 requests, %.1f HTTP requests",
+                             perSave!.instanceCPUMilliseconds, perSave!.statements, perSave!.s3Requests, perSave!.requests))
+            }
         }
         print(String(format: "added by crossing instances (against the second one-instance run): p50 %+.1f ms, p90 %+.1f ms",
                      propagation[1].p50 - propagation[2].p50, propagation[1].p90 - propagation[2].p90))
         return Report(embedded: embedded, scaleOut: scaleOut, ratio: ratio, statementsPerFile: statements / files, s3RequestsPerFile: requests,
-                      oneInstance: propagation[2], twoInstances: propagation[1], oneInstanceFirst: propagation[0])
+                      oneInstance: propagation[2], twoInstances: propagation[1], oneInstanceFirst: propagation[0], perSave: perSave)
     }
 
     static func url(_ port: UInt16) -> URL { URL(string: "http://127.0.0.1:\(port)")! }
