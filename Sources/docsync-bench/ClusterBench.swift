@@ -18,6 +18,8 @@ enum ClusterBench {
         let scaleOut: SyncBench.InitialSync
         /// Scale-out over embedded initial sync.
         let ratio: Double
+        /// CPU seconds the S3 store's and PostgreSQL's processes spent over the scale-out sync.
+        let servicesCPUSeconds: [String: Double]
         let statementsPerFile: Double
         let s3RequestsPerFile: [String: Double]
         let oneInstance: SyncBench.Propagation
@@ -38,13 +40,33 @@ enum ClusterBench {
         let requests: Double
     }
 
-    /// User and system CPU seconds of process `pid` so far.
-    static func cpuSeconds(_ pid: Int32) -> Double {
+    /// CPU seconds so far of the S3 store's processes (`DOCSYNC_S3_PIDS`, as config/services
+    /// prints them) and of PostgreSQL (`DOCSYNC_PG_PID`, the postmaster, with its backends
+    /// and the backends it waited for); 0 for what cannot be found.
+    static func servicesCPUSeconds() -> (s3: Double, postgres: Double) {
+        let environment = ProcessInfo.processInfo.environment
+        let s3 = (environment["DOCSYNC_S3_PIDS"] ?? "").split(separator: ",").compactMap { Int32($0) }.map { cpuSeconds($0) }.reduce(0, +)
+        guard let postmaster = environment["DOCSYNC_PG_PID"].flatMap(Int32.init) else { return (s3, 0) }
+        var postgres = cpuSeconds(postmaster, children: true)
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry), let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = text.lastIndex(of: ")") else { continue }
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            if fields.count > 1, Int32(fields[1]) == postmaster { postgres += cpuSeconds(pid) }
+        }
+        return (s3, postgres)
+    }
+
+    /// User and system CPU seconds of process `pid` so far (with `children`, also those of
+    /// its children it waited for).
+    static func cpuSeconds(_ pid: Int32, children: Bool = false) -> Double {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = text.lastIndex(of: ")") else { return 0 }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        let fields = text[text.index(after: close)...].split(separator: " ").compactMap { Double($0) }
+        guard fields.count > 14 else { return 0 }
+        // After the name: state, ppid, …; utime and stime are the 12th and 13th, cutime and cstime the 14th and 15th.
+        let ticks = fields[10] + fields[11] + (children ? fields[12] + fields[13] : 0)
+        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     static func run(base: URL, samples: Int, initialFiles: Int) async throws -> Report {
@@ -75,10 +97,16 @@ enum ClusterBench {
         try first.start()
         defer { first.stop() }
         let before = try await scrape(first.port)
+        let servicesBefore = servicesCPUSeconds()
         let scaleOut = try await SyncBench.initialSync(base: base.appendingPathComponent("scale-out"), smallFiles: initialFiles,
                                                        backend: url(first.port), tokenFile: first.tokenFile, serverPID: first.pid)
         let after = try await scrape(first.port)
+        let servicesAfter = servicesCPUSeconds()
         print("scale-out: " + scaleOut.line)
+        let services = (s3: servicesAfter.s3 - servicesBefore.s3, postgres: servicesAfter.postgres - servicesBefore.postgres)
+        let docsyncCPU = scaleOut.cpuSeconds.values.reduce(0, +)
+        print(String(format: "the services over that sync (and the tree's making, which they take no part in): S3 store %.2f s CPU, PostgreSQL %.2f s; with docsync's %.2f s, at least %.2f s on 2 cores",
+                     services.s3, services.postgres, docsyncCPU, (services.s3 + services.postgres + docsyncCPU) / 2))
         let ratio = scaleOut.docsyncSeconds / embedded.docsyncSeconds
         let files = Double(scaleOut.files)
         let statements = (after["docsync_postgres_statements_total"] ?? 0) - (before["docsync_postgres_statements_total"] ?? 0)
@@ -132,7 +160,8 @@ enum ClusterBench {
         }
         print(String(format: "added by crossing instances (against the second one-instance run): p50 %+.1f ms, p90 %+.1f ms",
                      propagation[1].p50 - propagation[2].p50, propagation[1].p90 - propagation[2].p90))
-        return Report(embedded: embedded, scaleOut: scaleOut, ratio: ratio, statementsPerFile: statements / files, s3RequestsPerFile: requests,
+        return Report(embedded: embedded, scaleOut: scaleOut, ratio: ratio, servicesCPUSeconds: ["s3": services.s3, "postgres": services.postgres],
+                      statementsPerFile: statements / files, s3RequestsPerFile: requests,
                       oneInstance: propagation[2], twoInstances: propagation[1], oneInstanceFirst: propagation[0], perSave: perSave)
     }
 
