@@ -139,6 +139,37 @@ struct ClusterSyncTests {
         await cluster.close()
     }
 
+    @Test func twoDaemonsBehindTheBalancerConvergeAndAnInstanceMayDie() async throws {
+        let cluster = try await Cluster.start(extraArguments: ["--trusted-proxy", "127.0.0.1"])
+        do {
+            let balancer = try await BalancerProcess(instances: [cluster.first, cluster.second])
+            let pair = try await DevicePair(servers: (cluster.first, cluster.second), user: "ana",
+                                            extraArguments: ["--ca-file", balancer.certificate.path], backend: balancer.url)
+            try pair.startBoth()
+            let a = pair.a, b = pair.b
+            try "hello\n".write(to: a.file("notes.txt"), atomically: false, encoding: .utf8)
+            await pair.converge("create through the balancer")
+            try overwrite(b.file("notes.txt"), "edited on beta\n")
+            await pair.converge("edit")
+            try FileManager.default.moveItem(at: a.file("notes.txt"), to: a.file("renamed.txt"))
+            await pair.converge("rename")
+            #expect(contents(b.file("renamed.txt")) == "edited on beta\n")
+            // One instance dies: the balancer sends everything to the other.
+            #expect(try await cluster.first.stop(signal: SIGKILL) == SIGKILL)
+            try "after the kill\n".write(to: b.file("after.txt"), atomically: false, encoding: .utf8)
+            try FileManager.default.removeItem(at: a.file("renamed.txt"))
+            await pair.converge(timeout: .seconds(90), "after an instance died", also: {
+                contents(a.file("after.txt")) == "after the kill\n" && !FileManager.default.fileExists(atPath: b.file("renamed.txt").path)
+            })
+            #expect(syncedNames(a.folder).sorted() == ["after.txt"])
+            await pair.stopBoth()
+        } catch {
+            await cluster.close()
+            throw error
+        }
+        await cluster.close()
+    }
+
     @Test func theRateLimitHoldsAcrossInstances() async throws {
         // 1 request a second, bursts of 10. Alternating between two instances, a device that
         // each instance limited on its own could make 20 requests at once, and 2 a second after.

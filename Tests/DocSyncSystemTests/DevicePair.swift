@@ -27,8 +27,9 @@ final class DevicePair: Sendable {
     }
 
     /// Two devices of `user`, alpha through the first server and beta through the second
-    /// (two instances of one scale-out store, or the same server twice).
-    init(servers: (ServerProcess, ServerProcess), user: String, extraArguments: [String] = []) async throws {
+    /// (two instances of one scale-out store, or the same server twice); or both through
+    /// `backend` (a load balancer in front of them) when it is given.
+    init(servers: (ServerProcess, ServerProcess), user: String, extraArguments: [String] = [], backend: URL? = nil) async throws {
         base = try TemporaryDirectory("docsync-system")
         backendDirectory = servers.0.userDirectory(user)
         var devices: [DaemonProcess] = []
@@ -37,7 +38,7 @@ final class DevicePair: Sendable {
             let token = index == 0 ? try await server.addUser(user) : try await server.userCommand(["token", user])
             let tokenFile = base.url.appendingPathComponent("\(name).token")
             try Data((token + "\n").utf8).write(to: tokenFile)
-            devices.append(try DaemonProcess(name: name, base: base.url, backend: server.url,
+            devices.append(try DaemonProcess(name: name, base: base.url, backend: backend ?? server.url,
                                              extraArguments: ["--token-file", tokenFile.path] + extraArguments))
         }
         a = devices[0]
