@@ -208,39 +208,52 @@ extension ScaleOutBackend {
     }
 
     /// Reads and verifies the chunks at `places`: `chunkCorrupt` for one whose bytes do not
-    /// match its digest or whose pack is gone.
+    /// match its digest or whose pack is gone. A pack that is gone may have been compacted
+    /// since `places` were looked up: they are looked up once more and read again.
     func read(_ places: [SHA256Digest: ChunkPlace]) async throws(SyncError) -> [SHA256Digest: Data] {
-        let reads = PackReadPlan.make(places, mergeGap: Self.mergeGap)
-        let objects = store.objects
         do {
-            return try await withThrowingTaskGroup(of: [SHA256Digest: Data].self) { group in
-                var found: [SHA256Digest: Data] = [:]
-                var next = 0
-                func start() {
-                    let read = reads[next]
-                    next += 1
-                    group.addTask {
-                        let bytes: ByteBuffer
-                        do {
-                            bytes = try await objects.getObject(read.objectKey, range: read.range)
-                        } catch let error as S3Error where error.code == .noSuchKey {
-                            throw SyncError(.chunkCorrupt, "the pack \(read.objectKey) holding chunk \(read.chunks[0].digest.shortHex) is gone from the bucket; its chunks must be uploaded again",
-                                            digest: read.chunks[0].digest)
-                        }
-                        return try read.verifiedChunks(in: bytes)
-                    }
-                }
-                while next < min(reads.count, Self.concurrentReads) { start() }
-                while let chunks = try await group.next() {
-                    found.merge(chunks) { first, _ in first }
-                    if next < reads.count { start() }
-                }
-                return found
-            }
-        } catch let error as SyncError {
-            throw error
+            return try await readOnce(places)
+        } catch let gone as PackGone {
+            let fresh = try await self.places(of: Array(places.keys))
+            guard fresh.count == places.count, fresh != places else { throw gone.error }
+            do { return try await readOnce(fresh) } catch let again as PackGone { throw again.error } catch { throw Self.map(error, "read \(places.count) chunks") }
         } catch {
             throw Self.map(error, "read \(places.count) chunks")
+        }
+    }
+
+    /// A pack object that is not in the bucket (any more).
+    struct PackGone: Error {
+        let error: SyncError
+    }
+
+    private func readOnce(_ places: [SHA256Digest: ChunkPlace]) async throws -> [SHA256Digest: Data] {
+        let reads = PackReadPlan.make(places, mergeGap: Self.mergeGap)
+        let objects = store.objects
+        return try await withThrowingTaskGroup(of: [SHA256Digest: Data].self) { group in
+            var found: [SHA256Digest: Data] = [:]
+            var next = 0
+            func start() {
+                let read = reads[next]
+                next += 1
+                group.addTask {
+                    let bytes: ByteBuffer
+                    do {
+                        bytes = try await objects.getObject(read.objectKey, range: read.range)
+                    } catch let error as S3Error where error.code == .noSuchKey {
+                        throw PackGone(error: SyncError(
+                            .chunkCorrupt, "the pack \(read.objectKey) holding chunk \(read.chunks[0].digest.shortHex) is gone from the bucket; its chunks must be uploaded again",
+                            digest: read.chunks[0].digest))
+                    }
+                    return try read.verifiedChunks(in: bytes)
+                }
+            }
+            while next < min(reads.count, Self.concurrentReads) { start() }
+            while let chunks = try await group.next() {
+                found.merge(chunks) { first, _ in first }
+                if next < reads.count { start() }
+            }
+            return found
         }
     }
 

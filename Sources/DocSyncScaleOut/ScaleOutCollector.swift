@@ -14,7 +14,8 @@ import PostgresNIO
 /// - a chunk is kept while a live record, a Recently Deleted entry or a replaced version
 ///   references it (directly, or through the manifest nodes of a large asset) and while it
 ///   was stored (or stored again) less than the grace period ago; every other chunk goes;
-/// - a pack object with no chunk left goes, and so does any object under `packs/` that no
+/// - a pack mostly garbage has its live chunks copied to a new pack (`compactSparsePacks`);
+///   a pack object with no chunk left goes, and so does any object under `packs/` that no
 ///   pack row names once it is older than the grace period (an upload that died between
 ///   its object and its rows).
 ///
@@ -101,6 +102,7 @@ public struct ScaleOutCollector: Sendable {
             }
         }
         try await store.forgetIdleRateBuckets(connection)
+        try await compactSparsePacks(olderThan: chunkCutoff, into: &report, connection)
         try await removeEmptyPacks(into: &report, connection)
         try await sweepUnnamedObjects(olderThan: chunkCutoff, into: &report, connection)
         if report.stoppedBecause == nil {
@@ -244,11 +246,10 @@ public struct ScaleOutCollector: Sendable {
     /// Removes the packs no chunk row names: their rows, then their objects.
     private func removeEmptyPacks(into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws {
         var keys: [String] = []
-        for try await (key, bytes) in try await connection.statement("""
-            DELETE FROM pack WHERE NOT EXISTS (SELECT 1 FROM chunk WHERE chunk.pack = pack.id) RETURNING object_key, bytes
-            """, logger: store.logger).decode((String, Int64).self) {
+        for try await key in try await connection.statement("""
+            DELETE FROM pack WHERE NOT EXISTS (SELECT 1 FROM chunk WHERE chunk.pack = pack.id) RETURNING object_key
+            """, logger: store.logger).decode(String.self) {
             keys.append(key)
-            report.packBytesBefore += bytes
         }
         guard !keys.isEmpty else { return }
         do {
