@@ -174,17 +174,8 @@ extension ScaleOutBackend {
     /// `chunkCorrupt` as `downloadChunks` does.
     public func downloadChunks(prefixOf digests: [SHA256Digest], budget: Int,
                                cost: @escaping @Sendable (Int) -> Int) async throws(SyncError) -> [(digest: SHA256Digest, bytes: Data)] {
-        let places = try await places(of: Array(Set(digests)))
-        var prefix: [SHA256Digest: ChunkPlace] = [:]
-        var order: [SHA256Digest] = []
-        var spent = 0
-        for digest in digests {
-            guard let place = places[digest] else { throw SyncError.chunkNotFound(digest) }
-            if !order.isEmpty, spent + cost(place.length) > budget { break }
-            prefix[digest] = place
-            order.append(digest)
-            spent += cost(place.length)
-        }
+        let (order, prefix) = try ChunkBudget.prefix(of: digests, places: try await places(of: Array(Set(digests))), length: \.length,
+                                                    budget: budget, cost: cost)
         let found = try await read(prefix)
         return order.map { ($0, found[$0]!) }
     }

@@ -89,32 +89,24 @@ public struct ServerMigration: Sendable {
         let zones = try await source.exportZones()
         try await destination.importZones(zones, account: account)
         report.zones += zones.count
-        next = 0
+        report.records += try await copyPages(source.exportRecords) { rows throws(SyncError) in try await destination.importRecords(rows, account: account) }
+        _ = try await copyPages(source.exportTombstones) { rows throws(SyncError) in try await destination.importTombstones(rows, account: account) }
+        report.deletedRecords += try await copyPages(source.exportDeleted) { rows throws(SyncError) in try await destination.importDeleted(rows, account: account) }
+        report.keptVersions += try await copyPages(source.exportReplaced) { rows throws(SyncError) in try await destination.importReplaced(rows, account: account) }
+    }
+
+    /// Reads `export` page by page from the start and hands each page to `store`; returns the rows copied.
+    private func copyPages<Row: Sendable>(
+        _ export: (Int64, Int) async throws(SyncError) -> StoreExport.Page<Row>, into store: ([Row]) async throws(SyncError) -> Void
+    ) async throws(SyncError) -> Int {
+        var copied = 0
+        var next: Int64? = 0
         while let after = next {
-            let page = try await source.exportRecords(after: after, limit: Self.rowsPerPage)
-            try await destination.importRecords(page.rows, account: account)
-            report.records += page.rows.count
+            let page = try await export(after, Self.rowsPerPage)
+            try await store(page.rows)
+            copied += page.rows.count
             next = page.next
         }
-        next = 0
-        while let after = next {
-            let page = try await source.exportTombstones(after: after, limit: Self.rowsPerPage)
-            try await destination.importTombstones(page.rows, account: account)
-            next = page.next
-        }
-        next = 0
-        while let after = next {
-            let page = try await source.exportDeleted(after: after, limit: Self.rowsPerPage)
-            try await destination.importDeleted(page.rows, account: account)
-            report.deletedRecords += page.rows.count
-            next = page.next
-        }
-        next = 0
-        while let after = next {
-            let page = try await source.exportReplaced(after: after, limit: Self.rowsPerPage)
-            try await destination.importReplaced(page.rows, account: account)
-            report.keptVersions += page.rows.count
-            next = page.next
-        }
+        return copied
     }
 }

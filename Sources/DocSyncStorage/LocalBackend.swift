@@ -232,17 +232,8 @@ public final class LocalBackend: StorageBackend {
                                cost: @escaping @Sendable (Int) -> Int) async throws(SyncError) -> [(digest: SHA256Digest, bytes: Data)] {
         let chunks = self.chunks
         return try await offload { () throws(SyncError) in
-            let places = try chunks.places(of: digests)
-            var prefix: [SHA256Digest: PackStore.Place] = [:]
-            var order: [SHA256Digest] = []
-            var spent = 0
-            for digest in digests {
-                guard let place = places[digest] else { throw SyncError.chunkNotFound(digest) }
-                if !order.isEmpty, spent + cost(place.length) > budget { break }
-                prefix[digest] = place
-                order.append(digest)
-                spent += cost(place.length)
-            }
+            let (order, prefix) = try ChunkBudget.prefix(of: digests, places: try chunks.places(of: digests), length: \.length,
+                                                        budget: budget, cost: cost)
             let found = try chunks.read(prefix)
             return order.map { ($0, found[$0]!) }
         }

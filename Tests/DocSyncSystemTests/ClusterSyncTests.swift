@@ -39,37 +39,7 @@ struct ClusterSyncTests {
         do {
             let pair = try await DevicePair(servers: (cluster.first, cluster.second), user: "ana")
             try pair.startBoth()
-            let a = pair.a, b = pair.b
-
-            try "hello\n".write(to: a.file("notes.txt"), atomically: false, encoding: .utf8)
-            await pair.converge("create through the first instance")
-            #expect(contents(b.file("notes.txt")) == "hello\n")
-
-            try overwrite(b.file("notes.txt"), "edited on beta\n")
-            await pair.converge("edit through the second instance")
-            #expect(contents(a.file("notes.txt")) == "edited on beta\n")
-
-            try FileManager.default.createDirectory(at: a.file("docs"), withIntermediateDirectories: false)
-            try FileManager.default.moveItem(at: a.file("notes.txt"), to: a.file("docs/renamed.txt"))
-            try Data((0 ..< 3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: a.file("docs/large.bin"))
-            await pair.converge("rename into a new directory, and a large file")
-            #expect(contents(b.file("docs/renamed.txt")) == "edited on beta\n")
-
-            try FileManager.default.removeItem(at: b.file("docs/renamed.txt"))
-            await pair.converge("delete")
-            #expect(!FileManager.default.fileExists(atPath: a.file("docs/renamed.txt").path))
-
-            try "draft\n".write(to: a.file("plan.txt"), atomically: false, encoding: .utf8)
-            await pair.converge("a file to edit on both sides")
-            #expect(try await a.waitSettled())
-            #expect(try await b.waitSettled())
-            await pair.stopBoth()
-            try overwrite(a.file("plan.txt"), "alpha's plan\n")
-            try overwrite(b.file("plan.txt"), "beta's plan\n")
-            try pair.startBoth()
-            await pair.converge("concurrent edits", also: { syncedNames(a.folder).filter { $0.hasPrefix("plan") }.count == 2 })
-            let texts = Set(syncedNames(a.folder).filter { $0.hasPrefix("plan") }.compactMap { contents(a.file($0)) })
-            #expect(texts == ["alpha's plan\n", "beta's plan\n"], "one file and one conflict copy, both contents present")
+            try await pair.createEditRenameDeleteAndAConflict()
             await pair.stopBoth()
             #expect(try await cluster.first.stop() == 0, "SIGTERM stops an instance cleanly")
         } catch {

@@ -71,6 +71,44 @@ final class DevicePair: Sendable {
         return same
     }
 
+    /// The two devices, started, go through a create, an edit on the other side, a rename
+    /// into a new directory with a large file beside it (then `afterRename`), a deletion,
+    /// and the same file edited on both while they are stopped: after each the folders
+    /// converge, and the concurrent edits leave both versions.
+    func createEditRenameDeleteAndAConflict(afterRename: () async throws -> Void = {}, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        try "hello\n".write(to: a.file("notes.txt"), atomically: false, encoding: .utf8)
+        await converge("create", sourceLocation: sourceLocation)
+        #expect(contents(b.file("notes.txt")) == "hello\n", sourceLocation: sourceLocation)
+
+        try overwrite(b.file("notes.txt"), "edited on beta\n")
+        await converge("edit on the other side", sourceLocation: sourceLocation)
+        #expect(contents(a.file("notes.txt")) == "edited on beta\n", sourceLocation: sourceLocation)
+
+        try FileManager.default.createDirectory(at: a.file("docs"), withIntermediateDirectories: false)
+        try FileManager.default.moveItem(at: a.file("notes.txt"), to: a.file("docs/renamed.txt"))
+        try Data((0 ..< 3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: a.file("docs/large.bin"))
+        await converge("rename into a new directory, and a large file", sourceLocation: sourceLocation)
+        #expect(contents(b.file("docs/renamed.txt")) == "edited on beta\n", sourceLocation: sourceLocation)
+        try await afterRename()
+
+        try FileManager.default.removeItem(at: b.file("docs/renamed.txt"))
+        await converge("delete", sourceLocation: sourceLocation)
+        #expect(!FileManager.default.fileExists(atPath: a.file("docs/renamed.txt").path), sourceLocation: sourceLocation)
+
+        // The same file edited on both sides from one ancestor: both versions are kept.
+        try "draft\n".write(to: a.file("plan.txt"), atomically: false, encoding: .utf8)
+        await converge("a file to edit on both sides", sourceLocation: sourceLocation)
+        #expect(try await a.waitSettled(), sourceLocation: sourceLocation)
+        #expect(try await b.waitSettled(), sourceLocation: sourceLocation)
+        await stopBoth()
+        try overwrite(a.file("plan.txt"), "alpha's plan\n")
+        try overwrite(b.file("plan.txt"), "beta's plan\n")
+        try startBoth()
+        await converge("concurrent edits", also: { syncedNames(self.a.folder).filter { $0.hasPrefix("plan") }.count == 2 }, sourceLocation: sourceLocation)
+        let texts = Set(syncedNames(a.folder).filter { $0.hasPrefix("plan") }.compactMap { contents(a.file($0)) })
+        #expect(texts == ["alpha's plan\n", "beta's plan\n"], "one file and one conflict copy, both contents present", sourceLocation: sourceLocation)
+    }
+
     /// Every record in the backend's zone "Docs": record name → path (read as another client).
     func records() async throws -> [String: String] {
         let backend = try LocalBackend(directory: backendDirectory)
