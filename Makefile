@@ -50,7 +50,7 @@ STOP_SERVICES  = bash $(SERVICES)/stop.sh; rm -f $(SERVICES_OUT)/*.env $(SERVICE
 SERVICES_TRAP  = trap '$(STOP_SERVICES)' EXIT; trap 'wait; exit 129' HUP; \
 	trap 'wait; exit 130' INT; trap 'wait; exit 143' TERM
 
-.PHONY: all deps build release test soak demo cluster-demo bench bench-cluster bench-scale install clean services-up services-down
+.PHONY: all deps build release test soak demo cluster-demo bench bench-cluster bench-load bench-scale install clean services-up services-down
 
 all: build
 
@@ -85,7 +85,11 @@ SERVICE_TESTS  = DocSyncScaleOutTests|DocSyncS3Tests|DocSyncSystemTests.ClusterS
 TEST_SUITE     = $(SPAWN_SAFE) $(SWIFT) test --skip-build --skip DocSyncSimulationTests --skip '$(SERVICE_TESTS)' $(TEST_FLAGS)
 TEST_SERVICES  = $(SPAWN_SAFE) $(SWIFT) test --skip-build --filter '$(SERVICE_TESTS)' $(TEST_FLAGS)
 TEST_SIMULATION = $(SPAWN_SAFE) $(SWIFT) test --skip-build --filter DocSyncSimulationTests $(TEST_FLAGS)
+# HAProxy, openssl and curl: the test of two instances behind the balancer runs the shipped
+# configuration (config/cluster/haproxy.cfg.template) with TLS.
+TEST_PACKAGES := haproxy openssl curl
 test: deps
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(TEST_PACKAGES)"
 	$(SWIFT) build --build-tests
 	@$(SERVICES_TRAP); \
 	echo "starting PostgreSQL and S3 ($(SERVICES)/start-*.sh; stopped again at the end)"; \
@@ -127,11 +131,11 @@ cluster-demo: release
 
 ## bench: chunker throughput, the cost of a 1-byte edit to a 50 MB file, propagation
 ## between two daemons, an initial sync against rsync -a, metadata queries, the same
-## with docsync-server between the daemons, the scale-out store (bench-cluster below; it
-## starts PostgreSQL and S3 as test does) and the scale part below (figures in
-## .build/bench/). Not part of test.
+## with docsync-server between the daemons, the scale-out store and its load test
+## (bench-cluster and bench-load below; it starts PostgreSQL and S3 as test does, and
+## installs haproxy) and the scale part below (figures in .build/bench/). Not part of test.
 bench: release
-	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(BENCH_PACKAGES)"
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(BENCH_PACKAGES) haproxy openssl"
 	@$(SERVICES_TRAP); $(START_SERVICES) && $(LOAD_SERVICES) && \
 	$(SPAWN_SAFE) $(SWIFT) run -c release --skip-build docsync-bench
 
@@ -142,6 +146,19 @@ bench-cluster: release
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(BENCH_PACKAGES)"
 	@$(SERVICES_TRAP); $(START_SERVICES) && $(LOAD_SERVICES) && \
 	$(SPAWN_SAFE) $(SWIFT) run -c release --skip-build docsync-bench --only cluster
+
+## bench-load: the load test alone (PostgreSQL and S3 started and stopped as for test):
+## 200 simulated devices (20 users × 10, one zone each; every device saves 3 small files and
+## fetches the changes in a loop) against one scale-out instance, then against two behind
+## HAProxy with TLS (config/cluster/haproxy.cfg.template): records/s, save and fetch p50/p99,
+## errors, CPU of each process and of the machine (.build/bench/load.json). Installs haproxy
+## and openssl when missing. LOAD_DEVICES=N and LOAD_SECONDS=N (per configuration) change it.
+LOAD_DEVICES ?= 200
+LOAD_SECONDS ?= 20
+bench-load: release
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(BENCH_PACKAGES) haproxy openssl"
+	@$(SERVICES_TRAP); $(START_SERVICES) && $(LOAD_SERVICES) && \
+	$(SPAWN_SAFE) $(SWIFT) run -c release --skip-build docsync-bench --only load --load-devices $(LOAD_DEVICES) --load-seconds $(LOAD_SECONDS)
 
 ## bench-scale: the scale part alone: an initial sync of 100,000 and of 1,000,000 files
 ## through docsync-server beside rsync -a, the rate per tenth, restart, memory, a query and

@@ -198,7 +198,7 @@ let package = Package(
         .executableTarget(
             name: "docsync-bench",
             dependencies: [
-                "DocSyncCore", "DocSyncStorage", "DocSyncControl", "DocSyncEngine", "DocSyncScaleOut",
+                "DocSyncCore", "DocSyncStorage", "DocSyncControl", "DocSyncEngine", "DocSyncScaleOut", "DocSyncHTTP",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

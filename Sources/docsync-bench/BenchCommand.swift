@@ -26,7 +26,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Where to write the figures as JSON.")
     var json = ".build/bench/chunker.json"
 
-    @Option(help: "Which parts to run: all, chunker, sync, query, server, gc or scale (the last part of all: about 15 minutes and 20 GB of disk at 1,000,000 files).")
+    @Option(help: "Which parts to run: all, chunker, sync, query, server, cluster, load, gc or scale (the last part of all: about 15 minutes and 20 GB of disk at 1,000,000 files).")
     var only = "all"
 
     @Option(help: "Files in the folder the query benchmark indexes.")
@@ -53,6 +53,15 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Where to write the scale-out store's figures as JSON.")
     var clusterJSON = ".build/bench/cluster.json"
 
+    @Option(help: "Simulated devices of the load test (ten per user, one zone per user).")
+    var loadDevices = 200
+
+    @Option(help: "Seconds each configuration of the load test runs (one instance; two behind HAProxy).")
+    var loadSeconds = 20
+
+    @Option(help: "Where to write the load test's figures as JSON.")
+    var loadJSON = ".build/bench/load.json"
+
     @Option(help: "Chunks in the store the garbage-collection benchmark collects (half of them garbage).")
     var gcChunks = 1_000_000
 
@@ -72,8 +81,11 @@ struct BenchCommand: AsyncParsableCommand {
     var scaleJSON = ".build/bench/scale.json"
 
     mutating func validate() throws {
-        guard ["all", "chunker", "sync", "query", "server", "cluster", "gc", "scale"].contains(only) else {
-            throw ValidationError("--only takes all, chunker, sync, query, server, cluster, gc or scale")
+        guard ["all", "chunker", "sync", "query", "server", "cluster", "load", "gc", "scale"].contains(only) else {
+            throw ValidationError("--only takes all, chunker, sync, query, server, cluster, load, gc or scale")
+        }
+        guard loadDevices >= 1, loadSeconds >= 1 else {
+            throw ValidationError("--load-devices and --load-seconds take positive numbers")
         }
         guard !scaleSizes.isEmpty, scaleSizes.allSatisfy({ $0 >= 100 }) else {
             throw ValidationError("--files takes folder sizes of at least 100 files, comma-separated: --files 100000,1000000")
@@ -95,6 +107,7 @@ struct BenchCommand: AsyncParsableCommand {
         if only == "all" || only == "query" { try await runQuery(in: scratch.appendingPathComponent("query")) }
         if only == "all" || only == "server" { try await runServer(in: scratch.appendingPathComponent("server")) }
         if only == "all" || only == "cluster" { try await runCluster(in: scratch.appendingPathComponent("cluster")) }
+        if only == "all" || only == "load" { try await runLoad(in: scratch.appendingPathComponent("load")) }
         if only == "all" || only == "gc" { try await runCollection(in: scratch.appendingPathComponent("gc")) }
         if only == "all" || only == "scale" { try await runScale(in: scratch.appendingPathComponent("scale")) }
     }
@@ -130,6 +143,12 @@ struct BenchCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         print("\n== The scale-out store: PostgreSQL + S3 ==")
         try write(try await ClusterBench.run(base: base, samples: samples, initialFiles: initialFiles), to: clusterJSON)
+    }
+
+    func runLoad(in base: URL) async throws {
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        print("\n== Load: simulated devices against one scale-out instance, then two behind HAProxy ==")
+        try write(try await LoadBench.run(base: base, devices: loadDevices, seconds: loadSeconds), to: loadJSON)
     }
 
     func write(_ report: some Encodable, to path: String) throws {
