@@ -41,32 +41,19 @@ enum ClusterBench {
     }
 
     /// CPU seconds so far of the S3 store's processes (`DOCSYNC_S3_PIDS`, as config/services
-    /// prints them) and of PostgreSQL (`DOCSYNC_PG_PID`, the postmaster, with its backends
-    /// and the backends it waited for); 0 for what cannot be found.
+    /// prints them) and of PostgreSQL (`DOCSYNC_PG_PID`, the postmaster), each with its
+    /// descendants (`LoadBench.treeSeconds`); 0 for what cannot be found.
     static func servicesCPUSeconds() -> (s3: Double, postgres: Double) {
         let environment = ProcessInfo.processInfo.environment
-        let s3 = (environment["DOCSYNC_S3_PIDS"] ?? "").split(separator: ",").compactMap { Int32($0) }.map { cpuSeconds($0) }.reduce(0, +)
-        guard let postmaster = environment["DOCSYNC_PG_PID"].flatMap(Int32.init) else { return (s3, 0) }
-        var postgres = cpuSeconds(postmaster, children: true)
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let pid = Int32(entry), let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = text.lastIndex(of: ")") else { continue }
-            let fields = text[text.index(after: close)...].split(separator: " ")
-            if fields.count > 1, Int32(fields[1]) == postmaster { postgres += cpuSeconds(pid) }
-        }
-        return (s3, postgres)
+        let table = LoadBench.processTable()
+        let s3 = (environment["DOCSYNC_S3_PIDS"] ?? "").split(separator: ",").compactMap { Int32($0) }
+        let postgres = environment["DOCSYNC_PG_PID"].flatMap(Int32.init).map { [$0] } ?? []
+        return (LoadBench.treeSeconds(s3, table), LoadBench.treeSeconds(postgres, table))
     }
 
-    /// User and system CPU seconds of process `pid` so far (with `children`, also those of
-    /// its children it waited for).
-    static func cpuSeconds(_ pid: Int32, children: Bool = false) -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return 0 }
-        let fields = text[text.index(after: close)...].split(separator: " ").compactMap { Double($0) }
-        guard fields.count > 14 else { return 0 }
-        // After the name: state, ppid, …; utime and stime are the 12th and 13th, cutime and cstime the 14th and 15th.
-        let ticks = fields[10] + fields[11] + (children ? fields[12] + fields[13] : 0)
-        return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    /// User and system CPU seconds of process `pid` so far.
+    static func cpuSeconds(_ pid: Int32) -> Double {
+        LoadBench.processTable()[pid]?.own ?? 0
     }
 
     static func run(base: URL, samples: Int, initialFiles: Int) async throws -> Report {

@@ -624,7 +624,7 @@ enum LoadBench {
             let table = processTable()
             return Snapshot(at: .now, instances: instances.map { treeSeconds([$0], table) }, haproxy: haproxy.map { treeSeconds([$0], table) },
                             postgres: services.postgres.map { treeSeconds($0, table) }, s3: services.s3.map { treeSeconds($0, table) },
-                            bench: ClusterBench.cpuSeconds(getpid()), machine: machineSeconds(), table: table)
+                            bench: table[getpid()]?.own ?? 0, machine: machineSeconds(), table: table)
         }
     }
 
