@@ -1,5 +1,7 @@
 import DocSyncCore
 import Foundation
+import Logging
+import NIOSSL
 import PostgresNIO
 
 /// Where the scale-out store's PostgreSQL database is: a `postgres://USER:PASSWORD@HOST:PORT/DB`
@@ -51,6 +53,35 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
 
     /// The URL with the password left out, for messages and logs.
     public var description: String { "postgres://\(user)@\(host):\(port)/\(database)" }
+
+    /// The URL with the password, as `[storage] records` and `--records` take it (for
+    /// configuration a program writes; `description` is for messages and logs).
+    public var url: String {
+        var components = URLComponents()
+        components.scheme = "postgres"
+        components.user = user
+        components.password = password
+        components.host = host
+        components.port = port
+        components.path = "/" + database
+        if requiresTLS { components.queryItems = [URLQueryItem(name: "sslmode", value: "require")] }
+        return components.string ?? description
+    }
+
+    /// Runs one statement on a connection of its own, outside any store: administration,
+    /// such as `CREATE DATABASE`, which cannot run in a transaction.
+    public func executeAlone(_ sql: String, logger: Logger) async throws {
+        let configuration = PostgresConnection.Configuration(host: host, port: port, username: user, password: password, database: database,
+                                                             tls: requiresTLS ? .require(try NIOSSLContext(configuration: .makeClientConfiguration())) : .disable)
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        do {
+            try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        try await connection.close()
+    }
 
     /// The same server and credentials, another database.
     public func with(database: String) -> PostgresLocation {

@@ -19,7 +19,7 @@ extension ScaleOutBackend {
         let lastReserved = try await reserveSequence(max(1, batch.itemCount), account: account, connection, logger)
         let firstSeq = lastReserved - Int64(max(1, batch.itemCount)) + 1
         let state = try await zoneState(of: zone, account: account, connection, logger)
-        let senderIsCurrent = batch.knownToken.flatMap { try? ScaleOutChangeToken($0) }.map { known in
+        let senderIsCurrent = batch.knownToken.flatMap { try? StoreChangeToken($0) }.map { known in
             known.account ?? account == account && known.zone == zone.name && known.incarnation == state.incarnation && known.seq == state.lastSeq
         } ?? false
         let named = batch.saves.map(\.id.recordName) + batch.deletions.map(\.id.recordName)
@@ -40,7 +40,7 @@ extension ScaleOutBackend {
     private static func withToken(_ result: ModifyResult, _ state: ZoneState?, _ account: Int64, _ zone: ZoneID) -> ModifyResult {
         var result = result
         if let state {
-            result.token = ScaleOutChangeToken(account: account, zone: zone.name, incarnation: state.incarnation, seq: state.lastSeq).token
+            result.token = StoreChangeToken(account: account, zone: zone.name, incarnation: state.incarnation, seq: state.lastSeq).token
         }
         return result
     }

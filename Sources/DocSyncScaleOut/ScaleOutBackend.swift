@@ -69,7 +69,7 @@ public struct ScaleOutBackend: StorageBackend {
     // MARK: Records
 
     public func fetchChanges(in zone: ZoneID, since token: ChangeToken?, limit: Int) async throws(SyncError) -> ChangeSet {
-        let since = try token.map { token throws(SyncError) in try ScaleOutChangeToken(token) }
+        let since = try token.map { token throws(SyncError) in try StoreChangeToken(token) }
         let pageSize = max(1, min(limit, StorageLimits.maximumPageSize))
         let account = self.account, name = zone.name, logger = self.logger
         return try await store.withConnection("fetch changes of \(zone)") { connection in
@@ -109,7 +109,7 @@ public struct ScaleOutBackend: StorageBackend {
             }
             if !moreComing { position = max(position, state.lastSeq) }
             return ChangeSet(changed: changed, deleted: deleted,
-                             token: ScaleOutChangeToken(account: account, zone: name, incarnation: state.incarnation, seq: position).token,
+                             token: StoreChangeToken(account: account, zone: name, incarnation: state.incarnation, seq: position).token,
                              moreComing: moreComing)
         }
     }

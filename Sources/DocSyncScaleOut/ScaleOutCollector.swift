@@ -121,12 +121,8 @@ public struct ScaleOutCollector: Sendable {
         var seq: Int64 = 0
     }
 
-    /// A manifest node to read: how many levels lie below it (0: it lists data chunks), or
-    /// `nil` for a chunk stored within the grace period that only has a node's length.
-    struct PendingNode {
-        var ref: ChunkRef
-        var levelsBelow: Int?
-    }
+    /// A manifest node to read (`ManifestMarking`).
+    typealias PendingNode = ManifestMarking.Node
 
     private func sweep(account: Int64, olderThan cutoff: Int64, into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws {
         let logger = store.logger
@@ -180,20 +176,16 @@ public struct ScaleOutCollector: Sendable {
     private func markBodies(_ rows: PostgresRowSequence, _ marking: inout Marking, _ pending: inout [PendingNode]) async throws {
         for try await body in rows.decode(ByteBuffer.self) {
             guard let asset = try ModifyDecision.decode(Data(buffer: body)).asset else { continue }
-            for entry in asset.entries { marking.marks.insert(entry.digest) }
-            if asset.depth > 0 {
-                for entry in asset.entries { pending.append(PendingNode(ref: entry, levelsBelow: asset.depth - 1)) }
-            }
+            let (marked, nodes) = ManifestMarking.roots(of: asset)
+            for entry in marked { marking.marks.insert(entry.digest) }
+            pending += nodes
         }
     }
-
-    /// The lengths a manifest node may have (`ManifestTree`: a 4-byte magic and 1–256 entries of 36 bytes).
-    static let nodeLengths = (4 + 36) ... (4 + 36 * ManifestTree.maximumNodeEntries)
 
     /// The account's chunks stored within the grace period that have a manifest node's
     /// length: an upload may store a new node over old chunks and save its record later.
     private func nodesWithinGrace(account: Int64, after cutoff: Int64, _ connection: PostgresConnection) async throws -> [PendingNode] {
-        let low = Int32(Self.nodeLengths.lowerBound), high = Int32(Self.nodeLengths.upperBound)
+        let low = Int32(ManifestMarking.nodeLengths.lowerBound), high = Int32(ManifestMarking.nodeLengths.upperBound)
         var nodes: [PendingNode] = []
         for try await (bytes, length) in try await connection.statement("""
             SELECT digest, length FROM chunk WHERE account = \(account) AND stored_at >= \(cutoff) AND length BETWEEN \(low) AND \(high) AND (length - 4) % 36 = 0
@@ -207,10 +199,7 @@ public struct ScaleOutCollector: Sendable {
     private func expand(_ pending: [PendingNode], _ marking: inout Marking, _ backend: ScaleOutBackend) async throws {
         var level = pending
         while !level.isEmpty {
-            var unique: [SHA256Digest: PendingNode] = [:]
-            for node in level where !marking.expanded.contains(node.ref.digest) {
-                if unique[node.ref.digest]?.levelsBelow == nil { unique[node.ref.digest] = node }
-            }
+            let unique = ManifestMarking.unique(level, expanded: marking.expanded)
             guard !unique.isEmpty else { return }
             let places = try await backend.places(of: Array(unique.keys))
             for (digest, node) in unique where places[digest] == nil {
@@ -225,19 +214,14 @@ public struct ScaleOutCollector: Sendable {
             }
             var next: [PendingNode] = []
             for (digest, bytes) in loaded {
-                let node = unique[digest]!
                 marking.expanded.insert(digest)
-                let entries: [ChunkRef]
-                do { entries = try ManifestTree.decodeNode(bytes, ref: ChunkRef(digest: digest, length: bytes.count)) } catch {
-                    if node.levelsBelow == nil { continue }  // only looked like a node
+                let expansion: (marked: [ChunkRef], nodes: [PendingNode])?
+                do { expansion = try ManifestMarking.expand(unique[digest]!, bytes: bytes) } catch {
                     throw Stop(reason: "manifest node \(digest.shortHex) is malformed")
                 }
-                for entry in entries { marking.marks.insert(entry.digest) }
-                switch node.levelsBelow {
-                case 0?: break
-                case let below?: next += entries.map { PendingNode(ref: $0, levelsBelow: below - 1) }
-                case nil: next += entries.filter { Self.nodeLengths.contains($0.length) }.map { PendingNode(ref: $0, levelsBelow: nil) }
-                }
+                guard let expansion else { continue }
+                for entry in expansion.marked { marking.marks.insert(entry.digest) }
+                next += expansion.nodes
             }
             level = next
         }

@@ -15,13 +15,16 @@ import Synchronization
 final class ScaleOutNotifier: Sendable {
     static let channel = "docsync_changes"
 
-    private struct Subscriber {
-        let account: Int64
-        let continuation: AsyncStream<ChangeNotification>.Continuation
-    }
-
     private struct State {
-        var subscribers: [UInt64: Subscriber] = [:]
+        /// Each account's streams, by id: a notification goes to its account's only.
+        var subscribers: [Int64: [UInt64: AsyncStream<ChangeNotification>.Continuation]] = [:]
+
+        mutating func finishAll() {
+            for streams in subscribers.values {
+                for continuation in streams.values { continuation.finish() }
+            }
+            subscribers = [:]
+        }
         var nextID: UInt64 = 0
         var listening = false
     }
@@ -40,11 +43,14 @@ final class ScaleOutNotifier: Sendable {
         let id = state.withLock { state in
             let id = state.nextID
             state.nextID += 1
-            state.subscribers[id] = Subscriber(account: account, continuation: continuation)
+            state.subscribers[account, default: [:]][id] = continuation
             return id
         }
         continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { state in _ = state.subscribers.removeValue(forKey: id) }
+            self?.state.withLock { state in
+                state.subscribers[account]?.removeValue(forKey: id)
+                if state.subscribers[account]?.isEmpty == true { state.subscribers.removeValue(forKey: account) }
+            }
         }
         return stream
     }
@@ -79,17 +85,13 @@ final class ScaleOutNotifier: Sendable {
         }
         state.withLock { state in
             state.listening = false
-            for subscriber in state.subscribers.values { subscriber.continuation.finish() }
-            state.subscribers = [:]
+            state.finishAll()
         }
     }
 
     /// Ends every stream (a graceful drain: devices reconnect elsewhere).
     func finishAll() {
-        state.withLock { state in
-            for subscriber in state.subscribers.values { subscriber.continuation.finish() }
-            state.subscribers = [:]
-        }
+        state.withLock { $0.finishAll() }
     }
 
     /// The payload a commit sends for a change of `zone` in `account`.
@@ -100,13 +102,13 @@ final class ScaleOutNotifier: Sendable {
         let zone = ZoneID(String(payload[payload.index(after: space)...]))
         let notification = ChangeNotification(zones: [zone])
         state.withLock { state in
-            for subscriber in state.subscribers.values where subscriber.account == account { subscriber.continuation.yield(notification) }
+            for continuation in state.subscribers[account]?.values ?? [:].values { continuation.yield(notification) }
         }
     }
 
     /// Tells every stream that each zone of its account may have changed.
     private func announceEverything(_ client: PostgresClient) async {
-        let accounts = state.withLock { Set($0.subscribers.values.map(\.account)) }
+        let accounts = state.withLock { Array($0.subscribers.keys) }
         for account in accounts {
             var zones = Set<ZoneID>()
             do {
@@ -117,9 +119,7 @@ final class ScaleOutNotifier: Sendable {
             }
             guard !zones.isEmpty else { continue }
             state.withLock { state in
-                for subscriber in state.subscribers.values where subscriber.account == account {
-                    subscriber.continuation.yield(ChangeNotification(zones: zones))
-                }
+                for continuation in state.subscribers[account]?.values ?? [:].values { continuation.yield(ChangeNotification(zones: zones)) }
             }
         }
     }

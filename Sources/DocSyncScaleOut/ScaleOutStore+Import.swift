@@ -41,64 +41,59 @@ extension ScaleOutStore {
 
     /// Sets the account's sequence to `value` unless it is past it already.
     public func importSequence(_ value: Int64, account: Int64) async throws(SyncError) {
-        let logger = self.logger
-        try await withConnection("import the sequence") { connection in
-            try await connection.statement("UPDATE account SET seq = greatest(seq, \(value)) WHERE id = \(account)", logger: logger)
-        }
+        try await execute("import the sequence", "UPDATE account SET seq = greatest(seq, \(value)) WHERE id = \(account)")
     }
 
     public func importZones(_ zones: [StoreExport.Zone], account: Int64) async throws(SyncError) {
         guard !zones.isEmpty else { return }
         let names = zones.map(\.name), incarnations = zones.map(\.incarnation), last = zones.map(\.lastSeq), compacted = zones.map(\.compactedThroughSeq)
-        try await execute("import \(zones.count) zones") { """
+        try await execute("import \(zones.count) zones", """
             INSERT INTO zone (account, name, incarnation, last_seq, compacted_through_seq)
             SELECT \(account), * FROM unnest(\(names)::text[], \(incarnations)::text[], \(last)::bigint[], \(compacted)::bigint[])
-            """ }
+            """)
     }
 
     public func importRecords(_ rows: [StoreExport.RecordRow], account: Int64) async throws(SyncError) {
         guard !rows.isEmpty else { return }
         let zones = rows.map(\.zone), names = rows.map(\.recordName), tags = rows.map(\.changeTag), seqs = rows.map(\.seq)
         let bodies = rows.map { ByteBuffer(data: $0.body) }
-        try await execute("import \(rows.count) records") { """
+        try await execute("import \(rows.count) records", """
             INSERT INTO record (account, zone, record_name, change_tag, seq, body)
             SELECT \(account), * FROM unnest(\(zones)::text[], \(names)::text[], \(tags)::text[], \(seqs)::bigint[], \(bodies)::bytea[])
-            """ }
+            """)
     }
 
     public func importTombstones(_ rows: [StoreExport.Tombstone], account: Int64) async throws(SyncError) {
         guard !rows.isEmpty else { return }
         let zones = rows.map(\.zone), names = rows.map(\.recordName), seqs = rows.map(\.seq), times = rows.map(\.deletedAt)
-        try await execute("import \(rows.count) tombstones") { """
+        try await execute("import \(rows.count) tombstones", """
             INSERT INTO tombstone (account, zone, record_name, seq, deleted_at)
             SELECT \(account), * FROM unnest(\(zones)::text[], \(names)::text[], \(seqs)::bigint[], \(times)::float8[])
-            """ }
+            """)
     }
 
     public func importDeleted(_ rows: [StoreExport.DeletedRow], account: Int64) async throws(SyncError) {
         guard !rows.isEmpty else { return }
         let zones = rows.map(\.zone), names = rows.map(\.recordName), seqs = rows.map(\.seq), times = rows.map(\.deletedAt)
         let devices = rows.map(\.deletedBy), bodies = rows.map { ByteBuffer(data: $0.body) }
-        try await execute("import \(rows.count) deleted records") { """
+        try await execute("import \(rows.count) deleted records", """
             INSERT INTO deleted_record (account, zone, record_name, seq, deleted_at, deleted_by, body)
             SELECT \(account), * FROM unnest(\(zones)::text[], \(names)::text[], \(seqs)::bigint[], \(times)::bigint[], \(devices)::text[], \(bodies)::bytea[])
-            """ }
+            """)
     }
 
     public func importReplaced(_ rows: [StoreExport.ReplacedRow], account: Int64) async throws(SyncError) {
         guard !rows.isEmpty else { return }
         let zones = rows.map(\.zone), names = rows.map(\.recordName), seqs = rows.map(\.seq), times = rows.map(\.replacedAt)
         let bodies = rows.map { ByteBuffer(data: $0.body) }
-        try await execute("import \(rows.count) kept versions") { """
+        try await execute("import \(rows.count) kept versions", """
             INSERT INTO replaced_version (account, zone, record_name, seq, replaced_at, body)
             SELECT \(account), * FROM unnest(\(zones)::text[], \(names)::text[], \(seqs)::bigint[], \(times)::bigint[], \(bodies)::bytea[])
-            """ }
+            """)
     }
 
-    private func execute(_ what: String, _ query: () -> PostgresQuery) async throws(SyncError) {
-        let logger = self.logger, query = query()
-        try await withConnection(what) { connection in
-            try await connection.statement(query, logger: logger)
-        }
+    private func execute(_ what: String, _ query: PostgresQuery) async throws(SyncError) {
+        let logger = self.logger
+        _ = try await withConnection(what) { connection in try await connection.statement(query, logger: logger) }
     }
 }

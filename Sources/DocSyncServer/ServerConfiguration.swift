@@ -200,7 +200,8 @@ public struct ServerConfiguration: Sendable, Hashable {
         values.tlsCertificate = try string("tls_cert")
         values.tlsKey = try string("tls_key")
         if let value = table["trusted_proxies"] {
-            guard let array = value.array, let addresses = Optional(array.compactMap(\.string)), addresses.count == array.count else {
+            let addresses = value.array?.compactMap(\.string)
+            guard let addresses, addresses.count == value.array?.count else {
                 throw ServerConfigurationError("\(line("trusted_proxies")): trusted_proxies must be a list of addresses, such as [\"127.0.0.1\"]")
             }
             values.trustedProxies = addresses

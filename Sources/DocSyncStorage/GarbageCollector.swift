@@ -42,13 +42,8 @@ struct GarbageCollector {
         var seq: Int64 = 0
     }
 
-    /// A manifest node to read: its reference and how many levels of nodes lie below it (0:
-    /// it lists data chunks), or `nil` for a chunk that only has a node's length (one stored
-    /// within the grace period): its entries are marked if it turns out to be a node.
-    struct PendingNode {
-        var ref: ChunkRef
-        var levelsBelow: Int?
-    }
+    /// A manifest node to read (`ManifestMarking`).
+    typealias PendingNode = ManifestMarking.Node
 
     /// A chunk that may go: its row, its key and its length.
     struct Candidate {
@@ -138,10 +133,9 @@ struct GarbageCollector {
     /// go to `pending`.
     private static func mark(_ body: Data, into marking: inout Marking, pending: inout [PendingNode]) throws {
         guard let asset = try LocalBackend.decodeRecord(body).asset else { return }
-        for entry in asset.entries { marking.marks.insert(entry.digest.indexKey) }
-        if asset.depth > 0 {
-            for entry in asset.entries { pending.append(PendingNode(ref: entry, levelsBelow: asset.depth - 1)) }
-        }
+        let (marked, nodes) = ManifestMarking.roots(of: asset)
+        for entry in marked { marking.marks.insert(entry.digest.indexKey) }
+        pending += nodes
     }
 
     /// The chunks stored within the grace period that have a manifest node's length
@@ -151,25 +145,18 @@ struct GarbageCollector {
         var nodes: [PendingNode] = []
         let recent = try Row.fetchCursor(db, sql: """
             SELECT digest, length FROM chunk WHERE storedAt >= ? AND length BETWEEN ? AND ? AND (length - 4) % 36 = 0
-            """, arguments: [cutoff, Self.nodeLengths.lowerBound, Self.nodeLengths.upperBound])
+            """, arguments: [cutoff, ManifestMarking.nodeLengths.lowerBound, ManifestMarking.nodeLengths.upperBound])
         while let row = try recent.next() {
             if let digest = SHA256Digest(bytes: row[0] as Data) { nodes.append(PendingNode(ref: ChunkRef(digest: digest, length: row[1]), levelsBelow: nil)) }
         }
         return nodes
     }
 
-    /// The lengths a manifest node may have.
-    static let nodeLengths = (4 + 36) ... (4 + 36 * ManifestTree.maximumNodeEntries)
-
     /// Reads `pending` nodes level by level and marks their entries (and the nodes below).
     private func expand(_ pending: [PendingNode], into marking: inout Marking, _ db: Database) throws {
         var level = pending
         while !level.isEmpty {
-            var unique: [SHA256Digest: PendingNode] = [:]
-            for node in level where !marking.expanded.contains(node.ref.digest) {
-                // A node known to be one wins over the same chunk only suspected of being one.
-                if unique[node.ref.digest]?.levelsBelow == nil { unique[node.ref.digest] = node }
-            }
+            let unique = ManifestMarking.unique(level, expanded: marking.expanded)
             let places = try PackStore.places(of: Array(unique.keys), db)
             for (digest, node) in unique where places[digest] == nil && node.levelsBelow != nil {
                 logger.error("a kept record's manifest node is not stored; the chunks it lists cannot be told",
@@ -185,19 +172,14 @@ struct GarbageCollector {
                     throw Stop(reason: "manifest node or chunk \(error.digest?.shortHex ?? "?") cannot be read (\(error.message))")
                 }
                 for (digest, bytes) in loaded {
-                    let node = unique[digest]!
                     marking.expanded.insert(digest)
-                    let entries: [ChunkRef]
-                    do { entries = try ManifestTree.decodeNode(bytes, ref: ChunkRef(digest: digest, length: bytes.count)) } catch {
-                        if node.levelsBelow == nil { continue }  // only looked like a node
+                    let expansion: (marked: [ChunkRef], nodes: [PendingNode])?
+                    do { expansion = try ManifestMarking.expand(unique[digest]!, bytes: bytes) } catch {
                         throw Stop(reason: "manifest node \(digest.shortHex) is malformed")
                     }
-                    for entry in entries { marking.marks.insert(entry.digest.indexKey) }
-                    switch node.levelsBelow {
-                    case 0?: break
-                    case let below?: next += entries.map { PendingNode(ref: $0, levelsBelow: below - 1) }
-                    case nil: next += entries.filter { Self.nodeLengths.contains($0.length) }.map { PendingNode(ref: $0, levelsBelow: nil) }
-                    }
+                    guard let expansion else { continue }
+                    for entry in expansion.marked { marking.marks.insert(entry.digest.indexKey) }
+                    next += expansion.nodes
                 }
                 group = [:]
                 groupBytes = 0

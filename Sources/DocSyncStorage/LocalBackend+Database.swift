@@ -75,16 +75,16 @@ extension LocalBackend {
     /// The token of a client that has every change of `zone`, and the last change sequence
     /// whose deletions were compacted away (older tokens have expired). Throws
     /// `zoneNotFound` when the zone does not exist.
-    static func zoneState(of zone: ZoneID, _ db: Database) throws -> (latest: LocalChangeToken, compactedThrough: Int64) {
+    static func zoneState(of zone: ZoneID, _ db: Database) throws -> (latest: StoreChangeToken, compactedThrough: Int64) {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT incarnation, lastSeq, compactedThroughSeq FROM zone WHERE name = ?"),
                                          arguments: [zone.name]) else {
             throw SyncError.zoneNotFound(zone)
         }
-        return (LocalChangeToken(zone: zone.name, incarnation: row[0], seq: row[1]), row[2])
+        return (StoreChangeToken(zone: zone.name, incarnation: row[0], seq: row[1]), row[2])
     }
 
     /// One page of changes of `zone` after `since`.
-    static func changes(in zone: ZoneID, since: LocalChangeToken?, pageSize: Int, _ db: Database) throws -> ChangeSet {
+    static func changes(in zone: ZoneID, since: StoreChangeToken?, pageSize: Int, _ db: Database) throws -> ChangeSet {
         let (latest, compactedThrough) = try zoneState(of: zone, db)
         let incarnation = latest.incarnation, lastSeq = latest.seq
         var after: Int64 = 0
@@ -117,7 +117,7 @@ extension LocalBackend {
         }
         if !moreComing { position = max(position, lastSeq) }
         return ChangeSet(changed: changed, deleted: deleted,
-                         token: LocalChangeToken(zone: zone.name, incarnation: incarnation, seq: position).token,
+                         token: StoreChangeToken(zone: zone.name, incarnation: incarnation, seq: position).token,
                          moreComing: moreComing)
     }
 }

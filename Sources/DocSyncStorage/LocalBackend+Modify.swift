@@ -5,9 +5,6 @@ import GRDB
 /// The modify algorithm of the embedded backend, inside one write transaction: change tags,
 /// the chunks a save names, tombstones, and the versions kept for Recently Deleted.
 extension LocalBackend {
-    /// Item errors found without looking at stored state (`RecordBatch.itemsFailingValidation`).
-    static func validate(_ batch: RecordBatch) -> [RecordID: SyncError] { batch.itemsFailingValidation }
-
     /// The modify algorithm, inside the write transaction. Rolls back an atomic batch with
     /// any failure; otherwise commits whatever succeeded.
     ///
@@ -19,7 +16,7 @@ extension LocalBackend {
         try requireZone(batch.zone, db)
         var result = ModifyResult(failed: failedBefore)
         let zone = batch.zone.name
-        let senderIsCurrent = try batch.knownToken.map { token in try zoneState(of: batch.zone, db).latest == (try? LocalChangeToken(token)) } ?? false
+        let senderIsCurrent = try batch.knownToken.map { token in try zoneState(of: batch.zone, db).latest == (try? StoreChangeToken(token)) } ?? false
         var lastSeq: Int64?
         let present = try db.directStatement(sql: PackStore.presenceQuery)
         func current(_ id: RecordID) throws -> StoredVersion? {

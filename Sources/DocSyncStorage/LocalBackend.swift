@@ -152,7 +152,7 @@ public final class LocalBackend: StorageBackend {
         guard batch.itemCount <= RecordBatch.maximumItems else {
             throw SyncError(.limitExceeded, "batch of \(batch.itemCount) items exceeds \(RecordBatch.maximumItems); split it and resend")
         }
-        let failed = LocalBackend.validate(batch)
+        let failed = batch.itemsFailingValidation
         let result = try await writeDeciding("modify \(batch.itemCount) records in \(batch.zone)") { db in
             try LocalBackend.apply(batch, failedBefore: failed, now: .now, db)
         }
@@ -162,7 +162,7 @@ public final class LocalBackend: StorageBackend {
     }
 
     public func fetchChanges(in zone: ZoneID, since token: ChangeToken?, limit: Int) async throws(SyncError) -> ChangeSet {
-        let since = try token.map { token throws(SyncError) in try LocalChangeToken(token) }
+        let since = try token.map { token throws(SyncError) in try StoreChangeToken(token) }
         let pageSize = max(1, min(limit, StorageLimits.maximumPageSize))
         return try await read("fetch changes of \(zone)") { db in
             try LocalBackend.changes(in: zone, since: since, pageSize: pageSize, db)

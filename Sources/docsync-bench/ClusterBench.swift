@@ -1,9 +1,6 @@
 import AsyncHTTPClient
-import DocSyncScaleOut
 import Foundation
-import Logging
 import NIOCore
-import PostgresNIO
 
 /// The scale-out store (issue 26), beside the embedded one in the same run:
 /// (a) the initial sync of `make bench`'s tree through one scale-out instance and through
@@ -43,12 +40,9 @@ enum ClusterBench {
     /// CPU seconds so far of the S3 store's processes (`DOCSYNC_S3_PIDS`, as config/services
     /// prints them) and of PostgreSQL (`DOCSYNC_PG_PID`, the postmaster), each with its
     /// descendants (`LoadBench.treeSeconds`); 0 for what cannot be found.
-    static func servicesCPUSeconds() -> (s3: Double, postgres: Double) {
-        let environment = ProcessInfo.processInfo.environment
+    static func servicesCPUSeconds(_ services: BenchServices) -> (s3: Double, postgres: Double) {
         let table = LoadBench.processTable()
-        let s3 = (environment["DOCSYNC_S3_PIDS"] ?? "").split(separator: ",").compactMap { Int32($0) }
-        let postgres = environment["DOCSYNC_PG_PID"].flatMap(Int32.init).map { [$0] } ?? []
-        return (LoadBench.treeSeconds(s3, table), LoadBench.treeSeconds(postgres, table))
+        return (LoadBench.treeSeconds(services.s3PIDs ?? [], table), LoadBench.treeSeconds(services.postgresPIDs ?? [], table))
     }
 
     /// User and system CPU seconds of process `pid` so far.
@@ -57,21 +51,22 @@ enum ClusterBench {
     }
 
     static func run(base: URL, samples: Int, initialFiles: Int) async throws -> Report {
-        let environment = ProcessInfo.processInfo.environment
-        guard let postgres = environment["DOCSYNC_TEST_POSTGRES_URL"], let endpoint = environment["DOCSYNC_TEST_S3_ENDPOINT"],
-              let region = environment["DOCSYNC_TEST_S3_REGION"], let access = environment["DOCSYNC_TEST_S3_ACCESS_KEY"],
-              let secret = environment["DOCSYNC_TEST_S3_SECRET_KEY"]
-        else {
-            throw BenchError("the scale-out part needs PostgreSQL and S3: run it through `make bench` (or `make services-up` and export what it prints)")
+        let services = try BenchServices.fromEnvironment(for: "the scale-out part")
+        let name = BenchServices.storeName("docsync_bench")
+        let database = try await services.makeDatabase(name)
+        do {
+            let report = try await run(base: base, samples: samples, initialFiles: initialFiles, services: services,
+                                       store: ["--records", database.url, "--chunks", services.chunks(for: name)])
+            await services.dropDatabase(name)
+            return report
+        } catch {
+            await services.dropDatabase(name)
+            throw error
         }
-        let admin = try PostgresLocation(url: postgres)
-        let name = "docsync_bench_\(UInt32.random(in: 0 ... .max))"
-        try await execute("CREATE DATABASE \(name)", on: admin)
-        defer { Task { try? await execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", on: admin) } }
-        let database = admin.with(database: name)
-        let store = ["--records", "postgres://\(database.user):\(database.password ?? "")@\(database.host):\(database.port)/\(name)",
-                     "--chunks", "s3://\(name.replacingOccurrences(of: "_", with: "-"))?endpoint=\(endpoint)&region=\(region)"]
-        let keys = ["S3_ACCESS_KEY": access, "S3_SECRET_KEY": secret]
+    }
+
+    private static func run(base: URL, samples: Int, initialFiles: Int, services: BenchServices, store: [String]) async throws -> Report {
+        let keys = ["S3_ACCESS_KEY": services.s3AccessKey, "S3_SECRET_KEY": services.s3SecretKey]
 
         print("\n== (a) Initial sync through the embedded store and through one scale-out instance: \(initialFiles) files + 20 × 10 MiB ==")
         let embeddedServer = try BenchServer(base: base.appendingPathComponent("embedded"))
@@ -84,16 +79,16 @@ enum ClusterBench {
         try first.start()
         defer { first.stop() }
         let before = try await scrape(first.port)
-        let servicesBefore = servicesCPUSeconds()
+        let servicesBefore = servicesCPUSeconds(services)
         let scaleOut = try await SyncBench.initialSync(base: base.appendingPathComponent("scale-out"), smallFiles: initialFiles,
                                                        backend: url(first.port), tokenFile: first.tokenFile, serverPID: first.pid)
         let after = try await scrape(first.port)
-        let servicesAfter = servicesCPUSeconds()
+        let servicesAfter = servicesCPUSeconds(services)
         print("scale-out: " + scaleOut.line)
-        let services = (s3: servicesAfter.s3 - servicesBefore.s3, postgres: servicesAfter.postgres - servicesBefore.postgres)
+        let servicesCPU = (s3: servicesAfter.s3 - servicesBefore.s3, postgres: servicesAfter.postgres - servicesBefore.postgres)
         let docsyncCPU = scaleOut.cpuSeconds.values.reduce(0, +)
         print(String(format: "the services over that sync (and the tree's making, which they take no part in): S3 store %.2f s CPU, PostgreSQL %.2f s; with docsync's %.2f s, at least %.2f s on 2 cores",
-                     services.s3, services.postgres, docsyncCPU, (services.s3 + services.postgres + docsyncCPU) / 2))
+                     servicesCPU.s3, servicesCPU.postgres, docsyncCPU, (servicesCPU.s3 + servicesCPU.postgres + docsyncCPU) / 2))
         let ratio = scaleOut.docsyncSeconds / embedded.docsyncSeconds
         let files = Double(scaleOut.files)
         let statements = (after["docsync_postgres_statements_total"] ?? 0) - (before["docsync_postgres_statements_total"] ?? 0)
@@ -147,7 +142,7 @@ enum ClusterBench {
         }
         print(String(format: "added by crossing instances (against the second one-instance run): p50 %+.1f ms, p90 %+.1f ms",
                      propagation[1].p50 - propagation[2].p50, propagation[1].p90 - propagation[2].p90))
-        return Report(embedded: embedded, scaleOut: scaleOut, ratio: ratio, servicesCPUSeconds: ["s3": services.s3, "postgres": services.postgres],
+        return Report(embedded: embedded, scaleOut: scaleOut, ratio: ratio, servicesCPUSeconds: ["s3": servicesCPU.s3, "postgres": servicesCPU.postgres],
                       statementsPerFile: statements / files, s3RequestsPerFile: requests,
                       oneInstance: propagation[2], twoInstances: propagation[1], oneInstanceFirst: propagation[0], perSave: perSave)
     }
@@ -164,14 +159,5 @@ enum ClusterBench {
             samples[String(line[..<space])] = value
         }
         return samples
-    }
-
-    static func execute(_ sql: String, on location: PostgresLocation) async throws {
-        let connection = try await PostgresConnection.connect(
-            configuration: .init(host: location.host, port: location.port, username: location.user, password: location.password,
-                                 database: location.database, tls: .disable),
-            id: 1, logger: Logger(label: "docsync.bench"))
-        defer { Task { try? await connection.close() } }
-        try await connection.query(PostgresQuery(unsafeSQL: sql), logger: Logger(label: "docsync.bench"))
     }
 }

@@ -110,19 +110,11 @@ enum LoadBench {
     static let fileSizes = 1024...4096
 
     static func run(base: URL, devices: Int, seconds: Int) async throws -> Report {
-        let environment = ProcessInfo.processInfo.environment
-        guard let postgres = environment["DOCSYNC_TEST_POSTGRES_URL"], let endpoint = environment["DOCSYNC_TEST_S3_ENDPOINT"],
-              let region = environment["DOCSYNC_TEST_S3_REGION"], let access = environment["DOCSYNC_TEST_S3_ACCESS_KEY"],
-              let secret = environment["DOCSYNC_TEST_S3_SECRET_KEY"]
-        else {
-            throw BenchError("the load test needs PostgreSQL and S3: run it through `make bench-load` (or `make services-up` and export what it prints)")
-        }
-        let services = Services(postgres: environment["DOCSYNC_PG_PID"].flatMap { Int32($0) }.map { [$0] },
-                                s3: environment["DOCSYNC_S3_PIDS"].map { $0.split(separator: ",").compactMap { Int32($0) } })
+        let bench = try BenchServices.fromEnvironment(for: "the load test")
+        let services = Services(postgres: bench.postgresPIDs, s3: bench.s3PIDs)
         let tools = try Tools.find()
-        let admin = try PostgresLocation(url: postgres)
         let credentials = base.appendingPathComponent("s3.credentials")
-        try Data("access_key = \"\(access)\"\nsecret_key = \"\(secret)\"\n".utf8).write(to: credentials)
+        try Data("access_key = \"\(bench.s3AccessKey)\"\nsecret_key = \"\(bench.s3SecretKey)\"\n".utf8).write(to: credentials)
         chmod(credentials.path, 0o600)
         let users = (devices + devicesPerUser - 1) / devicesPerUser
         print("\(devices) devices (\(users) users × up to \(devicesPerUser), one zone per user), each saving \(filesPerSave) files of 1–4 KiB "
@@ -133,19 +125,18 @@ enum LoadBench {
 
         var results: [Configuration] = []
         for (label, instances) in [("one instance", 1), ("two instances behind HAProxy", 2)] {
-            let name = "docsync_load_\(UInt32.random(in: 0 ... .max))"
-            try await ClusterBench.execute("CREATE DATABASE \(name)", on: admin)
+            let name = BenchServices.storeName("docsync_load")
+            let database = try await bench.makeDatabase(name)
             let outcome: Result<Configuration, any Error>
             do {
-                let database = admin.with(database: name)
                 let configFile = base.appendingPathComponent("\(name).toml")
                 try Data("""
                     # docsync-bench --only load: the instances and the user commands read this file.
                     rate_limit = 100000
                     trusted_proxies = ["127.0.0.1"]
                     [storage]
-                    records = "postgres://\(database.user):\(database.password ?? "")@\(database.host):\(database.port)/\(name)"
-                    chunks = "s3://\(name.replacingOccurrences(of: "_", with: "-"))?endpoint=\(endpoint)&region=\(region)"
+                    records = "\(database.url)"
+                    chunks = "\(bench.chunks(for: name))"
                     credentials = "\(credentials.path)"
 
                     """.utf8).write(to: configFile)
@@ -155,7 +146,7 @@ enum LoadBench {
             } catch {
                 outcome = .failure(error)
             }
-            try? await ClusterBench.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", on: admin)
+            await bench.dropDatabase(name)
             results.append(try outcome.get())
         }
         let (one, two) = (results[0], results[1])

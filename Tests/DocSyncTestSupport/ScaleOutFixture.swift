@@ -30,9 +30,7 @@ public final class ScaleOutTestStorage: Sendable {
     public static func make(settings: StoreSettings = StoreSettings(collectionInterval: 0)) async throws -> ScaleOutTestStorage {
         let admin = try PostgresLocation(url: try TestServices.postgresURL())
         let name = "docsync_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-        try await withAdmin(admin) { client in
-            try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
-        }
+        try await admin.executeAlone("CREATE DATABASE \(name)", logger: logger)
         let s3 = try TestServices.s3()
         let bucket = try S3Configuration(endpoint: URL(string: s3.endpoint)!, region: s3.region, bucket: "docsync-test-" + String(name.suffix(16)),
                                      accessKey: s3.accessKey, secretKey: s3.secretKey)
@@ -49,7 +47,7 @@ public final class ScaleOutTestStorage: Sendable {
 
     /// The `docsync-server` flags that name this store, and the environment with its S3 keys.
     public var serverArguments: [String] {
-        ["--records", "postgres://\(database.user):\(database.password ?? "")@\(database.host):\(database.port)/\(database.database)",
+        ["--records", database.url,
          "--chunks", "s3://\(bucket.bucket)?endpoint=\(bucket.endpoint.absoluteString)&region=\(bucket.region)"]
     }
 
@@ -64,23 +62,7 @@ public final class ScaleOutTestStorage: Sendable {
         if let keys = try? await objects.listAllObjects(prefix: "").map(\.key), !keys.isEmpty { try? await objects.deleteObjects(keys) }
         try? await objects.deleteBucket()
         let name = database.database
-        try? await Self.withAdmin(admin) { client in
-            try await client.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: Self.logger)
-        }
-    }
-
-    private static func withAdmin(_ admin: PostgresLocation, _ body: (PostgresConnection) async throws -> Void) async throws {
-        let connection = try await PostgresConnection.connect(
-            configuration: PostgresConnection.Configuration(host: admin.host, port: admin.port, username: admin.user, password: admin.password,
-                                                            database: admin.database, tls: .disable),
-            id: 1, logger: logger)
-        do {
-            try await body(connection)
-        } catch {
-            try? await connection.close()
-            throw error
-        }
-        try await connection.close()
+        try? await admin.executeAlone("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", logger: Self.logger)
     }
 }
 
