@@ -443,7 +443,11 @@ public final class FolderEngine: Sendable {
 
     private func pruneVersions() {
         let cutoff = Timestamp(nanosecondsSince1970: environment.wallNow().nanosecondsSince1970 - Int64(configuration.keepVersionsDays) * 86_400 * 1_000_000_000)
-        _ = try? index.write { db in try versions.prune(olderThan: cutoff, in: db) }
+        _ = try? index.write { db in
+            try versions.prune(olderThan: cutoff, in: db)
+            // The conflict log keeps what the version store keeps (its entries name versions).
+            try FolderEngine.pruneConflictLog(olderThan: cutoff, in: db)
+        }
     }
 }
 

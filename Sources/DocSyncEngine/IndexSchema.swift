@@ -199,6 +199,25 @@ enum IndexSchema {
             // (`PredicateSQL.compile(_:indexedExtensions:columns:)`, issue 25).
             try db.execute(sql: "CREATE INDEX item_name_extension ON item(\(PredicateSQL.nameExtension(of: "name"))) WHERE pending <> 2")
         }
+        migrator.registerMigration("v14: the conflict log") { db in
+            // Every conflict the engine meets and how it ended — merged, kept both, settled by
+            // the folder's policy, resolved by a person (`docs-status conflicts --log`,
+            // `FolderEngine.logConflict`). Rows are only added, and pruned with the versions.
+            try db.execute(sql: """
+                CREATE TABLE conflictLog (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    time INTEGER NOT NULL,           -- nanoseconds since 1970
+                    folder TEXT NOT NULL,            -- the folder's id (zone name)
+                    path TEXT NOT NULL,              -- the original's path
+                    copyPath TEXT,                   -- the conflict copy's path, if any
+                    localDevice TEXT NOT NULL,       -- the device that logged it
+                    remoteDevice TEXT,               -- the other side's device, if known
+                    outcome TEXT NOT NULL,           -- ConflictOutcome's raw value
+                    detail TEXT
+                );
+                CREATE INDEX conflictLog_by_time ON conflictLog(time);
+                """)
+        }
         return migrator
     }
 }
