@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -138,6 +139,9 @@ let package = Package(
                 "DocSyncCore", "DocSyncStorage", "DocSyncWatcher",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                // A merged JSON, YAML or TOML file must still parse (StructuredTextCheck).
+                .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
         // The control socket: request/response types, framing, server and client.

@@ -16,7 +16,8 @@ import TOMLKit
 /// - Defaults: `device` = the host name; `state_dir` = `$XDG_STATE_HOME/docsync` or
 ///   `~/.local/state/docsync`; `socket` = `ControlSocketLocation.defaultPath`; a folder's
 ///   `mode` = mirror, `conflict` = keep-both, `max_file_size` = 50MB, `keep_versions_days` = 30,
-///   `delete_brake_percent` = 50, `delete_brake_min` = 100.
+///   `delete_brake_percent` = 50, `delete_brake_min` = 100, `merge` = the text formats of
+///   `TextMergeRule.defaultPatterns`, `merge_max_size` = 1MB.
 /// - Paths in the file must be absolute or start with `~`; paths given as flags may also be
 ///   relative to the current directory. Paths come back absolute and normalized.
 /// - The environment, home directory, host name and current directory are inputs, so the
@@ -32,7 +33,7 @@ public struct ConfigurationLoader: Sendable {
         public static let topLevel = ["device", "state_dir", "socket", "backend", "folders"]
         public static let backend = ["url", "token_file", "ca_file"]
         public static let folder = ["id", "path", "mode", "conflict", "max_file_size", "keep_versions_days",
-                                    "delete_brake_percent", "delete_brake_min"]
+                                    "delete_brake_percent", "delete_brake_min", "merge", "merge_max_size"]
     }
 
     /// Defaults come from this process: its environment, `$HOME` (or the password database),
@@ -224,7 +225,31 @@ public struct ConfigurationLoader: Sendable {
             }
             folder.deleteBrake.minimum = minimum
         }
+        if let patterns = document.value(table, "merge") {
+            folder.mergePatterns = try mergePatterns(patterns, at: path.appending("merge"), in: document)
+        }
+        if let size = document.value(table, "merge_max_size") {
+            folder.mergeMaxSize = try maxFileSize(size, at: path.appending("merge_max_size"), in: document)
+        }
         return folder
+    }
+
+    /// The `merge` array: globs, each valid (`[]` merges nothing).
+    private func mergePatterns(_ value: any TOMLValueConvertible, at path: TOMLKeyPath, in document: ConfigurationDocument) throws(ConfigurationError) -> [String] {
+        guard value.type == .array, let array = value.array else {
+            throw document.typeError(value, expected: "an array of globs ([\"*.md\", \"*.txt\"])", at: path)
+        }
+        var patterns: [String] = []
+        for element in array {
+            guard let pattern = element.string else {
+                throw document.typeError(element, expected: "a glob string such as \"*.md\"", at: path)
+            }
+            patterns.append(pattern)
+        }
+        do { _ = try TextMergeRule(patterns: patterns) } catch {
+            throw document.error(.invalidValue, at: path, error.message)
+        }
+        return patterns
     }
 
     private func maxFileSize(_ value: any TOMLValueConvertible, at path: TOMLKeyPath, in document: ConfigurationDocument) throws(ConfigurationError) -> Int64 {
@@ -358,6 +383,19 @@ public struct ConfigurationLoader: Sendable {
         if let minimum = overrides.deleteBrakeMinimum {
             guard minimum >= 0 else { throw ConfigurationError(.invalidValue, key: "--delete-brake-min", message: "must not be negative") }
             for index in folders.indices { folders[index].deleteBrake.minimum = minimum }
+        }
+        if let patterns = overrides.merge {
+            let kept = patterns.filter { !$0.isEmpty }
+            do { _ = try TextMergeRule(patterns: kept) } catch {
+                throw ConfigurationError(.invalidValue, key: "--merge", message: error.message)
+            }
+            for index in folders.indices { folders[index].mergePatterns = kept }
+        }
+        if let text = overrides.mergeMaxSize {
+            guard let size = ByteSize.parse(text), size > 0 else {
+                throw ConfigurationError(.invalidValue, key: "--merge-max-size", message: "\(quoted(text)) is not a size like 1MB or 512KiB")
+            }
+            for index in folders.indices { folders[index].mergeMaxSize = size }
         }
     }
 

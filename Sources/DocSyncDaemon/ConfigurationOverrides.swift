@@ -34,13 +34,21 @@ public struct ConfigurationOverrides: Sendable, Hashable {
     public var deleteBrakePercent: Int?
     /// `--delete-brake-min N`, for every folder.
     public var deleteBrakeMinimum: Int?
+    /// `--merge GLOB` (repeated), the `merge` globs of every folder; a single empty
+    /// `--merge ''` merges nothing.
+    public var merge: [String]?
+    /// `--merge-max-size SIZE`, for every folder.
+    public var mergeMaxSize: String?
 
     public init(
         device: String? = nil, stateDirectory: String? = nil, socketPath: String? = nil,
         backendURL: String? = nil, tokenFile: String? = nil, caFile: String? = nil, folder: String? = nil,
         mode: String? = nil, conflictPolicy: String? = nil, maxFileSize: String? = nil, keepVersionsDays: Int? = nil,
-        folderID: String? = nil, deleteBrakePercent: Int? = nil, deleteBrakeMinimum: Int? = nil
+        folderID: String? = nil, deleteBrakePercent: Int? = nil, deleteBrakeMinimum: Int? = nil,
+        merge: [String]? = nil, mergeMaxSize: String? = nil
     ) {
+        self.merge = merge
+        self.mergeMaxSize = mergeMaxSize
         self.folderID = folderID
         self.deleteBrakePercent = deleteBrakePercent
         self.deleteBrakeMinimum = deleteBrakeMinimum

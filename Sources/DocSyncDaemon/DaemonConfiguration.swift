@@ -59,6 +59,11 @@ public struct FolderConfiguration: Sendable, Hashable {
     /// The mass-delete brake (SPEC §4a): `delete_brake_percent` (50; 0 turns it off) and
     /// `delete_brake_min` (100).
     public var deleteBrake: DeleteBrake
+    /// The `merge` globs (SPEC §4): text files edited on both devices are merged line-wise
+    /// under keep-both. Default `TextMergeRule.defaultPatterns`; empty merges nothing.
+    public var mergePatterns: [String] = TextMergeRule.defaultPatterns
+    /// `merge_max_size`: larger files are never merged. Default 1 MB (1,000,000 bytes).
+    public var mergeMaxSize: Int64 = TextMergeRule.defaultMaxSize
 
     public init(
         id: String, path: URL, mode: Mode = .mirror, conflictPolicy: ConflictPolicy = .keepBoth,

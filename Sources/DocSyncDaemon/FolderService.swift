@@ -37,6 +37,7 @@ final class FolderService: Service, Sendable {
             stateDirectory: daemon.stateDirectory.appendingPathComponent("folders").appendingPathComponent(folder.id),
             device: daemon.device, conflictPolicy: folder.conflictPolicy, direction: direction,
             onDemand: folder.mode == .onDemand, maxFileSize: folder.maxFileSize, keepVersionsDays: folder.keepVersionsDays,
+            textMerge: folder.mergePatterns.isEmpty ? nil : try TextMergeRule(patterns: folder.mergePatterns, maxSize: folder.mergeMaxSize),
             deleteBrake: folder.deleteBrake)
         self.engine = try FolderEngine(configuration: configuration, backend: backend, logger: logger)
         // A folder never synced must exist; one synced before is held while it is missing.

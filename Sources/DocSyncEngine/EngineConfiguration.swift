@@ -26,6 +26,9 @@ public struct EngineConfiguration: Sendable {
     /// Larger files stay local with a per-file error.
     public var maxFileSize: Int64
     public var keepVersionsDays: Int
+    /// Which files a content conflict is merged line-wise for under keep-both (SPEC §4);
+    /// nil merges none.
+    public var textMerge: TextMergeRule?
     /// The mass-delete brake (SPEC §4a).
     public var deleteBrake: DeleteBrake
     public var retryPolicy: RetryPolicy
@@ -37,7 +40,7 @@ public struct EngineConfiguration: Sendable {
     public init(
         zone: ZoneID, root: URL, stateDirectory: URL, device: String, conflictPolicy: ConflictPolicy = .keepBoth,
         direction: Direction = .both, onDemand: Bool = false, maxFileSize: Int64 = 50_000_000, keepVersionsDays: Int = 30,
-        deleteBrake: DeleteBrake = DeleteBrake(),
+        textMerge: TextMergeRule? = .standard, deleteBrake: DeleteBrake = DeleteBrake(),
         retryPolicy: RetryPolicy = .standard, safetyNetInterval: Duration = .seconds(300), transferConcurrency: Int = 8
     ) {
         self.deleteBrake = deleteBrake
@@ -50,6 +53,7 @@ public struct EngineConfiguration: Sendable {
         self.onDemand = onDemand
         self.maxFileSize = maxFileSize
         self.keepVersionsDays = keepVersionsDays
+        self.textMerge = textMerge
         self.retryPolicy = retryPolicy
         self.safetyNetInterval = safetyNetInterval
         self.transferConcurrency = transferConcurrency

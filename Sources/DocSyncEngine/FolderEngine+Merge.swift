@@ -77,7 +77,11 @@ extension FolderEngine {
     /// kept in the version store.
     func keepServerVersion(_ server: DocSyncCore.Record) async throws(SyncError) {
         guard server.type == .document, let asset = server.asset else { return }
-        let content = try await backend.loadAsset(asset)
+        try keepInVersionStore(try await backend.loadAsset(asset), of: server, reason: .conflict)
+    }
+
+    /// Keeps `content`, the bytes of the server's document `server`, in the version store.
+    func keepInVersionStore(_ content: Data, of server: DocSyncCore.Record, reason: VersionStore.Reason) throws(SyncError) {
         let staging = configuration.stateDirectory.appendingPathComponent(Materializer.temporaryPrefix + environment.newRecordName())
         do {
             try fileSystem.makeDirectories(configuration.stateDirectory.path)
@@ -89,7 +93,7 @@ extension FolderEngine {
             var item = IndexItem(recordName: server.id.recordName, path: server.path, kind: .document,
                                  stat: FileStat(kind: .file, size: server.size, modified: server.modified, inode: 0, device: 0, mode: server.mode))
             item.size = server.size
-            try index.write { db in try versions.keep(staging.path, item: item, reason: .conflict, device: server.lastModifiedBy, move: true, in: db) }
+            try index.write { db in try versions.keep(staging.path, item: item, reason: reason, device: server.lastModifiedBy, move: true, in: db) }
         } catch {
             try? fileSystem.removeFile(staging.path)
             throw SyncError(.serviceUnavailable, "cannot keep the other device's version of \(server.path): \(error)")

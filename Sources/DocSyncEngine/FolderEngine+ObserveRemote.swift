@@ -145,6 +145,7 @@ extension FolderEngine {
 
     /// The folder's settings, as the planner follows them.
     var plannerSettings: PlannerSettings {
-        PlannerSettings(device: configuration.device, conflictPolicy: configuration.conflictPolicy, onDemand: configuration.onDemand)
+        PlannerSettings(device: configuration.device, conflictPolicy: configuration.conflictPolicy, onDemand: configuration.onDemand,
+                        textMerge: configuration.textMerge)
     }
 }

@@ -181,7 +181,7 @@ extension FolderEngine {
     /// Renames `temporary` (whose state is `written`) over `target` if the target is still
     /// what `expected` says. The outcome carries `written`: the rename keeps the inode, size
     /// and times, and a stat taken after it could already include someone else's change.
-    private func replace(_ target: String, with temporary: String, written: FileStat, path: RelativePath, expected: IndexItem?, reason: VersionStore.Reason?) throws(SyncError) -> WriteOutcome {
+    func replace(_ target: String, with temporary: String, written: FileStat, path: RelativePath, expected: IndexItem?, reason: VersionStore.Reason?) throws(SyncError) -> WriteOutcome {
         let current: FileStat?
         do { current = try fileSystem.status(target) } catch {
             try? fileSystem.removeFile(temporary)

@@ -16,6 +16,9 @@ public struct VersionStore: Sendable {
         case overwritten
         /// A file deleted on another device.
         case deleted
+        /// An input of a line-wise merge (this device's or the other's), replaced by the
+        /// merged text.
+        case merged
     }
 
     public let directory: URL

@@ -73,6 +73,12 @@ struct DocSyncDaemonCommand: AsyncParsableCommand {
     @Option(name: .customLong("delete-brake-min"), help: ArgumentHelp("The fewest local deletions the brake holds (with --delete-brake-percent). For every folder.", valueName: "items"))
     var deleteBrakeMinimum: Int?
 
+    @Option(name: .customLong("merge"), help: ArgumentHelp("A glob of text files merged line-wise when edited on two devices (repeat it; '' merges none). Replaces the folders' merge lists.", valueName: "glob"))
+    var merge: [String] = []
+
+    @Option(name: .customLong("merge-max-size"), help: ArgumentHelp("Largest text file merged, e.g. 1MB, for every folder.", valueName: "size"))
+    var mergeMaxSize: String?
+
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -84,7 +90,8 @@ struct DocSyncDaemonCommand: AsyncParsableCommand {
             device: device, stateDirectory: stateDirectory, socketPath: socket,
             backendURL: backend, tokenFile: tokenFile, caFile: caFile, folder: folder,
             mode: mode, conflictPolicy: conflict, maxFileSize: maxFileSize, keepVersionsDays: keepVersionsDays,
-            folderID: folderID, deleteBrakePercent: deleteBrakePercent, deleteBrakeMinimum: deleteBrakeMinimum
+            folderID: folderID, deleteBrakePercent: deleteBrakePercent, deleteBrakeMinimum: deleteBrakeMinimum,
+            merge: merge.isEmpty ? nil : merge, mergeMaxSize: mergeMaxSize
         )
         let configuration: DaemonConfiguration
         do {

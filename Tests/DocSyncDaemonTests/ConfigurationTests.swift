@@ -50,6 +50,33 @@ private func parseError(_ text: String, overrides: ConfigurationOverrides = Conf
         #expect(pictures.path.path == "/home/ada/Pictures")
         #expect(pictures.mode == .onDemand && pictures.conflictPolicy == .newestWins)
         #expect(pictures.maxFileSize == 200_000_000 && pictures.keepVersionsDays == 7)
+        #expect(documents.mergePatterns == TextMergeRule.defaultPatterns && documents.mergeMaxSize == 1_000_000)
+    }
+
+    @Test func mergeGlobsAndTheirLimit() throws {
+        let set = try loader.parse(minimal + "\nmerge = [\"*.md\", \"notes/*.txt\"]\nmerge_max_size = \"256KiB\"\n", source: "docsync.toml")
+        #expect(set.folders[0].mergePatterns == ["*.md", "notes/*.txt"] && set.folders[0].mergeMaxSize == 262_144)
+        let none = try loader.parse(minimal + "\nmerge = []\n", source: "docsync.toml")
+        #expect(none.folders[0].mergePatterns.isEmpty)
+        let defaults = try loader.parse(minimal, source: "docsync.toml")
+        #expect(defaults.folders[0].mergePatterns == TextMergeRule.defaultPatterns && defaults.folders[0].mergeMaxSize == 1_000_000)
+        let flags = try loader.parse(minimal, source: "docsync.toml", overrides: ConfigurationOverrides(merge: ["*.org"], mergeMaxSize: "2MB"))
+        #expect(flags.folders[0].mergePatterns == ["*.org"] && flags.folders[0].mergeMaxSize == 2_000_000)
+        let off = try loader.parse(minimal, source: "docsync.toml", overrides: ConfigurationOverrides(merge: [""]))
+        #expect(off.folders[0].mergePatterns.isEmpty)
+
+        let cases: [(String, String)] = [
+            (minimal + "\nmerge = \"*.md\"", #"docsync.toml:7: folders[0].merge: expected an array of globs (["*.md", "*.txt"]), found a string ("*.md")"#),
+            (minimal + "\nmerge = [\"*.md\", 3]", #"docsync.toml:7: folders[0].merge: expected a glob string such as "*.md", found an integer (3)"#),
+            (minimal + "\nmerge = [\"[*.md\"]", "docsync.toml:7: folders[0].merge: merge pattern '[*.md': "),
+            (minimal + "\nmerge_max_size = \"big\"", #"docsync.toml:7: folders[0].merge_max_size: "big" is not a size; "#),
+        ]
+        for (text, start) in cases {
+            let error = try #require(parseError(text))
+            #expect(error.description.hasPrefix(start), "\(error)")
+        }
+        let flag = try #require(parseError(minimal, overrides: ConfigurationOverrides(mergeMaxSize: "lots")))
+        #expect(flag.description.contains("--merge-max-size"), "\(flag)")
     }
 
     @Test func defaultsFillWhatTheFileLeavesOut() throws {

@@ -53,10 +53,14 @@ public struct PlannerSettings: Sendable, Hashable {
     public var conflictPolicy: ConflictPolicy
     /// New remote documents arrive as placeholders (SPEC §6).
     public var onDemand: Bool
+    /// Which files a content conflict is merged line-wise for, under `keepBoth` (SPEC §4);
+    /// nil merges none.
+    public var textMerge: TextMergeRule?
 
-    public init(device: String, conflictPolicy: ConflictPolicy = .keepBoth, onDemand: Bool = false) {
+    public init(device: String, conflictPolicy: ConflictPolicy = .keepBoth, onDemand: Bool = false, textMerge: TextMergeRule? = nil) {
         self.device = device
         self.conflictPolicy = conflictPolicy
         self.onDemand = onDemand
+        self.textMerge = textMerge
     }
 }
