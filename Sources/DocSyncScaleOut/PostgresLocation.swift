@@ -71,9 +71,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     /// Runs one statement on a connection of its own, outside any store: administration,
     /// such as `CREATE DATABASE`, which cannot run in a transaction.
     public func executeAlone(_ sql: String, logger: Logger) async throws {
-        let configuration = PostgresConnection.Configuration(host: host, port: port, username: user, password: password, database: database,
-                                                             tls: requiresTLS ? .require(try NIOSSLContext(configuration: .makeClientConfiguration())) : .disable)
-        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        let connection = try await connect(logger: logger)
         do {
             try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
         } catch {
@@ -81,6 +79,16 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
             throw error
         }
         try await connection.close()
+    }
+
+    /// Opens one connection of its own, outside any pool; the caller closes it. For what
+    /// runs before a store's pool does (the schema's migration) or apart from it
+    /// (administration). Gives up after 5 s without an answer.
+    public func connect(logger: Logger) async throws -> PostgresConnection {
+        var configuration = PostgresConnection.Configuration(host: host, port: port, username: user, password: password, database: database,
+                                                             tls: requiresTLS ? .require(try NIOSSLContext(configuration: .makeClientConfiguration())) : .disable)
+        configuration.options.connectTimeout = .seconds(5)
+        return try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
     }
 
     /// The same server and credentials, another database.

@@ -7,24 +7,45 @@ import PostgresNIO
 /// for the first, then find nothing left to do. A database that has migrations this build
 /// does not know (a newer instance upgraded it) is used as it is: migrations keep earlier
 /// releases working, which is what lets instances be upgraded one at a time.
+///
+/// It runs on a connection of its own, opened and closed around it, before the store's
+/// pool (`PostgresClient`) is started: a session-level advisory lock belongs on one
+/// connection held throughout, and the pool is only used once it runs.
 enum ScaleOutMigrator {
     /// The advisory lock's key: "docsync migrate" in 8 bytes.
     static let lockKey: Int64 = 0x646F_6373_796E_636D
 
-    /// Migrates the database `client` reaches. Returns the names applied now.
+    /// Migrates the database at `database`. Returns the names applied now. Throws
+    /// `serviceUnavailable` when the database cannot be reached.
     @discardableResult
-    static func migrate(_ client: PostgresClient, logger: Logger) async throws(SyncError) -> [String] {
+    static func migrate(_ database: PostgresLocation, logger: Logger) async throws(SyncError) -> [String] {
+        let connection: PostgresConnection
         do {
-            return try await client.withConnection { connection in
-                try await connection.statement("SELECT pg_advisory_lock(\(lockKey))", logger: logger)
-                do {
-                    let applied = try await apply(connection, logger: logger)
-                    try await connection.statement("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
-                    return applied
-                } catch {
-                    _ = try? await connection.statement("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
-                    throw error
-                }
+            connection = try await database.connect(logger: logger)
+        } catch {
+            throw PostgresFailure.map(error, "connect to migrate the database's schema")
+        }
+        do {
+            let applied = try await migrate(connection, logger: logger)
+            try? await connection.close()
+            return applied
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    /// Migrates the database `connection` is open on, holding the lock on it.
+    static func migrate(_ connection: PostgresConnection, logger: Logger) async throws(SyncError) -> [String] {
+        do {
+            try await connection.statement("SELECT pg_advisory_lock(\(lockKey))", logger: logger)
+            do {
+                let applied = try await apply(connection, logger: logger)
+                try await connection.statement("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
+                return applied
+            } catch {
+                _ = try? await connection.statement("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
+                throw error
             }
         } catch {
             throw PostgresFailure.map(error, "migrate the database's schema")

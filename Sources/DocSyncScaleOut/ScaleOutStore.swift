@@ -41,31 +41,44 @@ public final class ScaleOutStore: Sendable {
         notifier = ScaleOutNotifier(logger: logger)
     }
 
-    /// Connects to `database` and `bucket`, migrates the schema, and starts listening for
+    /// Migrates the schema of `database` (on a connection of its own, one instance at a
+    /// time), starts the connection pool, makes sure of the bucket, and starts listening for
     /// other instances' changes. Throws `serviceUnavailable` when the database cannot be
     /// reached, naming it.
+    ///
+    /// The pool's `run()` is running before anything is asked of it: no query waits on it,
+    /// and postgres-nio has nothing to warn about.
     public static func open(
         database: PostgresLocation, bucket: S3Configuration, settings: StoreSettings = StoreSettings(),
         maximumConnections: Int = 20, logger: Logger = Logger(label: "docsync.storage.scale-out")
     ) async throws(SyncError) -> ScaleOutStore {
-        let store = ScaleOutStore(database: database, bucket: bucket, settings: settings, maximumConnections: maximumConnections, logger: logger)
-        let client = store.client
-        store.tasks.withLock { $0.append(Task { await client.run() }) }
         do {
-            try await ScaleOutMigrator.migrate(client, logger: logger)
+            try await ScaleOutMigrator.migrate(database, logger: logger)
         } catch {
-            await store.shutdown()
             throw SyncError(error.code, "\(database): \(error.message)")
         }
+        let store = ScaleOutStore(database: database, bucket: bucket, settings: settings, maximumConnections: maximumConnections, logger: logger)
+        store.startPool()
         do {
             try await store.ensureBucket()
         } catch {
             await store.shutdown()
             throw error
         }
-        let notifier = store.notifier
+        let notifier = store.notifier, client = store.client
         store.tasks.withLock { $0.append(Task { await notifier.run(client) }) }
         return store
+    }
+
+    /// Starts the pool's `run()`, in a task that begins at once, on this thread: `run()`
+    /// marks the client as running before its first suspension, so that is done when this
+    /// returns (a plain `Task` might not have begun when the first query leases a
+    /// connection). Called from `open`, which is not isolated to any actor, so the task's
+    /// executor is the caller's and it does start synchronously.
+    private func startPool() {
+        let client = self.client
+        let running = Task.immediate { await client.run() }
+        tasks.withLock { $0.append(running) }
     }
 
     /// Creates the bucket when it does not exist yet (idempotent: instances starting at once
