@@ -26,7 +26,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Where to write the figures as JSON.")
     var json = ".build/bench/chunker.json"
 
-    @Option(help: "Which parts to run: all, chunker, sync, query, server, cluster, load, gc or scale (the last part of all: about 15 minutes and 20 GB of disk at 1,000,000 files).")
+    @Option(help: "Which parts to run: all, chunker, merge, sync, query, server, cluster, load, gc or scale (the last part of all: about 15 minutes and 20 GB of disk at 1,000,000 files).")
     var only = "all"
 
     @Option(help: "Files in the folder the query benchmark indexes.")
@@ -81,8 +81,8 @@ struct BenchCommand: AsyncParsableCommand {
     var scaleJSON = ".build/bench/scale.json"
 
     mutating func validate() throws {
-        guard ["all", "chunker", "sync", "query", "server", "cluster", "load", "gc", "scale"].contains(only) else {
-            throw ValidationError("--only takes all, chunker, sync, query, server, cluster, load, gc or scale")
+        guard ["all", "chunker", "merge", "sync", "query", "server", "cluster", "load", "gc", "scale"].contains(only) else {
+            throw ValidationError("--only takes all, chunker, merge, sync, query, server, cluster, load, gc or scale")
         }
         guard loadDevices >= 1, loadSeconds >= 1 else {
             throw ValidationError("--load-devices and --load-seconds take positive numbers")
@@ -103,6 +103,7 @@ struct BenchCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         if only == "all" || only == "chunker" { try await runChunker() }
+        if only == "all" || only == "merge" { try runMerge() }
         if only == "all" || only == "sync" { try await runSync(in: scratch.appendingPathComponent("sync")) }
         if only == "all" || only == "query" { try await runQuery(in: scratch.appendingPathComponent("query")) }
         if only == "all" || only == "server" { try await runServer(in: scratch.appendingPathComponent("server")) }
