@@ -23,6 +23,20 @@ public struct ServerConfiguration: Sendable, Hashable {
     public var trustedProxies: Set<String> = []
     /// Every user's store settings: `deleted_retention`, `gc_interval`, `gc_grace`.
     public var storeSettings: StoreSettings
+    /// How long the server goes on serving after a shutdown signal, with `/readyz` answering
+    /// 503, before it stops accepting connections (`--drain-delay`). `nil`: the default of
+    /// its store, `defaultDrainDelay`.
+    public var drainDelayGiven: Duration?
+
+    /// The drain delay of an instance of the scale-out store when none is given: longer than
+    /// the shipped balancer configuration takes to mark an instance down after its first
+    /// failed check (`config/cluster/haproxy.cfg.template`: at most 2.5 s).
+    public static let scaleOutDrainDelay: Duration = .seconds(5)
+
+    /// The drain delay given, else 5 s (`scaleOutDrainDelay`) for the scale-out store, whose
+    /// instances run behind a load balancer, and 0 for the embedded store of one machine,
+    /// which has no other instance to send requests to.
+    public var drainDelay: Duration { drainDelayGiven ?? (scaleOut != nil ? Self.scaleOutDrainDelay : .zero) }
 
     public init(dataDirectory: URL?, scaleOut: ScaleOutLocation? = nil, listen: ListenAddress = .default, tlsCertificate: URL? = nil,
                 tlsKey: URL? = nil, rateLimit: Double = RateLimiter.defaultRatePerSecond, storeSettings: StoreSettings = StoreSettings()) {
@@ -50,6 +64,8 @@ public struct ServerConfiguration: Sendable, Hashable {
         public var tlsKey: String?
         public var rateLimit: Double?
         public var trustedProxies: [String]?
+        /// `--drain-delay`, a duration as text (`StoreDuration`: "5s", "0").
+        public var drainDelay: String?
         /// Store settings by key (`StoreSettings.keys`), each a duration as text.
         public var store: [String: String]
 
@@ -87,6 +103,7 @@ public struct ServerConfiguration: Sendable, Hashable {
         if let value = overrides.tlsKey { merged.tlsKey = value }
         if let value = overrides.rateLimit { merged.rateLimit = value }
         if let value = overrides.trustedProxies { merged.trustedProxies = value }
+        if let value = overrides.drainDelay { merged.drainDelay = value }
         for (key, value) in overrides.store {
             var check = StoreSettings()
             if let problem = check.set(key, to: value) {
@@ -125,6 +142,12 @@ public struct ServerConfiguration: Sendable, Hashable {
             }
         }
         configuration.trustedProxies = Set(merged.trustedProxies ?? [])
+        if let text = merged.drainDelay {
+            guard let seconds = StoreDuration.parse(text), seconds <= 3600 else {
+                throw ServerConfigurationError("--drain-delay \(text.debugDescription) is not a duration up to an hour; write one such as \"5s\", or 0 to stop at once")
+            }
+            configuration.drainDelayGiven = .milliseconds(Int64((seconds * 1000).rounded()))
+        }
         try configuration.check()
         return configuration
     }

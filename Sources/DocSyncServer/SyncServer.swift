@@ -21,6 +21,8 @@ public struct SyncServer: Sendable {
     public let configuration: ServerConfiguration
     public let store: any ServerStore
     public let metrics: ServerMetrics
+    /// Set from the shutdown signal on (`/readyz` answers 503).
+    public let drain = DrainState()
     let rateLimiter: any RequestAdmission
     let logger: Logger
 
@@ -47,7 +49,7 @@ public struct SyncServer: Sendable {
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: TrafficMiddleware())
         router.add(middleware: ErrorMiddleware())
-        HealthRoutes(store: store, metrics: metrics).register(on: router)
+        HealthRoutes(store: store, metrics: metrics, drain: drain).register(on: router)
         let api = router.group("v1")
             .add(middleware: AuthenticationMiddleware(store: store, rateLimiter: rateLimiter, trustedProxies: configuration.trustedProxies))
         let quotas = AccountQuotas(store: store)
@@ -85,8 +87,16 @@ public struct SyncServer: Sendable {
             },
             logger: logger
         )
+        // The drain runs before the HTTP server's own graceful shutdown: a group shuts its
+        // services down last to first, each once the one after it has returned.
+        let group = ServiceGroup(
+            services: [app, DrainService(state: drain, delay: configuration.drainDelay, logger: logger)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            cancellationSignals: [],
+            logger: logger
+        )
         do {
-            try await app.runService()  // graceful shutdown on SIGTERM and SIGINT
+            try await group.run()
         } catch {
             await store.shutdown()
             throw error

@@ -5,7 +5,8 @@ import DocSyncServer
 import Foundation
 import Logging
 
-/// `docsync-server serve`: runs the server until SIGTERM or SIGINT. Prints one line,
+/// `docsync-server serve`: runs the server until SIGTERM or SIGINT, then drains (`SyncServer`:
+/// `/readyz` answers 503 for `--drain-delay`, then it closes). Prints one line,
 /// `listening on http(s)://HOST:PORT`, to stdout once it accepts connections; logs to stderr.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -38,6 +39,11 @@ struct ServeCommand: AsyncParsableCommand {
             help: ArgumentHelp("The address of a load balancer whose X-Forwarded-For names the client (repeatable).", valueName: "address"))
     var trustedProxies: [String] = []
 
+    @Option(name: .customLong("drain-delay"),
+            help: ArgumentHelp("After SIGTERM, how long to go on serving with /readyz answering 503 before closing (default 5s on the scale-out store, for the load balancer to take the instance out; 0 on a data directory).",
+                               valueName: "duration"))
+    var drainDelay: String?
+
     @OptionGroup var store: StoreOptions
 
     @OptionGroup var logging: LoggingOptions
@@ -49,6 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
             data: data, records: scaleOut.records, chunks: scaleOut.chunks, credentials: scaleOut.s3Credentials, listen: listen,
             tlsCertificate: tlsCertificate, tlsKey: tlsKey, rateLimit: rateLimit, store: store.overrides)
         if !trustedProxies.isEmpty { overrides.trustedProxies = trustedProxies }
+        overrides.drainDelay = drainDelay
         let configuration: ServerConfiguration
         do {
             configuration = try ServerConfiguration.load(file: config, overrides: overrides)

@@ -17,11 +17,13 @@ struct ClusterSyncTests {
         let first: ServerProcess
         let second: ServerProcess
 
-        static func start(extraArguments: [String] = []) async throws -> Cluster {
+        /// `drainDelay` is the instances' `--drain-delay`: none by default, since most tests
+        /// stop them with no balancer in front to wait for.
+        static func start(extraArguments: [String] = [], drainDelay: String = "0") async throws -> Cluster {
             let storage = try await ScaleOutTestStorage.make()
             let logs = try TemporaryDirectory("docsync-cluster")
             func instance(_ name: String) async throws -> ServerProcess {
-                try await ServerProcess(dataDirectory: logs.url.appendingPathComponent(name), extraArguments: extraArguments,
+                try await ServerProcess(dataDirectory: logs.url.appendingPathComponent(name), extraArguments: ["--drain-delay", drainDelay] + extraArguments,
                                         storeArguments: storage.serverArguments, environment: storage.serverEnvironment)
             }
             return Cluster(storage: storage, logs: logs, first: try await instance("first"), second: try await instance("second"))
