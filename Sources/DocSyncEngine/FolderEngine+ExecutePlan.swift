@@ -20,7 +20,8 @@ extension FolderEngine {
     }
 
     /// Carries out `plan` on the items of `rows` (their index rows as observed).
-    func execute(_ plan: [SyncAction], rows observed: [String: IndexItem]) async throws(SyncError) {
+    /// `notMergedBecause` is why a line-wise merge fell back to this plan (for the log).
+    func execute(_ plan: [SyncAction], rows observed: [String: IndexItem], notMergedBecause: String? = nil) async throws(SyncError) {
         var rows = observed
         /// What a write or a metadata change left on disk, and where a written document's chunks lie.
         var written: [String: (stat: FileStat, chunks: [ChunkRef]?)] = [:]
@@ -30,7 +31,7 @@ extension FolderEngine {
             guard let row = rows[name] else { throw SyncError(.internalError, "a plan named the item \(name), which was not observed") }
             return row
         }
-        for action in plan {
+        actions: for action in plan {
             switch action {
             case .place(let record, let over):
                 var expected: IndexItem?
@@ -64,6 +65,21 @@ extension FolderEngine {
                 copies.append(path)
             case .keepInVersionStore(let record):
                 try await keepServerVersion(record)
+            case .mergeText(let name, let ancestor, let server, let merged, let otherwise):
+                switch try await mergeText(try row(name), ancestor: ancestor, server: server, merged: merged) {
+                case .merged(let final):
+                    rows[name] = final
+                case .notMerged(let why):
+                    logger.info("conflict: both devices edited the text file and the edits could not be merged; keeping both",
+                                metadata: ["path": "\(merged.path)", "record": "\(name)", "why": "\(why)"])
+                    // The fallback is the rest of the plan.
+                    try await execute(otherwise, rows: rows, notMergedBecause: why)
+                    break actions
+                }
+            case .noteConflict(let path, let copyPath, let remoteDevice, let outcome, let detail):
+                let entry = conflictLogEntry(path: path, copyPath: copyPath, remoteDevice: remoteDevice, outcome: outcome,
+                                             detail: notMergedBecause.map { "not merged: \($0); this device's content is kept beside" } ?? detail)
+                try writeIndex { db in try logConflict(entry, in: db) }
             case .writeContent(let name, let record, let reason):
                 let current = try row(name)
                 switch try await write(record, at: record.path, expected: reason == nil ? nil : current, keepReplacedAs: reason.map(VersionStore.Reason.init)) {

@@ -114,6 +114,7 @@ struct ConflictTests {
         #expect(await eventually(timeout: .seconds(60)) { a.read("shared.txt") == "beta's older edit\n" && a.engine.isSettled && sameTrees(a, b) })
         #expect(a.names() == ["shared.txt"], "no conflict copy")
         #expect(a.keepsVersion("alpha's newer edit\n"))
+        #expect(try a.engine.conflictLog().first?.outcome == .remoteWon)
     }
 
     @Test func localWinsKeepsTheServerVersionInTheStore() async throws {
@@ -122,6 +123,7 @@ struct ConflictTests {
         #expect(await eventually(timeout: .seconds(60)) { b.read("shared.txt") == "alpha's newer edit\n" && sameTrees(a, b) })
         #expect(a.names() == ["shared.txt"], "no conflict copy")
         #expect(a.keepsVersion("beta's older edit\n"))
+        #expect(try a.engine.conflictLog().first?.outcome == .localWon)
     }
 
     @Test func newestWinsTakesTheLaterModification() async throws {

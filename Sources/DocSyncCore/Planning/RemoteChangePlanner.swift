@@ -12,7 +12,9 @@
 ///   aside to a conflict-copy name;
 /// - an item changed here is merged three ways against its acknowledged ancestor
 ///   (`ThreeWayMerge`, following the policy), the losing content kept in the version store
-///   or beside as a conflict copy;
+///   or beside as a conflict copy — under keep-both, a text file the folder merges
+///   (`TextMergeRule`) is first merged line-wise (`mergeText`), the copy only its fallback;
+///   each content conflict is noted for the conflict log (`noteConflict`);
 /// - **the edit beats the delete**: a record changed elsewhere (its content, mode, time or
 ///   name) comes back over a local deletion; a local edit survives a remote deletion and is
 ///   sent again as new. A relocation is no edit (`onlyRelocated`: moved to another folder
@@ -94,22 +96,51 @@ public enum RemoteChangePlanner {
         if merged.path != server.path { actions.removeAll() }  // the item stays where it is: nothing is in its way
         var replaced: KeptVersionReason? = outcome.losingContent == .local ? .conflict : .overwritten
         var needWrite = !sameContent(item.observed, merged)
+        var rest: [SyncAction] = []
         if let copy = outcome.conflictCopy {
             // Keep both: the local content moves aside as a new item; the server's takes its place.
-            actions.append(.keepConflictCopy(item: item.recordName, at: copy.path, recordName: copy.id.recordName))
+            rest.append(.keepConflictCopy(item: item.recordName, at: copy.path, recordName: copy.id.recordName))
             replaced = nil
             needWrite = true
         } else if merged.path != item.path {
-            actions.append(.move(item: item.recordName, to: merged.path))
+            rest.append(.move(item: item.recordName, to: merged.path))
         }
-        if outcome.losingContent == .server { actions.append(.keepInVersionStore(server)) }
+        if outcome.losingContent == .server { rest.append(.keepInVersionStore(server)) }
         if needWrite {
-            actions.append(.writeContent(item: item.recordName, merged, keepReplacedAs: replaced))
+            rest.append(.writeContent(item: item.recordName, merged, keepReplacedAs: replaced))
         } else if metadataDiffers(item.observed, merged) {
-            actions.append(.setMetadata(item: item.recordName, mode: merged.mode, modified: merged.modified))
+            rest.append(.setMetadata(item: item.recordName, mode: merged.mode, modified: merged.modified))
         }
-        actions.append(outcome.needsSend ? .rebase(item: item.recordName, merged: merged, acked: server) : .settle(item: item.recordName, as: server))
-        return actions
+        rest.append(outcome.needsSend ? .rebase(item: item.recordName, merged: merged, acked: server) : .settle(item: item.recordName, as: server))
+        if let note = conflictNote(outcome, item: item, server: server, settings: settings) { rest.append(note) }
+        // Both sides edited a text file: merged line-wise when the edits allow, the conflict
+        // copy otherwise.
+        if outcome.conflictCopy != nil, let ancestor = item.ancestor,
+           settings.textMerge?.admits(ancestor: ancestor, local: item.observed, server: server, at: merged.path) == true {
+            return actions + [.mergeText(item: item.recordName, ancestor: ancestor, server: server, merged: merged, otherwise: rest)]
+        }
+        return actions + rest
+    }
+
+    /// The conflict-log entry of a merge whose contents clashed: kept both, or settled by the
+    /// policy (nil when the contents did not clash).
+    private static func conflictNote(_ outcome: MergeOutcome, item: LocalItem, server: Record, settings: PlannerSettings) -> SyncAction? {
+        let outcomeName: ConflictOutcome
+        let detail: String
+        if let copy = outcome.conflictCopy {
+            return .noteConflict(path: outcome.merged.path, copyPath: copy.path, remoteDevice: server.lastModifiedBy,
+                                 outcome: .keptBoth, detail: "both devices changed the content; this device's is kept beside")
+        }
+        switch outcome.losingContent {
+        case nil: return nil
+        case .server?:
+            outcomeName = .localWon
+            detail = "\(settings.conflictPolicy.rawValue): this device's content kept; the other's is in the version store"
+        case .local?:
+            outcomeName = .remoteWon
+            detail = "\(settings.conflictPolicy.rawValue): the other device's content kept; this device's is in the version store"
+        }
+        return .noteConflict(path: outcome.merged.path, copyPath: nil, remoteDevice: server.lastModifiedBy, outcome: outcomeName, detail: detail)
     }
 
     /// A record this device does not know yet.

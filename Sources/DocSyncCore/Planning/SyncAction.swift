@@ -24,6 +24,17 @@ public enum SyncAction: Sendable, Hashable {
     case keepConflictCopy(item: String, at: RelativePath, recordName: String)
     /// Keeps `record`'s content (the server's, which lost a conflict) in the version store.
     case keepInVersionStore(Record)
+    /// Both sides edited the text file `item` (SPEC §4, "Merge before duplicating"): its
+    /// content and `server`'s are merged line-wise against `ancestor`'s. When they merge,
+    /// the item takes `merged`'s path and mode with the merged text as its content, both
+    /// inputs go to the version store, and the result is sent based on `server`. When they
+    /// do not (overlapping edits, not text, the ancestor's content gone, a structured file
+    /// that no longer parses), `otherwise` is carried out instead: the conflict copy.
+    case mergeText(item: String, ancestor: Record, server: Record, merged: Record, otherwise: [SyncAction])
+    /// A conflict met and how it ended, for the device's conflict log: `path` the item's
+    /// path, `copyPath` its conflict copy's, `remoteDevice` the device whose change met this
+    /// one's.
+    case noteConflict(path: RelativePath, copyPath: RelativePath?, remoteDevice: String, outcome: ConflictOutcome, detail: String?)
     /// Writes `record`'s content over `item`'s at `record.path`. With `keepReplacedAs` the
     /// item's file is expected there and its content is kept in the version store for that
     /// reason; without, nothing may be there (the item's file moved away).

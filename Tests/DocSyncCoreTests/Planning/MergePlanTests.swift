@@ -174,7 +174,79 @@ import Testing
         return cases
     }()
 
+    /// The plans without their conflict-log notes (`notes` checks those).
     @Test(arguments: cases) func plan(_ row: PlannerCase) {
-        #expect(RemoteChangePlanner.plan(row.scope, settings: row.settings) == row.expected, "\(row.name)")
+        let plan = RemoteChangePlanner.plan(row.scope, settings: row.settings).filter { !Self.isNote($0) }
+        #expect(plan == row.expected, "\(row.name)")
+    }
+
+    static func isNote(_ action: SyncAction) -> Bool {
+        if case .noteConflict = action { true } else { false }
+    }
+
+    /// Every content conflict ends its plan with one note for the conflict log: kept both, or
+    /// which side the policy kept; a merge without a clash notes nothing.
+    @Test func notes() {
+        let a = F.doc("A", "a.txt", "one", at: 5)
+        let mine = Self.edited(F.doc("A", "a.txt", "two", at: 10), ancestor: a)
+        let theirs = F.changed(F.doc("A", "a.txt", "three", at: 7))
+        let theirsLater = F.changed(F.doc("A", "a.txt", "three", at: 20))
+        var renamed = F.changed(a)
+        renamed.path = "b.txt"
+        let table: [(String, RemoteChangeScope, ConflictPolicy, ConflictOutcome?, RelativePath?)] = [
+            ("keep both", F.scope(.saved(theirs), item: mine), .keepBoth, .keptBoth, F.aside("a.txt", at: 10)),
+            ("newest wins, the local newer", F.scope(.saved(theirs), item: mine), .newestWins, .localWon, nil),
+            ("newest wins, the server's newer", F.scope(.saved(theirsLater), item: mine), .newestWins, .remoteWon, nil),
+            ("local wins", F.scope(.saved(theirs), item: mine), .localWins, .localWon, nil),
+            ("remote wins", F.scope(.saved(theirs), item: mine), .remoteWins, .remoteWon, nil),
+            ("renamed there, edited here: no clash", F.scope(.saved(renamed), item: mine), .keepBoth, nil, nil),
+        ]
+        for (name, scope, policy, outcome, copy) in table {
+            let plan = RemoteChangePlanner.plan(scope, settings: PlannerSettings(device: F.here, conflictPolicy: policy))
+            let notes = plan.filter(Self.isNote)
+            guard let outcome else {
+                #expect(notes.isEmpty, "\(name): \(plan)")
+                continue
+            }
+            #expect(notes.count == 1 && Self.isNote(plan[plan.count - 1]), "\(name): one note, last: \(plan)")
+            guard case .noteConflict(let path, let copyPath, let device, let noted, _)? = notes.first else { continue }
+            #expect(path == "a.txt" && copyPath == copy && device == F.there && noted == outcome, "\(name): \(plan)")
+        }
+    }
+
+    /// Under keep-both a text file the folder merges is merged line-wise first: the plan's
+    /// last step, carrying the conflict copy as its fallback. Other policies, other files,
+    /// sides too large or without an ancestor keep their plans.
+    @Test func textMerges() throws {
+        let a = F.doc("A", "a.txt", "one", at: 5)
+        let name = F.name("A")
+        let mine = Self.edited(F.doc("A", "a.txt", "two", at: 10), ancestor: a)
+        let theirs = F.changed(F.doc("A", "a.txt", "three", at: 7))
+        let copy = F.aside("a.txt", at: 10)
+        let fallback: [SyncAction] = [
+            .keepConflictCopy(item: name, at: copy, recordName: F.fresh), .writeContent(item: name, theirs, keepReplacedAs: nil),
+            .settle(item: name, as: theirs),
+            .noteConflict(path: "a.txt", copyPath: copy, remoteDevice: F.there, outcome: .keptBoth,
+                          detail: "both devices changed the content; this device's is kept beside"),
+        ]
+        let merging = PlannerSettings(device: F.here, conflictPolicy: .keepBoth, textMerge: .standard)
+        #expect(RemoteChangePlanner.plan(F.scope(.saved(theirs), item: mine), settings: merging)
+                == [.mergeText(item: name, ancestor: a, server: theirs, merged: theirs, otherwise: fallback)])
+
+        // Not merged: another policy, a name the globs do not take, a side over the size limit, no ancestor.
+        var newest = merging
+        newest.conflictPolicy = .newestWins
+        #expect(!RemoteChangePlanner.plan(F.scope(.saved(theirs), item: mine), settings: newest).contains { if case .mergeText = $0 { true } else { false } })
+        let binary = Self.edited(F.doc("A", "a.bin", "two", at: 10), ancestor: F.doc("A", "a.bin", "one", at: 5))
+        let binaryTheirs = F.changed(F.doc("A", "a.bin", "three", at: 7))
+        var small = merging
+        small.textMerge = try TextMergeRule(maxSize: 3)
+        let orphan = Self.edited(F.doc("A", "a.txt", "two", at: 10), ancestor: nil)
+        for (what, scope, settings) in [("a.bin", F.scope(.saved(binaryTheirs), item: binary), merging),
+                                        ("over 3 bytes", F.scope(.saved(theirs), item: mine), small),
+                                        ("no ancestor", F.scope(.saved(theirs), item: orphan), merging)] {
+            let plan = RemoteChangePlanner.plan(scope, settings: settings)
+            #expect(plan.first.map { if case .keepConflictCopy = $0 { true } else { false } } == true, "\(what): \(plan)")
+        }
     }
 }

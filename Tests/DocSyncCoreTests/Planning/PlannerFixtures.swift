@@ -87,14 +87,17 @@ struct PlannerCase: Sendable, CustomTestStringConvertible {
     var settings: PlannerSettings
     var expected: [SyncAction]
 
-    init(_ name: String, _ scope: RemoteChangeScope, policy: ConflictPolicy = .keepBoth, onDemand: Bool = false, _ expected: [SyncAction]) {
+    init(_ name: String, _ scope: RemoteChangeScope, policy: ConflictPolicy = .keepBoth, onDemand: Bool = false,
+         textMerge: TextMergeRule? = nil, _ expected: [SyncAction]) {
         self.name = name
         self.scope = scope
-        self.settings = PlannerSettings(device: Fixture.here, conflictPolicy: policy, onDemand: onDemand)
+        self.settings = PlannerSettings(device: Fixture.here, conflictPolicy: policy, onDemand: onDemand, textMerge: textMerge)
         self.expected = expected
     }
 
-    var testDescription: String { "\(name) [\(settings.conflictPolicy.rawValue)\(settings.onDemand ? ", on demand" : "")]" }
+    var testDescription: String {
+        "\(name) [\(settings.conflictPolicy.rawValue)\(settings.onDemand ? ", on demand" : "")\(settings.textMerge != nil ? ", merging text" : "")]"
+    }
 }
 
 

@@ -54,7 +54,8 @@ import Testing
             let scope = F.scope(change, item: chance(70) ? item("A") : nil, occupant: occupant, occupantDeleted: chance(30),
                                 occupantHasLiveChildren: chance(30), directoryAtPath: occupant == nil && chance(10),
                                 hasLiveChildren: chance(30), isIgnored: chance(5), inUse: inUse, joining: chance(20))
-            let settings = PlannerSettings(device: F.here, conflictPolicy: pick(ConflictPolicy.allCases), onDemand: chance(25))
+            let settings = PlannerSettings(device: F.here, conflictPolicy: pick(ConflictPolicy.allCases), onDemand: chance(25),
+                                           textMerge: chance(50) ? .standard : nil)
             return (scope, settings)
         }
     }
@@ -70,7 +71,15 @@ import Testing
             if case .saved(let record) = scope.change { shown.insert(record.id.recordName) }
             var copies: [RelativePath] = []
             var keptBeside = Set<String>()
-            for action in plan {
+            // A line-wise merge keeps both inputs itself; what it falls back to is checked as
+            // a plan of its own (it is carried out instead, never after).
+            var actions = plan
+            if case .mergeText(let name, _, _, _, let otherwise)? = plan.last {
+                #expect(shown.contains(name) && scope.item?.change == .edited && settings.conflictPolicy == .keepBoth, "\(context)")
+                #expect(otherwise.contains { if case .keepConflictCopy = $0 { true } else { false } }, "a merge falls back to the conflict copy: \(context)")
+                actions = plan.dropLast() + otherwise
+            }
+            for action in actions {
                 switch action {
                 case .forget(let name), .deleteToVersionStore(let name), .removeDirectory(let name), .removePlaceholder(let name):
                     #expect(shown.contains(name), "\(context)")
@@ -106,8 +115,10 @@ import Testing
                             "a deletion kept over an edit: \(context)")
                 case .shadow(let record):
                     #expect(record.type == .folder && scope.occupant?.type == .folder, "only a folder waits for a folder's path: \(context)")
-                case .placePlaceholder, .keepInVersionStore, .adoptDirectory:
+                case .placePlaceholder, .keepInVersionStore, .adoptDirectory, .noteConflict:
                     break
+                case .mergeText:
+                    Issue.record("a merge that is not a plan's last step: \(context)")
                 }
             }
             #expect(Set(copies).count == copies.count, "two copies share a name: \(context)")
