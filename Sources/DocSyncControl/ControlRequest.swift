@@ -42,6 +42,13 @@ public enum ControlRequest: Codable, Sendable, Hashable {
     case deleted(selection: DeletedSelection, purge: Bool)
     /// Brings the Recently Deleted items the selection picks back on every device (`.actions`).
     case recover(selection: DeletedSelection)
+    /// Settles conflicts (SPEC §4) keeping `keep` (`.actions`, one outcome per conflict):
+    /// those the absolute `paths` name (an original, or one of its conflict copies), and with
+    /// `all` every conflict of every folder, or those `predicate` matches (originals or copies).
+    case resolve(paths: [String], all: Bool, predicate: String?, keep: ConflictKeep)
+    /// Every folder's conflict log, the entries logged at or after `since` (every one kept
+    /// when nil), newest first (`.conflictLog`).
+    case conflictLog(since: Timestamp?)
 }
 
 /// What a person chooses for what a folder holds back (`docs-status deletions`).
@@ -74,13 +81,15 @@ public enum ControlResponse: Codable, Sendable, Hashable {
     case held(folders: [HeldFolder])
     /// Recently Deleted items (`deleted`).
     case deleted(entries: [DeletedEntry])
+    /// Conflict log entries, newest first (`conflictLog`).
+    case conflictLog(entries: [ConflictLogEntry])
 
     /// Whether this response ends the answer to its request. A client reads responses until
     /// it gets a final one; only a live query's `.changes` are not final.
     public var isFinal: Bool {
         switch self {
         case .changes: false
-        case .status, .settled, .failure, .items, .problems, .actions, .versions, .held, .deleted: true
+        case .status, .settled, .failure, .items, .problems, .actions, .versions, .held, .deleted, .conflictLog: true
         }
     }
 }

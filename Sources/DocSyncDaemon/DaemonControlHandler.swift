@@ -73,6 +73,10 @@ struct DaemonControlHandler: ControlHandler {
                 return .actions(outcomes: try await act(paths: paths, predicate: predicate, EngineAction.evict))
             case .query(let predicate, let watch):
                 return try await query(predicate, watch: watch, emit: emit)
+            case .resolve(let paths, let all, let predicate, let keep):
+                return .actions(outcomes: try await resolveConflicts(paths: paths, all: all, predicate: predicate, keep: keep))
+            case .conflictLog(let since):
+                return .conflictLog(entries: try conflictLog(since: since))
             }
         } catch let failure as HandlerFailure {
             return .failure(code: failure.code, message: failure.message)

@@ -14,6 +14,9 @@ public enum EngineAction: Sendable, Hashable {
     case confirmDeletions
     /// Bring the items the folder holds back from the backend (SPEC §4a).
     case restoreHeld
+    /// Settle the conflicts these paths name (originals or conflict copies), keeping `keep`
+    /// (SPEC §4, `FolderEngine+Resolve`).
+    case resolve([RelativePath], keep: ConflictKeep)
 }
 
 /// An action waiting for the engine's loop, with whom to tell the outcome.
@@ -62,6 +65,8 @@ extension FolderEngine {
                 for path in paths { outcomes.append(evict(path)) }
             case (.restore(let path, let version), .proceed):
                 outcomes.append(restore(path, version: version))
+            case (.resolve(let paths, let keep), .proceed):
+                outcomes = resolve(paths, keep: keep)
             }
             item.reply(outcomes)
         }
@@ -70,7 +75,7 @@ extension FolderEngine {
     /// The paths an action names (none for the folder-wide ones).
     private func affectedPaths(_ action: EngineAction) -> [RelativePath] {
         switch action {
-        case .download(let paths), .evict(let paths): paths
+        case .download(let paths), .evict(let paths), .resolve(let paths, _): paths
         case .restore(let path, _): [path]
         case .confirmDeletions, .restoreHeld: []
         }
