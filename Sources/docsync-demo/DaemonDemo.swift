@@ -118,10 +118,14 @@ struct DaemonDemo {
             for line in try device.docsStatus([]).split(separator: "\n") { step.say(String(line)) }
         }
 
-        step.title("11. Both stopped, the same file edited on each, both started again")
+        step.title("11. Both stopped, the same files edited on each, both started again")
         step.say("laptop exits with \(laptop.stop()), desktop with \(desktop.stop()) (SIGTERM)")
         try "laptop's version\n".write(to: laptop.file("Archive/notes.txt"), atomically: false, encoding: .utf8)
         try "desktop's version\n".write(to: desktop.file("Archive/notes.txt"), atomically: false, encoding: .utf8)
+        // Different lines of a Markdown file: merged, not duplicated.
+        try "# Plan\n- ship docsync\n- write the docs\n".write(to: laptop.file("Archive/plan.md"), atomically: false, encoding: .utf8)
+        try "# Plan for May\n- ship docsync\n".write(to: desktop.file("Archive/plan.md"), atomically: false, encoding: .utf8)
+        step.say("notes.txt: each rewrote its one line; plan.md: the laptop added a line at the end, the desktop retitled it")
         try laptop.start()
         try desktop.start()
         func notes(_ device: Device) -> Int {
@@ -134,6 +138,10 @@ struct DaemonDemo {
             step.say("  Archive/\(name): \(text.trimmingCharacters(in: .newlines))")
         }
         step.say("nothing is lost: the server's version stays in place, the other is kept beside it")
+        let merged = "# Plan for May\n- ship docsync\n- write the docs\n"
+        let planMerged = await until { [laptop, desktop].allSatisfy { fm.contents(atPath: $0.file("Archive/plan.md").path) == Data(merged.utf8) } }
+        step.say("Archive/plan.md was merged line by line after \(planMerged), no copy; both folders hold:")
+        for line in merged.split(separator: "\n") { step.say("  " + String(line)) }
 
         step.title("12. docs-status conflicts, a metadata query and the version store, on the desktop")
         _ = try desktop.docsStatus(["wait", "--timeout", "30"])
