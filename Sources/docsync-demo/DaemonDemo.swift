@@ -143,9 +143,11 @@ struct DaemonDemo {
         step.say("Archive/plan.md was merged line by line after \(planMerged), no copy; both folders hold:")
         for line in merged.split(separator: "\n") { step.say("  " + String(line)) }
 
-        step.title("12. docs-status conflicts, a metadata query and the version store, on the desktop")
+        step.title("12. docs-status conflicts, the conflict log, a metadata query, the version store and resolve, on the desktop")
         _ = try desktop.docsStatus(["wait", "--timeout", "30"])
-        for arguments in [["conflicts"], ["query", "name LIKE '*.txt' AND size < 1MB"], ["versions", desktop.file("Archive/notes.txt").path]] {
+        for arguments in [["conflicts"], ["conflicts", "--log"], ["query", "name LIKE '*.txt' AND size < 1MB"],
+                          ["versions", desktop.file("Archive/notes.txt").path],
+                          ["resolve", desktop.file("Archive/notes.txt").path, "--keep", "local"], ["conflicts"]] {
             step.say("$ docs-status " + arguments.map { !$0.contains(" ") ? $0 : $0.contains("'") ? "\"\($0)\"" : "'\($0)'" }.joined(separator: " "))
             for line in try desktop.docsStatus(arguments).split(separator: "\n") { step.say("  " + String(line)) }
         }
