@@ -17,13 +17,14 @@ extension ScaleOutCollector {
     /// Bytes of live chunks copied by one collection at most (the rest waits for the next).
     static let compactionBudget: Int64 = 256 << 20
 
-    func compactSparsePacks(olderThan cutoff: Int64, into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws {
+    /// Rewrites the sparse packs older than `cutoff`, of `account` only when given.
+    func compactSparsePacks(of account: Int64?, olderThan cutoff: Int64, into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws {
         let logger = store.logger
         var sparse: [(pack: Int64, account: Int64, key: String, bytes: Int64, live: Int64)] = []
         let rows = try await connection.statement("""
             SELECT pack.id, pack.account, pack.object_key, pack.bytes, coalesce(sum(chunk.length), 0)::bigint
             FROM pack LEFT JOIN chunk ON chunk.pack = pack.id
-            WHERE pack.created_at < \(cutoff)
+            WHERE pack.created_at < \(cutoff) AND (\(account)::bigint IS NULL OR pack.account = \(account))
             GROUP BY pack.id HAVING coalesce(sum(chunk.length), 0) < pack.bytes * \(Self.compactionThreshold)
             ORDER BY pack.account, pack.id
             """, logger: logger)

@@ -37,9 +37,11 @@ public struct ScaleOutCollector: Sendable {
         self.tombstoneRetention = tombstoneRetention
     }
 
-    /// Runs one collection of every account unless another instance is collecting
-    /// (`ran` false then).
-    public func collect() async throws(SyncError) -> GarbageCollectionReport {
+    /// Runs one collection unless another instance is collecting (`ran` false then): of
+    /// every account, or with `account` of that account only — its expired history and
+    /// tombstones, its chunks, packs and pack objects (`packs/ACCOUNT/`); nothing of any
+    /// other account is read or removed, and only its `last_collected_at` is set.
+    public func collect(account: Int64? = nil) async throws(SyncError) -> GarbageCollectionReport {
         let started = ContinuousClock.now
         let logger = store.logger
         var report = try await store.withConnection("collect garbage") { connection in
@@ -50,7 +52,7 @@ public struct ScaleOutCollector: Sendable {
             do {
                 var report = GarbageCollectionReport()
                 report.ran = true
-                try await collect(into: &report, connection)
+                try await collect(account, into: &report, connection)
                 try await connection.statement("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
                 return report
             } catch {
@@ -60,7 +62,7 @@ public struct ScaleOutCollector: Sendable {
         }
         let elapsed = (ContinuousClock.now - started).components
         report.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
-        if report.ran { logger.info("collected garbage", metadata: ["report": "\(report.summary)"]) }
+        if report.ran { logger.info("collected garbage", metadata: ["report": "\(report.summary)", "account": "\(account.map(String.init) ?? "all")"]) }
         return report
     }
 
@@ -69,30 +71,39 @@ public struct ScaleOutCollector: Sendable {
     public func compactTombstones(olderThan age: TimeInterval) async throws(SyncError) {
         let cutoff = Date().timeIntervalSince1970 - age, logger = store.logger
         try await store.withConnection("compact tombstones") { connection in
-            try await Self.compactTombstones(before: cutoff, connection, logger)
+            try await Self.compactTombstones(before: cutoff, of: nil, connection, logger)
         }
     }
 
-    private static func compactTombstones(before cutoff: Double, _ connection: PostgresConnection, _ logger: Logger) async throws {
+    /// Deletes the tombstones older than `cutoff`, of `account` only when given.
+    private static func compactTombstones(before cutoff: Double, of account: Int64?, _ connection: PostgresConnection, _ logger: Logger) async throws {
         try await connection.statement("""
-            WITH gone AS (DELETE FROM tombstone WHERE deleted_at <= \(cutoff) RETURNING account, zone, seq),
+            WITH gone AS (DELETE FROM tombstone WHERE deleted_at <= \(cutoff) AND (\(account)::bigint IS NULL OR account = \(account))
+                          RETURNING account, zone, seq),
                  through AS (SELECT account, zone, max(seq) AS seq FROM gone GROUP BY account, zone)
             UPDATE zone SET compacted_through_seq = greatest(zone.compacted_through_seq, through.seq)
             FROM through WHERE zone.account = through.account AND zone.name = through.zone
             """, logger: logger)
     }
 
-    private func collect(into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws {
+    /// One collection of `scope` (an account), or of everything when it is nil.
+    private func collect(_ scope: Int64?, into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws {
         let logger = store.logger
         let now = Date()
         let versionCutoff = Timestamp(now.addingTimeInterval(-store.settings.deletedRetention)).nanosecondsSince1970
         let tombstoneCutoff = now.timeIntervalSince1970 - tombstoneRetention
         let chunkCutoff = ScaleOutBackend.storageTime(now.addingTimeInterval(-store.settings.collectionGrace))
-        report.expiredDeletedRecords = try await count(connection.statement("DELETE FROM deleted_record WHERE deleted_at <= \(versionCutoff) RETURNING 1", logger: logger))
-        report.expiredReplacedVersions = try await count(connection.statement("DELETE FROM replaced_version WHERE replaced_at <= \(versionCutoff) RETURNING 1", logger: logger))
-        try await Self.compactTombstones(before: tombstoneCutoff, connection, logger)
+        report.expiredDeletedRecords = try await count(connection.statement("""
+            DELETE FROM deleted_record WHERE deleted_at <= \(versionCutoff) AND (\(scope)::bigint IS NULL OR account = \(scope)) RETURNING 1
+            """, logger: logger))
+        report.expiredReplacedVersions = try await count(connection.statement("""
+            DELETE FROM replaced_version WHERE replaced_at <= \(versionCutoff) AND (\(scope)::bigint IS NULL OR account = \(scope)) RETURNING 1
+            """, logger: logger))
+        try await Self.compactTombstones(before: tombstoneCutoff, of: scope, connection, logger)
         var accounts: [Int64] = []
-        for try await id in try await connection.statement("SELECT id FROM account ORDER BY id", logger: logger).decode(Int64.self) { accounts.append(id) }
+        for try await id in try await connection.statement("""
+            SELECT id FROM account WHERE \(scope)::bigint IS NULL OR id = \(scope) ORDER BY id
+            """, logger: logger).decode(Int64.self) { accounts.append(id) }
         for account in accounts {
             do {
                 try await sweep(account: account, olderThan: chunkCutoff, into: &report, connection)
@@ -101,12 +112,14 @@ public struct ScaleOutCollector: Sendable {
                 logger.error("the collection of an account stopped; nothing of it was removed", metadata: ["account": "\(account)", "reason": "\(stop.reason)"])
             }
         }
-        try await store.forgetIdleRateBuckets(connection)
-        try await compactSparsePacks(olderThan: chunkCutoff, into: &report, connection)
-        try await removeEmptyPacks(into: &report, connection)
-        try await sweepUnnamedObjects(olderThan: chunkCutoff, into: &report, connection)
+        if scope == nil { try await store.forgetIdleRateBuckets(connection) }  // no account's data
+        try await compactSparsePacks(of: scope, olderThan: chunkCutoff, into: &report, connection)
+        try await removeEmptyPacks(of: scope, into: &report, connection)
+        try await sweepUnnamedObjects(of: scope, olderThan: chunkCutoff, into: &report, connection)
         if report.stoppedBecause == nil {
-            try await connection.statement("UPDATE account SET last_collected_at = extract(epoch FROM now())", logger: logger)
+            try await connection.statement("""
+                UPDATE account SET last_collected_at = extract(epoch FROM now()) WHERE \(scope)::bigint IS NULL OR id = \(scope)
+                """, logger: logger)
         }
     }
 
@@ -227,11 +240,12 @@ public struct ScaleOutCollector: Sendable {
         }
     }
 
-    /// Removes the packs no chunk row names: their rows, then their objects.
-    private func removeEmptyPacks(into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws {
+    /// Removes the packs no chunk row names (of `account` only, when given): their rows, then their objects.
+    private func removeEmptyPacks(of account: Int64?, into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws {
         var keys: [String] = []
         for try await key in try await connection.statement("""
-            DELETE FROM pack WHERE NOT EXISTS (SELECT 1 FROM chunk WHERE chunk.pack = pack.id) RETURNING object_key
+            DELETE FROM pack WHERE (\(account)::bigint IS NULL OR pack.account = \(account))
+            AND NOT EXISTS (SELECT 1 FROM chunk WHERE chunk.pack = pack.id) RETURNING object_key
             """, logger: store.logger).decode(String.self) {
             keys.append(key)
         }
@@ -244,9 +258,11 @@ public struct ScaleOutCollector: Sendable {
         report.packsRemoved += keys.count
     }
 
-    /// Removes the objects under `packs/` that no pack row names, once older than the cutoff.
-    private func sweepUnnamedObjects(olderThan cutoff: Int64, into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws {
-        let objects = try await store.objects.listAllObjects(prefix: "packs/")
+    /// Removes the objects under `packs/` (`packs/ACCOUNT/` with `account`, where that
+    /// account's packs are written) that no pack row names, once older than the cutoff.
+    private func sweepUnnamedObjects(of account: Int64?, olderThan cutoff: Int64, into report: inout GarbageCollectionReport,
+                                     _ connection: PostgresConnection) async throws {
+        let objects = try await store.objects.listAllObjects(prefix: account.map { "packs/\($0)/" } ?? "packs/")
         let old = objects.filter { ScaleOutBackend.storageTime($0.lastModified) < cutoff }
         guard !old.isEmpty else { return }
         var named = Set<String>()

@@ -79,13 +79,18 @@ public final class ScaleOutServerStore: ServerStore {
         try await scaleOutBackend(for: user).storedChunkBytes()
     }
 
-    /// One collection covers every account (a user named is checked, then everyone is collected).
+    /// With `user`, one collection of that user's account only (its report named by the
+    /// user; `invalidArguments` when there is no such user), as the embedded store collects
+    /// one user's storage; without, one collection covering every account, named "all users".
     public func collect(user: String?, waiting seconds: Double) async throws(SyncError) -> [(user: String, report: GarbageCollectionReport?)] {
-        if let user, try await store.accountID(named: user) == nil {
+        let collector = ScaleOutCollector(store: store)
+        guard let user else {
+            return [("all users", try await collectWaiting(seconds) { () throws(SyncError) in try await collector.collect() })]
+        }
+        guard let account = try await store.accountID(named: user) else {
             throw SyncError(.invalidArguments, "there is no user \(user.debugDescription)")
         }
-        let collector = ScaleOutCollector(store: store)
-        return [("all users", try await collectWaiting(seconds) { () throws(SyncError) in try await collector.collect() })]
+        return [(user, try await collectWaiting(seconds) { () throws(SyncError) in try await collector.collect(account: account) })]
     }
 
     public func collectDue(interval: TimeInterval, logger: Logger) async {
