@@ -48,14 +48,20 @@ extension FolderEngine {
                 try removePlaceholder(try row(name))
             case .move(let name, let path):
                 var moved = try row(name)
+                let from = moved.path
                 guard try move(&moved, to: path) else {
                     logger.debug("a move found its target taken or its source gone", metadata: ["path": "\(path)", "from": "\(moved.path)"])
                     throw localChangeMidway(path)
                 }
                 // The index follows the disk at once: a plan stopped after this step (a
                 // download that fails) must not leave the file where the index has no row.
+                // A conflict copy renamed elsewhere (resolved by keeping both) no longer
+                // marks its original, and one renamed to a copy's name starts to.
                 let final = moved
-                try writeIndex { db in try final.update(db) }
+                try writeIndex { db in
+                    try final.update(db)
+                    try refreshConflictFlags(db, around: [from, final.path])
+                }
                 rows[name] = moved
             case .moveAside(let name, let path):
                 rows[name] = try moveAside(try row(name), to: path)

@@ -138,11 +138,7 @@ struct ResolveTests {
         #expect(outcomes.map(\.done) == [true], "\(outcomes)")
         await settled(a, b, holding: ["shared 2.dat", "shared.dat"], betaFlagAside: true)
         #expect(b.read("shared 2.dat") == Self.alphas("shared.dat") && b.read("shared.dat") == Self.betas("shared.dat"))
-        withKnownIssue("""
-            A remote rename of a conflict copy does not refresh the original's flag on the receiving device:             the executor's .move step (FolderEngine+ExecutePlan) stores the moved row without             refreshConflictFlags(db, around: [old path, new path]), as a local rename does
-            """, isIntermittent: true) {
-            #expect(b.status.conflicts == 0, "beta: the copy that arrived renamed is no conflict")
-        }
+        #expect(await eventually(timeout: .seconds(30)) { b.status.conflicts == 0 }, "beta: the copy that arrived renamed is no conflict")
         let log = try resolutions(a)
         #expect(log.map(\.outcome) == [.resolvedBoth] && log.first?.copyPath == copy)
         #expect(log.first?.detail?.contains("shared 2.dat") == true, "\(log)")
