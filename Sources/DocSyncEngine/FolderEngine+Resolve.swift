@@ -163,7 +163,7 @@ extension FolderEngine {
     private func carryOut(_ step: ConflictResolution.Step, of conflict: Conflict, keep: ConflictKeep) throws(SyncError) -> String {
         let original = conflict.original
         guard let copy = conflict.copy(at: step.copy) else { throw SyncError(.invalidArguments, "\(step.copy.name) is gone") }
-        let copyDevice = ConflictResolution.copyDevice(of: copy.path.name) ?? "unknown"
+        let copyDevice = ConflictName.device(of: copy.path.name) ?? "unknown"
         let copyIsLocal = ConflictResolution.isLocal(copy.path, device: configuration.device)
         // Whose content the original holds: this device's while an edit of it waits to be sent,
         // else the device that made the version the server acknowledged.

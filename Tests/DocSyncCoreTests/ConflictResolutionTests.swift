@@ -84,12 +84,12 @@ import Testing
     }
 
     @Test func theDeviceIsReadFromEveryFormOfCopyName() {
-        #expect(ConflictResolution.copyDevice(of: Self.mine.name) == "laptop")
-        #expect(ConflictResolution.copyDevice(of: Self.mineAgain.name) == "laptop")
-        #expect(ConflictResolution.copyDevice(of: "notes (conflict my laptop 2026-11-22 10.04.05)") == "my laptop")
-        #expect(ConflictResolution.copyDevice(of: "a (conflict x 2026-11-22 10.04.05) (conflict y 2026-11-23 10.04.05).txt") == "y")
-        #expect(ConflictResolution.copyDevice(of: "report.pdf") == nil)
-        #expect(ConflictResolution.copyDevice(of: "report (conflict laptop yesterday).pdf") == nil)
+        #expect(ConflictName.device(of: Self.mine.name) == "laptop")
+        #expect(ConflictName.device(of: Self.mineAgain.name) == "laptop")
+        #expect(ConflictName.device(of: "notes (conflict my laptop 2026-11-22 10.04.05)") == "my laptop")
+        #expect(ConflictName.device(of: "a (conflict x 2026-11-22 10.04.05) (conflict y 2026-11-23 10.04.05).txt") == "y")
+        #expect(ConflictName.device(of: "report.pdf") == nil)
+        #expect(ConflictName.device(of: "report (conflict laptop yesterday).pdf") == nil)
         // A device name made safe in the copy's name still counts as this device.
         let copy = ConflictName.copyPath(for: RelativePath("a.txt"), device: "lab/pc", time: Self.time) { _ in false }
         #expect(ConflictResolution.isLocal(copy, device: "lab/pc"))

@@ -36,7 +36,7 @@ struct ResolveSystemTests {
     func copy(of name: String, in folder: URL) throws -> (name: String, device: String) {
         let stem = ConflictName.split(name).stem
         let copy = try #require(syncedNames(folder).first { $0.hasPrefix(stem + " (conflict ") }, "\(syncedNames(folder))")
-        return (copy, try #require(ConflictResolution.copyDevice(of: copy)))
+        return (copy, try #require(ConflictName.device(of: copy)))
     }
 
     @Test func resolveAndTheConflictLog() async throws {

@@ -46,7 +46,15 @@ public enum ConflictName {
     ///
     /// For a copy of a copy, the name of the copy it was made from (one level is removed).
     /// For a copy whose stem was shortened, the shortened name.
-    public static func originalName(of name: String) -> String? {
+    public static func originalName(of name: String) -> String? { parseCopy(name)?.original }
+
+    /// The device a conflict copy's name carries (as `safeDevice` wrote it), or `nil` when
+    /// `name` is not a conflict copy. For a copy of a copy, the device that made the last one
+    /// (the label `originalName(of:)` removes).
+    public static func device(of name: String) -> String? { parseCopy(name)?.device }
+
+    /// A conflict copy's name read back: the original name and the device in its label.
+    private static func parseCopy(_ name: String) -> (original: String, device: String)? {
         let marker = " (conflict "
         var searchEnd = name.endIndex
         // The last marker first: a copy of a copy names the copy it was made from.
@@ -59,12 +67,11 @@ public enum ConflictName {
             var closeSearch = afterMarker.startIndex
             while let close = afterMarker[closeSearch...].firstIndex(of: ")") {
                 closeSearch = afterMarker.index(after: close)
-                let inside = afterMarker[..<close]
                 let rest = afterMarker[closeSearch...]
-                guard isCopyLabel(inside), rest.isEmpty || isExtension(rest) else { continue }
+                guard rest.isEmpty || isExtension(rest), let device = device(inLabel: afterMarker[..<close]) else { continue }
                 let original = String(name[..<markerRange.lowerBound]) + rest
                 if original.isEmpty || original == "." || original == ".." { continue }
-                return original
+                return (original, device)
             }
         }
         return nil
@@ -155,22 +162,26 @@ public enum ConflictName {
     }
 
     /// `<device> YYYY-MM-DD HH.MM.SS` optionally followed by ` <number>`.
-    private static func isCopyLabel(_ label: Substring) -> Bool {
-        if isDeviceAndTime(label) { return true }
-        guard let space = label.lastIndex(of: " ") else { return false }
+    /// The device of a copy's label, `<device> <YYYY-MM-DD HH.MM.SS>` with an optional
+    /// ` <number>`, or nil when `label` is not one.
+    private static func device(inLabel label: Substring) -> String? {
+        if let device = deviceBeforeTime(label) { return device }
+        guard let space = label.lastIndex(of: " ") else { return nil }
         let digits = label[label.index(after: space)...]
-        return !digits.isEmpty && digits.allSatisfy(\.isASCIIDigit) && isDeviceAndTime(label[..<space])
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit) else { return nil }
+        return deviceBeforeTime(label[..<space])
     }
 
-    private static func isDeviceAndTime(_ text: Substring) -> Bool {
+    /// `text` without its trailing ` YYYY-MM-DD HH.MM.SS`, when it has one and something before it.
+    private static func deviceBeforeTime(_ text: Substring) -> String? {
         let shape = Array(" dddd-dd-dd dd.dd.dd")
         let characters = Array(text)
-        guard characters.count > shape.count else { return false }
+        guard characters.count > shape.count else { return nil }
         let stamp = characters[(characters.count - shape.count)...]
         for (expected, actual) in zip(shape, stamp) {
-            if expected == "d" ? !actual.isASCIIDigit : expected != actual { return false }
+            if expected == "d" ? !actual.isASCIIDigit : expected != actual { return nil }
         }
-        return true
+        return String(characters[..<(characters.count - shape.count)])
     }
 
     private static func isExtension(_ text: Substring) -> Bool {

@@ -109,30 +109,7 @@ public enum ConflictResolution {
     /// True when `copy`'s name carries `device`: this device made it, and it holds this
     /// device's content.
     public static func isLocal(_ copy: RelativePath, device: String) -> Bool {
-        copyDevice(of: copy.name) == ConflictName.safeDevice(device)
-    }
-
-    /// The device a conflict copy's name carries (as `ConflictName.safeDevice` wrote it), or
-    /// `nil` when `name` is not a conflict copy. For a copy of a copy, the device that made
-    /// the last one (the label `ConflictName.originalName(of:)` removes).
-    public static func copyDevice(of name: String) -> String? {
-        let marker = " (conflict "
-        var searchEnd = name.endIndex
-        // The same search as `ConflictName.originalName(of:)`, so both read the same label.
-        while let markerRange = name.range(of: marker, options: .backwards, range: name.startIndex..<searchEnd) {
-            searchEnd = name.index(before: markerRange.upperBound)
-            let afterMarker = name[markerRange.upperBound...]
-            var closeSearch = afterMarker.startIndex
-            while let close = afterMarker[closeSearch...].firstIndex(of: ")") {
-                closeSearch = afterMarker.index(after: close)
-                let rest = afterMarker[closeSearch...]
-                guard rest.isEmpty || isExtension(rest), let device = device(inLabel: afterMarker[..<close]) else { continue }
-                let original = String(name[..<markerRange.lowerBound]) + rest
-                if original.isEmpty || original == "." || original == ".." { continue }
-                return device
-            }
-        }
-        return nil
+        ConflictName.device(of: copy.name) == ConflictName.safeDevice(device)
     }
 
     /// The path a copy kept with `--keep both` takes: `<stem> 2<.ext>` beside `original`
@@ -166,30 +143,5 @@ public enum ConflictResolution {
     private static func ambiguous(_ original: RelativePath, _ count: Int, _ whose: String) -> SyncError {
         SyncError(.invalidArguments, "\(original.name): \(count) of its conflict's files hold \(whose) versions: "
                   + "resolve each conflict copy by its own path (docs-status resolve COPY --keep …), or keep both")
-    }
-
-    /// The device of a copy's label, `<device> YYYY-MM-DD HH.MM.SS` with an optional ` N`.
-    private static func device(inLabel label: Substring) -> String? {
-        if let device = deviceBeforeTime(label) { return device }
-        guard let space = label.lastIndex(of: " ") else { return nil }
-        let digits = label[label.index(after: space)...]
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        return deviceBeforeTime(label[..<space])
-    }
-
-    /// `text` without its trailing ` YYYY-MM-DD HH.MM.SS`, when it has one and something before it.
-    private static func deviceBeforeTime(_ text: Substring) -> String? {
-        let shape = Array(" dddd-dd-dd dd.dd.dd")
-        let characters = Array(text)
-        guard characters.count > shape.count else { return nil }
-        let stamp = characters[(characters.count - shape.count)...]
-        for (expected, actual) in zip(shape, stamp) {
-            if expected == "d" ? !(actual.isASCII && actual.isNumber) : expected != actual { return nil }
-        }
-        return String(characters[..<(characters.count - shape.count)])
-    }
-
-    private static func isExtension(_ text: Substring) -> Bool {
-        text.count >= 2 && text.first == "." && !text.dropFirst().contains(".")
     }
 }
