@@ -6,7 +6,8 @@ import NIOCore
 import NIOHTTP1
 
 /// A small S3 client for one bucket: path-style requests signed with Signature Version 4,
-/// over an `HTTPClient` whose connections are reused.
+/// over an `HTTPClient` whose connections are reused (`S3HTTPClient`: kept while idle for
+/// less time than a store keeps them, at most 16 to an endpoint).
 ///
 /// What a caller may rely on:
 /// - Every call either succeeds or throws an `S3Error` whose `code` says what happened
@@ -28,11 +29,12 @@ public final class S3Client: Sendable {
     let logger: Logger
     let signer: SigV4Signer
 
-    /// A client of `configuration`'s bucket over `httpClient` (the process's shared client by
-    /// default; one given here is not shut down by this client).
-    public init(configuration: S3Configuration, httpClient: HTTPClient = .shared, logger: Logger = Logger(label: "docsync.s3")) {
+    /// A client of `configuration`'s bucket over `httpClient` (by default the process's
+    /// client for object stores, `S3HTTPClient.shared`; one given here is not shut down by
+    /// this client).
+    public init(configuration: S3Configuration, httpClient: HTTPClient? = nil, logger: Logger = Logger(label: "docsync.s3")) {
         self.configuration = configuration
-        self.httpClient = httpClient
+        self.httpClient = httpClient ?? S3HTTPClient.shared
         self.logger = logger
         self.signer = SigV4Signer(
             accessKey: configuration.accessKey,

@@ -7,6 +7,13 @@
 # container and account servers, and memcached; the data lives in one plain directory
 # (one replica, rings of 64 partitions). Installs the packages when they are missing.
 #
+# The proxy opens a new connection to the object, container or account server for every
+# request it makes of them (Swift keeps no pool of them): under load, hundreds of sockets
+# to ports DOCSYNC_S3_PORT+1 to +3 sit in TIME-WAIT. Those are the store's own; its clients'
+# connections to DOCSYNC_S3_PORT are kept and reused (204 small requests one after another
+# took 1 connection to the endpoint and about 420 from the proxy to the backends). The
+# proxy closes a client's connection after 60 s idle (client_timeout).
+#
 # Idempotent: processes of a previous run that are still up are kept (checked by pid file
 # and command line) and only missing ones started; when the port or keys changed, the
 # old ones are stopped first.
