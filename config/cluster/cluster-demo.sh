@@ -99,13 +99,17 @@ cleanup() {
   trap - ERR
   set +e
   echo "--- stopping everything the demo started"
-  # The daemons first, side by side (each may take a few seconds to close its TLS
-  # connections), then HAProxy, then the instances.
-  local alpha_stop beta_stop
+  # The daemons first, side by side, then HAProxy, then the instances side by side (after
+  # SIGTERM each serves on for its drain delay, 5 s, with /readyz answering 503: the time
+  # a balancer in front takes to stop sending it requests).
+  local alpha_stop beta_stop s1_stop s2_stop
   stop_bg alpha & alpha_stop=$!
   stop_bg beta & beta_stop=$!
   wait "$alpha_stop" "$beta_stop"
-  for name in haproxy s1 s2; do stop_bg "$name"; done
+  stop_bg haproxy
+  stop_bg s1 & s1_stop=$!
+  stop_bg s2 & s2_stop=$!
+  wait "$s1_stop" "$s2_stop"
   bash "$SERVICES/stop.sh" --clean 2>&1 | sed 's/^/    /'
   if [ "${DOCSYNC_CLUSTER_KEEP:-}" = 1 ]; then
     echo "    kept $WORK (logs in $WORK/logs)"
