@@ -84,7 +84,7 @@ public struct ServerConfiguration: Sendable, Hashable {
     }
 
     /// The keys the TOML file may hold.
-    public static let keys = ["data", "listen", "tls_cert", "tls_key", "rate_limit", "trusted_proxies", "storage"] + StoreSettings.keys
+    public static let keys = ["data", "listen", "tls_cert", "tls_key", "rate_limit", "trusted_proxies", "drain_delay", "storage"] + StoreSettings.keys
     /// The keys of the `[storage]` table.
     public static let storageKeys = ["records", "chunks", "credentials"]
 
@@ -144,7 +144,7 @@ public struct ServerConfiguration: Sendable, Hashable {
         configuration.trustedProxies = Set(merged.trustedProxies ?? [])
         if let text = merged.drainDelay {
             guard let seconds = StoreDuration.parse(text), seconds <= 3600 else {
-                throw ServerConfigurationError("--drain-delay \(text.debugDescription) is not a duration up to an hour; write one such as \"5s\", or 0 to stop at once")
+                throw ServerConfigurationError("drain delay (drain_delay, --drain-delay) \(text.debugDescription) is not a duration up to an hour; write one such as \"5s\", or 0 to stop at once")
             }
             configuration.drainDelayGiven = .milliseconds(Int64((seconds * 1000).rounded()))
         }
@@ -222,6 +222,12 @@ public struct ServerConfiguration: Sendable, Hashable {
         values.listen = try string("listen")
         values.tlsCertificate = try string("tls_cert")
         values.tlsKey = try string("tls_key")
+        if let value = table["drain_delay"] {
+            guard let text = value.string ?? value.int.map(String.init) else {
+                throw ServerConfigurationError("\(line("drain_delay")): drain_delay must be a duration such as \"5s\", or 0")
+            }
+            values.drainDelay = text
+        }
         if let value = table["trusted_proxies"] {
             let addresses = value.array?.compactMap(\.string)
             guard let addresses, addresses.count == value.array?.count else {

@@ -37,7 +37,8 @@ final class BenchServer {
             chmod(tokenFile.path, 0o600)
         }
         process.executableURL = executable
-        process.arguments = ["serve"] + storeArguments + ["--listen", "127.0.0.1:0"]
+        // Stopped at once when the bench is done: no balancer waits for a drain.
+        process.arguments = ["serve"] + storeArguments + ["--listen", "127.0.0.1:0", "--drain-delay", "0"]
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         process.standardOutput = output

@@ -57,4 +57,16 @@ import Testing
             #expect(throws: ServerConfigurationError.self, "\(bad)") { try ServerConfiguration.load(file: nil, overrides: given) }
         }
     }
+
+    @Test func theConfigurationFileNamesTheDelayAndTheFlagWins() throws {
+        let directory = try TemporaryDirectory("docsync-drain-config")
+        let file = directory.url.appendingPathComponent("server.toml")
+        try Data("data = \"/d\"\ndrain_delay = \"2s\"\n".utf8).write(to: file)
+        #expect(try ServerConfiguration.load(file: file.path, overrides: .init()).drainDelay == .seconds(2))
+        var flag = ServerConfiguration.Overrides()
+        flag.drainDelay = "0"
+        #expect(try ServerConfiguration.load(file: file.path, overrides: flag).drainDelay == .zero)
+        try Data("data = \"/d\"\ndrain_delay = true\n".utf8).write(to: file)
+        #expect(throws: ServerConfigurationError.self) { try ServerConfiguration.load(file: file.path, overrides: .init()) }
+    }
 }
