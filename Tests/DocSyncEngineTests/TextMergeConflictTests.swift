@@ -18,19 +18,7 @@ struct TextMergeConflictTests {
         local = try LocalBackend(directory: base.url.appendingPathComponent("backend"))
     }
 
-    static let notes = """
-        # Notes
-
-        ## Monday
-        call the bank
-
-        ## Tuesday
-        buy bread
-
-        ## Wednesday
-        water the plants
-
-        """
+    static let notes = SampleTexts.notes
 
     /// Devices named `names`, each through its own fault injector (so each can be taken
     /// offline alone), all holding `path` with `content` once they settle.
@@ -104,6 +92,28 @@ struct TextMergeConflictTests {
         let log = try devices[1].engine.conflictLog()
         #expect(log.map(\.outcome) == [.merged] && log.first?.path == "notes.md" && log.first?.remoteDevice == "alpha" && log.first?.localDevice == "beta")
         #expect(try devices[0].engine.conflictLog().isEmpty, "alpha met no conflict: the merge reached it as an edit")
+    }
+
+    /// Renamed and edited on one device, edited elsewhere in the text on the other: one
+    /// file, at the new name, with both edits.
+    @Test func aRenameWithAnEditAndAnEditElsewhereMergeAtTheNewName() async throws {
+        let pair = try await devices(["alpha", "beta"], holding: "notes.md", Data(Self.notes.utf8))
+        let (a, b) = (pair[0], pair[1])
+        offline(a.link)
+        offline(b.link)
+        let alpha = Self.notes.replacingOccurrences(of: "# Notes", with: "# Week notes")
+        try FileManager.default.moveItem(at: a.device.file("notes.md"), to: a.device.file("week.md"))
+        try write(a.device, "week.md", Data(alpha.utf8))
+        let beta = Self.notes.replacingOccurrences(of: "buy bread", with: "buy bread and eggs")
+        try write(b.device, "notes.md", Data(beta.utf8))
+        online(a)
+        #expect(await eventually(timeout: .seconds(60)) { a.device.engine.isSettled && a.device.status.pendingUploads == 0 })
+        online(b)
+        let devices = pair.map(\.device)
+        let merged = alpha.replacingOccurrences(of: "buy bread", with: "buy bread and eggs")
+        #expect(await eventually(timeout: .seconds(60)) {
+            settled(devices) && devices.allSatisfy { $0.names() == ["week.md"] && contents($0, "week.md") == Data(merged.utf8) }
+        })
     }
 
     @Test func overlappingEditsKeepTheConflictCopy() async throws {

@@ -7,19 +7,7 @@ import Testing
 /// different places on stopped devices ends as one file holding every edit.
 @Suite("Text files merged by real daemons", .serialized)
 struct TextMergeSystemTests {
-    static let notes = """
-        # Notes
-
-        ## Monday
-        call the bank
-
-        ## Tuesday
-        buy bread
-
-        ## Wednesday
-        water the plants
-
-        """
+    static let notes = SampleTexts.notes
 
     /// Files in `daemon`'s version store holding exactly `text`.
     func versionStoreHolds(_ daemon: DaemonProcess, _ text: String) -> Bool {
