@@ -36,26 +36,21 @@ extension FolderEngine {
     /// The logged conflicts at or after `since` (every one kept when `nil`), newest first.
     /// Reads the index from any task.
     public func conflictLog(since: Timestamp? = nil) throws -> [ConflictLogEntry] {
-        try index.read { db in try FolderEngine.conflictLog(since: since, in: db) }
-    }
-
-    /// `conflictLog(since:)` inside a transaction of the caller's.
-    static func conflictLog(since: Timestamp?, in db: Database) throws -> [ConflictLogEntry] {
-        try Row.fetchAll(db, sql: """
-            SELECT time, folder, path, copyPath, localDevice, remoteDevice, outcome, detail FROM conflictLog
-            WHERE time >= ? ORDER BY time DESC, id DESC
-            """, arguments: [since?.nanosecondsSince1970 ?? Int64.min]).map { row in
-            ConflictLogEntry(time: Timestamp(nanosecondsSince1970: row[0]), folder: row[1], path: row[2], copyPath: row[3],
-                             localDevice: row[4], remoteDevice: row[5],
-                             // An outcome this version does not know (written by a newer one) reads as kept-both: nothing was lost.
-                             outcome: ConflictOutcome(rawValue: row[6]) ?? .keptBoth, detail: row[7])
+        try index.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT time, folder, path, copyPath, localDevice, remoteDevice, outcome, detail FROM conflictLog
+                WHERE time >= ? ORDER BY time DESC, id DESC
+                """, arguments: [since?.nanosecondsSince1970 ?? Int64.min]).map { row in
+                ConflictLogEntry(time: Timestamp(nanosecondsSince1970: row[0]), folder: row[1], path: row[2], copyPath: row[3],
+                                 localDevice: row[4], remoteDevice: row[5],
+                                 // An outcome this version does not know (written by a newer one) reads as kept-both: nothing was lost.
+                                 outcome: ConflictOutcome(rawValue: row[6]) ?? .keptBoth, detail: row[7])
+            }
         }
     }
 
-    /// Removes the entries logged before `cutoff` (the version store's retention); returns how many.
-    @discardableResult
-    static func pruneConflictLog(olderThan cutoff: Timestamp, in db: Database) throws -> Int {
+    /// Removes the entries logged before `cutoff` (the version store's retention).
+    static func pruneConflictLog(olderThan cutoff: Timestamp, in db: Database) throws {
         try db.execute(sql: "DELETE FROM conflictLog WHERE time < ?", arguments: [cutoff.nanosecondsSince1970])
-        return db.changesCount
     }
 }

@@ -247,14 +247,7 @@ extension FolderEngine {
             guard let name = ConflictName.originalName(of: path.name),
                   let original = try? (path.parent.map { $0.string + "/" + name } ?? name).asRelativePath(),
                   var row = try db.item(at: original) else { continue }
-            let stem = ConflictName.split(name).stem
-            let pattern = stem.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-                .replacingOccurrences(of: "_", with: "\\_") + " (conflict %"
-            let siblings = try String.fetchAll(db, sql: "SELECT path FROM item WHERE pending != 2 AND name LIKE ? ESCAPE '\\'", arguments: [pattern])
-            let hasCopy = siblings.contains { candidate in
-                let candidatePath = RelativePath(candidate)
-                return candidatePath.parent == original.parent && ConflictName.originalName(of: candidatePath.name) == original.name
-            }
+            let hasCopy = try !db.conflictCopies(of: original).isEmpty
             if row.status.hasUnresolvedConflicts != hasCopy {
                 row.status.hasUnresolvedConflicts = hasCopy
                 try row.update(db)

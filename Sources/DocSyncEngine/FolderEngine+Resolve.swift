@@ -58,12 +58,21 @@ extension FolderEngine {
         func outcome(_ done: Bool, _ message: String) -> ActionOutcome {
             ActionOutcome(folder: configuration.zone.name, path: named.string, done: done, message: message)
         }
+        /// What to answer for a path that names no conflict.
+        func noConflict(_ lookup: Lookup) -> ActionOutcome {
+            switch lookup {
+            case .missing: outcome(false, "no such item")
+            case .orphan(let name): outcome(false, "its original \(name) is gone, so nothing is in conflict: rename or delete the copy yourself")
+            case .none, .conflict: outcome(true, "no conflict to resolve")
+            }
+        }
         do throws(SyncError) {
             // What the files are now, not what the index last saw: compare them first.
-            guard case .conflict(let seen) = try findConflict(named) else { return try answerWithoutConflict(named) }
-            try reconcile(([seen.original] + seen.copies).map { EngineInbox.Scope(path: $0.path, subtree: false) })
+            let seen = try findConflict(named)
+            guard case .conflict(let before) = seen else { return noConflict(seen) }
+            try reconcile(([before.original] + before.copies).map { EngineInbox.Scope(path: $0.path, subtree: false) })
             let found = try findConflict(named)
-            guard case .conflict(let conflict) = found else { return try answerWithoutConflict(named) }
+            guard case .conflict(let conflict) = found else { return noConflict(found) }
             let steps = try ConflictResolution.plan(
                 original: conflict.original.path, copies: conflict.copies.map(\.path), named: named, keep: keep,
                 device: configuration.device) { [self] candidate in
@@ -104,35 +113,13 @@ extension FolderEngine {
     private func findConflict(_ path: RelativePath) throws(SyncError) -> Lookup {
         try readIndex { db -> Lookup in
             guard let row = try db.item(at: path) else { return .missing }
-            let copies = try conflictCopies(of: row.path, in: db)
+            let copies = try db.conflictCopies(of: row.path)
             if !copies.isEmpty { return .conflict(Conflict(original: row, copies: copies)) }
             guard let name = ConflictName.originalName(of: path.name) else { return .none }
             let originalPath = path.parent.map { RelativePath($0.string + "/" + name) } ?? RelativePath(name)
             guard let original = try db.item(at: originalPath) else { return .orphan(originalName: name) }
-            return .conflict(Conflict(original: original, copies: try conflictCopies(of: originalPath, in: db)))
+            return .conflict(Conflict(original: original, copies: try db.conflictCopies(of: originalPath)))
         }
-    }
-
-    /// What to answer for a path that names no conflict.
-    private func answerWithoutConflict(_ path: RelativePath) throws(SyncError) -> ActionOutcome {
-        let message: String, done: Bool
-        switch try findConflict(path) {
-        case .missing: (done, message) = (false, "no such item")
-        case .orphan(let name):
-            (done, message) = (false, "its original \(name) is gone, so nothing is in conflict: rename or delete the copy yourself")
-        case .none, .conflict: (done, message) = (true, "no conflict to resolve")
-        }
-        return ActionOutcome(folder: configuration.zone.name, path: path.string, done: done, message: message)
-    }
-
-    /// The live conflict copies beside `original` (the rows `refreshConflictFlags` counts), by path.
-    private func conflictCopies(of original: RelativePath, in db: Database) throws -> [IndexItem] {
-        let stem = ConflictName.split(original.name).stem
-        let pattern = stem.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_") + " (conflict %"
-        return try IndexItem.fetchAll(db, sql: "SELECT * FROM item WHERE pending != 2 AND name LIKE ? ESCAPE '\\' ORDER BY path",
-                                      arguments: [pattern])
-            .filter { $0.path.parent == original.parent && ConflictName.originalName(of: $0.path.name) == original.name }
     }
 
     /// Refuses, before anything is touched, what cannot be carried out safely: content chosen
@@ -171,6 +158,7 @@ extension FolderEngine {
         let otherDevice = copyIsLocal ? originalDevice : copyDevice
         let kept = keep == .local ? "this device's version" : "\(otherDevice)'s version"
         let note: String
+        var detail: String?  // what the log says, when not `note`
         var scopes = [EngineInbox.Scope(path: original.path, subtree: false), EngineInbox.Scope(path: copy.path, subtree: false)]
         switch step {
         case .takeCopy:
@@ -206,13 +194,13 @@ extension FolderEngine {
             }
             scopes.append(EngineInbox.Scope(path: target, subtree: true))
             note = "kept both: \(copy.path.name) is now \(target.name)"
+            detail = "kept both; the copy is now \(target.string)"
         }
         // Recorded as local changes, sent as any other; the original's flag clears with the copy.
         try reconcile(scopes)
-        let renamed: RelativePath? = if case .renameCopy(_, let target) = step { target } else { nil }
         try writeIndex { db in
             try logConflict(conflictLogEntry(path: original.path, copyPath: copy.path, remoteDevice: otherDevice == configuration.device ? nil : otherDevice,
-                                             outcome: keep.outcome, detail: renamed.map { "kept both; the copy is now \($0.string)" } ?? note), in: db)
+                                             outcome: keep.outcome, detail: detail ?? note), in: db)
         }
         logger.info("resolved a conflict", metadata: ["path": "\(original.path)", "copy": "\(copy.path)", "keep": "\(keep.rawValue)"])
         return note

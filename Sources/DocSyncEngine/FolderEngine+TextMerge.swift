@@ -22,6 +22,8 @@ extension FolderEngine {
     /// observed and the remote change planned again).
     func mergeText(_ row: IndexItem, ancestor: DocSyncCore.Record, server: DocSyncCore.Record, merged: DocSyncCore.Record) async throws(SyncError) -> TextMergeAttempt {
         guard let ancestorAsset = ancestor.asset, let serverAsset = server.asset else { return .notMerged("a side has no content") }
+        // The file first: when it changed meanwhile, nothing is downloaded for nothing.
+        let localBytes = [UInt8](try readForMerge(row))
         let ancestorBytes: Data, serverBytes: Data
         do {
             ancestorBytes = try await backend.loadAsset(ancestorAsset)
@@ -29,8 +31,6 @@ extension FolderEngine {
         } catch where error.code == .chunkNotFound {
             return .notMerged("the common earlier version is no longer on the server")
         }
-        let local = try readForMerge(row)
-        let localBytes = [UInt8](local)
         let remoteBytes = [UInt8](serverBytes)
         let result: [UInt8]
         switch TextMerge.merge(ancestor: [UInt8](ancestorBytes), local: localBytes, remote: remoteBytes) {

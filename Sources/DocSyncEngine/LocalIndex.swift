@@ -85,6 +85,17 @@ extension Database {
         try IndexItem.fetchOne(cachedStatement(sql: "SELECT * FROM item WHERE path = ? AND pending != 2"), arguments: [path.string])
     }
 
+    /// The live conflict copies beside `original` (`ConflictName`: same folder, made from its
+    /// name), in path order.
+    func conflictCopies(of original: RelativePath) throws -> [IndexItem] {
+        let stem = ConflictName.split(original.name).stem
+        let pattern = stem.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_") + " (conflict %"
+        return try IndexItem.fetchAll(self, sql: "SELECT * FROM item WHERE pending != 2 AND name LIKE ? ESCAPE '\\' ORDER BY path",
+                                      arguments: [pattern])
+            .filter { $0.path.parent == original.parent && ConflictName.originalName(of: $0.path.name) == original.name }
+    }
+
     /// Whether the table `name` holds any row (the engine's side tables are nearly always empty).
     func hasRows(_ name: String) throws -> Bool {
         try Bool.fetchOne(self, sql: "SELECT EXISTS (SELECT 1 FROM \(name))") ?? false

@@ -203,11 +203,15 @@ extension ScaleOutBackend {
     /// since `places` were looked up: they are looked up once more and read again.
     func read(_ places: [SHA256Digest: ChunkPlace]) async throws(SyncError) -> [SHA256Digest: Data] {
         do {
-            return try await readOnce(places)
+            do {
+                return try await readOnce(places)
+            } catch let gone as PackGone {
+                let fresh = try await self.places(of: Array(places.keys))
+                guard fresh.count == places.count, fresh != places else { throw gone }
+                return try await readOnce(fresh)
+            }
         } catch let gone as PackGone {
-            let fresh = try await self.places(of: Array(places.keys))
-            guard fresh.count == places.count, fresh != places else { throw gone.error }
-            do { return try await readOnce(fresh) } catch let again as PackGone { throw again.error } catch { throw Self.map(error, "read \(places.count) chunks") }
+            throw gone.error
         } catch {
             throw Self.map(error, "read \(places.count) chunks")
         }

@@ -18,6 +18,13 @@ final class ScaleOutNotifier: Sendable {
     private struct State {
         /// Each account's streams, by id: a notification goes to its account's only.
         var subscribers: [Int64: [UInt64: AsyncStream<ChangeNotification>.Continuation]] = [:]
+        var nextID: UInt64 = 0
+        var listening = false
+
+        /// Hands `notification` to every stream of `account`.
+        func yield(_ notification: ChangeNotification, to account: Int64) {
+            for continuation in subscribers[account, default: [:]].values { continuation.yield(notification) }
+        }
 
         mutating func finishAll() {
             for streams in subscribers.values {
@@ -25,8 +32,6 @@ final class ScaleOutNotifier: Sendable {
             }
             subscribers = [:]
         }
-        var nextID: UInt64 = 0
-        var listening = false
     }
 
     private let state = Mutex(State())
@@ -101,9 +106,7 @@ final class ScaleOutNotifier: Sendable {
         guard let space = payload.firstIndex(of: " "), let account = Int64(payload[..<space]) else { return }
         let zone = ZoneID(String(payload[payload.index(after: space)...]))
         let notification = ChangeNotification(zones: [zone])
-        state.withLock { state in
-            for continuation in state.subscribers[account]?.values ?? [:].values { continuation.yield(notification) }
-        }
+        state.withLock { $0.yield(notification, to: account) }
     }
 
     /// Tells every stream that each zone of its account may have changed.
@@ -118,9 +121,7 @@ final class ScaleOutNotifier: Sendable {
                 continue
             }
             guard !zones.isEmpty else { continue }
-            state.withLock { state in
-                for continuation in state.subscribers[account]?.values ?? [:].values { continuation.yield(ChangeNotification(zones: zones)) }
-            }
+            state.withLock { $0.yield(ChangeNotification(zones: zones), to: account) }
         }
     }
 }

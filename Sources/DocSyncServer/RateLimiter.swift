@@ -16,12 +16,15 @@ public final class RateLimiter: Sendable {
     /// The default rate: 200 requests a second, bursts of 2,000.
     public static let defaultRatePerSecond = 200.0
 
-    /// `burst` defaults to ten seconds' worth of requests (at least 1).
+    /// `burst` defaults to `defaultBurst(ratePerSecond:)`.
     public init(ratePerSecond: Double, burst: Double? = nil, clock: @escaping @Sendable () -> Double = RateLimiter.monotonicSeconds) {
         self.ratePerSecond = ratePerSecond
-        self.burst = max(1, burst ?? ratePerSecond * 10)
+        self.burst = max(1, burst ?? Self.defaultBurst(ratePerSecond: ratePerSecond))
         self.clock = clock
     }
+
+    /// The burst of a rate when none is given: ten seconds' worth of requests, at least 1.
+    public static func defaultBurst(ratePerSecond: Double) -> Double { max(1, ratePerSecond * 10) }
 
     /// `nil` when the request of `key` may go ahead, else the seconds to wait.
     public func admit(_ key: String) -> Double? {

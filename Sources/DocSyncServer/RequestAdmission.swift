@@ -25,7 +25,7 @@ struct SharedRateLimiter: RequestAdmission {
     init(store: ScaleOutStore, ratePerSecond: Double, logger: Logger) {
         self.store = store
         self.ratePerSecond = ratePerSecond
-        self.burst = max(1, ratePerSecond * 10)
+        self.burst = RateLimiter.defaultBurst(ratePerSecond: ratePerSecond)
         self.logger = logger
     }
 

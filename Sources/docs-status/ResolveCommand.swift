@@ -47,12 +47,8 @@ struct ResolveCommand: AsyncParsableCommand {
     func run() async throws {
         let request = ControlRequest.resolve(paths: PathArguments.absolute(paths), all: all || predicate != nil, predicate: predicate, keep: keep)
         // Each conflict waits for its folder's loop, which may be busy with a long transfer:
-        // the call's default timeout is an hour.
-        let response: ControlResponse
-        do { response = try await options.client.send(request) } catch { throw options.report(error) }
-        if case .failure(let code, let message) = response { try options.fail(code: code, message: message) }
-        guard let outcomes = response.outcomeList else { try options.unexpected(response) }
-        try ActionReport.finish(outcomes, options: options)
+        // the call's default timeout is an hour (`ControlClient.defaultTimeout`).
+        try ActionReport.finish(try await options.answer(request, \.outcomeList), options: options)
     }
 }
 

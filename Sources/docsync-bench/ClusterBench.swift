@@ -45,9 +45,9 @@ enum ClusterBench {
         return (LoadBench.treeSeconds(services.s3PIDs ?? [], table), LoadBench.treeSeconds(services.postgresPIDs ?? [], table))
     }
 
-    /// User and system CPU seconds of process `pid` so far.
+    /// User and system CPU seconds of process `pid` so far (0 when it cannot be read).
     static func cpuSeconds(_ pid: Int32) -> Double {
-        LoadBench.processTable()[pid]?.own ?? 0
+        (try? ProcessSample(pid: pid)).map { Double($0.cpuTicks) / Double(sysconf(Int32(_SC_CLK_TCK))) } ?? 0
     }
 
     static func run(base: URL, samples: Int, initialFiles: Int) async throws -> Report {
@@ -119,9 +119,9 @@ enum ClusterBench {
             try b.start()
             _ = await a.waitSettled()
             _ = await b.waitSettled()
-            let before = try await (scrape(first.port), scrape(second.port), cpuSeconds(first.pid) + cpuSeconds(second.pid))
+            let before = try await ([scrape(first.port), scrape(second.port)], cpuSeconds(first.pid) + cpuSeconds(second.pid))
             let (create, _) = try await SyncBench.createAndModify(samples: samples, from: a, to: b)
-            let after = try await (scrape(first.port), scrape(second.port), cpuSeconds(first.pid) + cpuSeconds(second.pid))
+            let after = try await ([scrape(first.port), scrape(second.port)], cpuSeconds(first.pid) + cpuSeconds(second.pid))
             a.stop()
             b.stop()
             print("\(label): " + create.line)
@@ -129,11 +129,8 @@ enum ClusterBench {
             if ports.0 != ports.1 {
                 // Each sample saves a file and then changes it: two saves, each fetched by the other device.
                 let saves = Double(2 * samples)
-                func delta(_ name: String) -> Double {
-                    after.0.filter { $0.key.hasPrefix(name) }.values.reduce(0, +) + after.1.filter { $0.key.hasPrefix(name) }.values.reduce(0, +)
-                        - before.0.filter { $0.key.hasPrefix(name) }.values.reduce(0, +) - before.1.filter { $0.key.hasPrefix(name) }.values.reduce(0, +)
-                }
-                perSave = PerSave(instanceCPUMilliseconds: (after.2 - before.2) * 1000 / saves,
+                func delta(_ name: String) -> Double { rise(name, from: before.0, to: after.0) }
+                perSave = PerSave(instanceCPUMilliseconds: (after.1 - before.1) * 1000 / saves,
                                   statements: delta("docsync_postgres_statements_total") / saves,
                                   s3Requests: delta("docsync_s3_requests_total") / saves, requests: delta("hb_requests") / saves)
                 print(String(format: "per file saved by one device and fetched by another: %.1f ms of instance CPU, %.1f PostgreSQL statements, %.2f S3 requests, %.1f HTTP requests",
@@ -148,6 +145,15 @@ enum ClusterBench {
     }
 
     static func url(_ port: UInt16) -> URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// How much the samples whose names start with `prefix` rose from `before` to `after`
+    /// (a scrape of each instance, in the same order), summed over the instances.
+    static func rise(_ prefix: String, from before: [[String: Double]], to after: [[String: Double]]) -> Double {
+        func total(_ scrapes: [[String: Double]]) -> Double {
+            scrapes.reduce(0) { sum, samples in sum + samples.filter { $0.key.hasPrefix(prefix) }.values.reduce(0, +) }
+        }
+        return total(after) - total(before)
+    }
 
     /// The samples of an instance's `/metrics`, by name with labels.
     static func scrape(_ port: UInt16) async throws -> [String: Double] {

@@ -256,11 +256,7 @@ enum LoadBench {
                       machine: machineCPU, other: machineCPU - known,
                       otherProcesses: busiestOthers(before: before.table, after: after.table, known: knownPIDs),
                       capacity: capacity, machineFraction: machineCPU / capacity)
-        func delta(_ prefix: String) -> Double {
-            zip(metricsAfter, metricsBefore).reduce(0) { sum, pair in
-                sum + pair.0.filter { $0.key.hasPrefix(prefix) }.values.reduce(0, +) - pair.1.filter { $0.key.hasPrefix(prefix) }.values.reduce(0, +)
-            }
-        }
+        func delta(_ prefix: String) -> Double { ClusterBench.rise(prefix, from: metricsBefore, to: metricsAfter) }
         let records = Double(max(total.recordsSaved, 1))
         let perRecord = PerRecord(statements: delta("docsync_postgres_statements_total") / records,
                                   s3Requests: delta("docsync_s3_requests_total") / records,
@@ -695,12 +691,9 @@ enum LoadBench {
         return busy / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// This process's resident memory in MiB (0 when it cannot be read).
     static func residentMegabytes() -> Double {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kilobytes = Double(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "")
-        else { return 0 }
-        return kilobytes / 1024
+        (try? ProcessSample(pid: getpid())).map { Double($0.residentBytes) / 1_048_576 } ?? 0
     }
 
     static func percentile(_ sorted: [Double], _ fraction: Double) -> Double {

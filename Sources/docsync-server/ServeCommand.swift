@@ -23,7 +23,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("HOST:PORT to listen on (default 127.0.0.1:8787; port 0 picks a free one).", valueName: "host:port"))
     var listen: String?
 
-    @Option(name: .long, help: ArgumentHelp("A TOML configuration file (keys: data, listen, tls_cert, tls_key, rate_limit, trusted_proxies, deleted_retention, gc_interval, gc_grace; [storage] records, chunks, credentials).", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("A TOML configuration file (keys: data, listen, tls_cert, tls_key, rate_limit, trusted_proxies, drain_delay, deleted_retention, gc_interval, gc_grace; [storage] records, chunks, credentials).", valueName: "file"))
     var config: String?
 
     @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain: serve HTTPS.", valueName: "pem"))

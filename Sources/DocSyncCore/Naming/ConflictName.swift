@@ -161,7 +161,6 @@ public enum ConflictName {
         return String(scalars)
     }
 
-    /// `<device> YYYY-MM-DD HH.MM.SS` optionally followed by ` <number>`.
     /// The device of a copy's label, `<device> <YYYY-MM-DD HH.MM.SS>` with an optional
     /// ` <number>`, or nil when `label` is not one.
     private static func device(inLabel label: Substring) -> String? {

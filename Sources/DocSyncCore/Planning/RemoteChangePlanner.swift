@@ -112,7 +112,7 @@ public enum RemoteChangePlanner {
             rest.append(.setMetadata(item: item.recordName, mode: merged.mode, modified: merged.modified))
         }
         rest.append(outcome.needsSend ? .rebase(item: item.recordName, merged: merged, acked: server) : .settle(item: item.recordName, as: server))
-        if let note = conflictNote(outcome, item: item, server: server, settings: settings) { rest.append(note) }
+        if let note = conflictNote(outcome, server: server, policy: settings.conflictPolicy) { rest.append(note) }
         // Both sides edited a text file: merged line-wise when the edits allow, the conflict
         // copy otherwise.
         if outcome.conflictCopy != nil, let ancestor = item.ancestor,
@@ -124,23 +124,19 @@ public enum RemoteChangePlanner {
 
     /// The conflict-log entry of a merge whose contents clashed: kept both, or settled by the
     /// policy (nil when the contents did not clash).
-    private static func conflictNote(_ outcome: MergeOutcome, item: LocalItem, server: Record, settings: PlannerSettings) -> SyncAction? {
-        let outcomeName: ConflictOutcome
-        let detail: String
-        if let copy = outcome.conflictCopy {
-            return .noteConflict(path: outcome.merged.path, copyPath: copy.path, remoteDevice: server.lastModifiedBy,
-                                 outcome: .keptBoth, detail: "both devices changed the content; this device's is kept beside")
+    private static func conflictNote(_ outcome: MergeOutcome, server: Record, policy: ConflictPolicy) -> SyncAction? {
+        let noted: ConflictOutcome, detail: String
+        if outcome.conflictCopy != nil {
+            (noted, detail) = (.keptBoth, "both devices changed the content; this device's is kept beside")
+        } else {
+            switch outcome.losingContent {
+            case nil: return nil
+            case .server?: (noted, detail) = (.localWon, "\(policy.rawValue): this device's content kept; the other's is in the version store")
+            case .local?: (noted, detail) = (.remoteWon, "\(policy.rawValue): the other device's content kept; this device's is in the version store")
+            }
         }
-        switch outcome.losingContent {
-        case nil: return nil
-        case .server?:
-            outcomeName = .localWon
-            detail = "\(settings.conflictPolicy.rawValue): this device's content kept; the other's is in the version store"
-        case .local?:
-            outcomeName = .remoteWon
-            detail = "\(settings.conflictPolicy.rawValue): the other device's content kept; this device's is in the version store"
-        }
-        return .noteConflict(path: outcome.merged.path, copyPath: nil, remoteDevice: server.lastModifiedBy, outcome: outcomeName, detail: detail)
+        return .noteConflict(path: outcome.merged.path, copyPath: outcome.conflictCopy?.path, remoteDevice: server.lastModifiedBy,
+                             outcome: noted, detail: detail)
     }
 
     /// A record this device does not know yet.
