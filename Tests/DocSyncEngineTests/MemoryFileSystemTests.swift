@@ -115,7 +115,7 @@ import Testing
         try alphaFS.makeSymlink("one.txt", at: "/alpha/Docs/link")
         alpha.noteLocal([.rescan("", reason: "test")])
         let marker: Set<String> = [IgnoreRules.rootMarkerName]
-        #expect(await eventually(timeout: .seconds(30)) {
+        #expect(await eventually(timeout: .seconds(120)) {
             betaFS.tree(under: "/beta/Docs", skipping: marker) == alphaFS.tree(under: "/alpha/Docs", skipping: marker)
                 && betaFS.text("/beta/Docs/sub/two.txt") == "two\n"
         }, "\(betaFS.tree(under: "/beta/Docs"))")
@@ -124,11 +124,11 @@ import Testing
         betaFS.setFailing { call, _ in call == .append ? ENOSPC : nil }
         try alphaFS.write(Data("three\n".utf8), to: "/alpha/Docs/three.txt")
         alpha.noteLocal([.changed("three.txt")])
-        #expect(await eventually(timeout: .seconds(30)) { beta.status().problems.isEmpty == false || beta.status().state == .offline })
+        #expect(await eventually(timeout: .seconds(120)) { beta.status().problems.isEmpty == false || beta.status().state == .offline })
         #expect(betaFS.tree(under: "/beta/Docs").keys.allSatisfy { !$0.contains(IgnoreRules.temporaryFilePrefix) })
         betaFS.setFailing(nil)
         beta.requestSync()
-        #expect(await eventually(timeout: .seconds(30)) { betaFS.text("/beta/Docs/three.txt") == "three\n" })
-        #expect(await eventually(timeout: .seconds(30)) { alpha.isSettled && beta.isSettled })
+        #expect(await eventually(timeout: .seconds(120)) { betaFS.text("/beta/Docs/three.txt") == "three\n" })
+        #expect(await eventually(timeout: .seconds(120)) { alpha.isSettled && beta.isSettled })
     }
 }
