@@ -29,7 +29,7 @@ extension FolderEngine {
         let state = safety.withLock { $0 }
         let now = environment.now()
         let facts = DeletionCheck.Facts(pending: counts.pending, live: counts.live, sentSinceSettled: state.deletionsSentSinceSettled,
-                                        confirmed: state.deletionsConfirmed, engaged: state.brakeEngagedAt != nil,
+                                        askedFor: state.deletionsAskedFor, confirmed: state.deletionsConfirmed, engaged: state.brakeEngagedAt != nil,
                                         sinceLastDeletion: owned.withLock { $0.lastLocalDeletion }.map { now - $0 })
         let gate: DeletionGate
         switch DeletionCheck.verdict(facts, brake: configuration.deleteBrake, quietPeriod: FolderEngine.deletionQuietPeriod) {
@@ -77,10 +77,18 @@ extension FolderEngine {
         updateSafety { $0.deletionsSentSinceSettled += count }
     }
 
+    /// A person asked for `count` local deletions by name (conflict copies they resolved
+    /// away): the brake lets them go uncounted.
+    func noteDeletionsAskedFor(_ count: Int) {
+        guard count > 0 else { return }
+        updateSafety { $0.deletionsAskedFor += count }
+    }
+
     /// The folder settled with nothing pending: counting starts again.
     func settleDeletionCount() {
         updateSafety { state in
             state.deletionsSentSinceSettled = 0
+            state.deletionsAskedFor = 0
             state.deletionsConfirmed = false
             state.brakeEngagedAt = nil
         }

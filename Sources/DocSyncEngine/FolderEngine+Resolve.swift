@@ -197,6 +197,9 @@ extension FolderEngine {
             detail = "kept both; the copy is now \(target.string)"
         }
         // Recorded as local changes, sent as any other; the original's flag clears with the copy.
+        // The copy's record goes, unless it keeps its name: a deletion the person asked for,
+        // which the mass-delete brake does not count (resolving hundreds of copies is no accident).
+        if case .renameCopy = step {} else if copy.acked != nil { noteDeletionsAskedFor(1) }
         try reconcile(scopes)
         try writeIndex { db in
             try logConflict(conflictLogEntry(path: original.path, copyPath: copy.path, remoteDevice: otherDevice == configuration.device ? nil : otherDevice,

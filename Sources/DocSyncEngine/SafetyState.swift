@@ -17,8 +17,26 @@ struct SafetyState: Codable, Sendable, Equatable {
     /// A person confirmed the held deletions: send those pending, whatever the brake says,
     /// until the folder settles.
     var deletionsConfirmed = false
+    /// Local deletions a person asked for by name since the folder last settled (conflict
+    /// copies `docs-status resolve` dropped): the brake does not count them.
+    var deletionsAskedFor = 0
 
     static let key = "safety"
+
+    init() {}
+
+    /// Reads what any version wrote: a field a later version added is absent from an older
+    /// state and takes its initial value (the rest must not be lost with it).
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        markerInstance = try container.decodeIfPresent(String.self, forKey: .markerInstance)
+        heldReason = try container.decodeIfPresent(FolderHold.Reason.self, forKey: .heldReason)
+        heldSince = try container.decodeIfPresent(Timestamp.self, forKey: .heldSince)
+        deletionsSentSinceSettled = try container.decodeIfPresent(Int.self, forKey: .deletionsSentSinceSettled) ?? 0
+        brakeEngagedAt = try container.decodeIfPresent(Timestamp.self, forKey: .brakeEngagedAt)
+        deletionsConfirmed = try container.decodeIfPresent(Bool.self, forKey: .deletionsConfirmed) ?? false
+        deletionsAskedFor = try container.decodeIfPresent(Int.self, forKey: .deletionsAskedFor) ?? 0
+    }
 
     static func load(_ data: Data?) -> SafetyState {
         guard let data, let state = try? JSONDecoder().decode(SafetyState.self, from: data) else { return SafetyState() }

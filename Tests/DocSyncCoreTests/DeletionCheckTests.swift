@@ -35,6 +35,16 @@ import Testing
         ("one under the absolute limit, quiet since", Facts(pending: 9_999, live: 990_000, sinceLastDeletion: .seconds(10)), .release(settle: false)),
         ("under the absolute limit, more could reach it",
          Facts(pending: 9_000, live: 990_000, sinceLastDeletion: .milliseconds(100)), .wait(remaining: .milliseconds(1_900))),
+        ("conflict copies a person resolved away: not counted, not waited for",
+         Facts(pending: 150, live: 150, askedFor: 150, sinceLastDeletion: .zero), .release(settle: false)),
+        ("resolved copies beside an rm -rf: the rm -rf alone reaches the brake",
+         Facts(pending: 300, live: 100, askedFor: 100, sinceLastDeletion: .zero), .hold(engage: true)),
+        ("resolved copies beside an rm -rf under the brake: only the rest is waited for",
+         Facts(pending: 250, live: 150, askedFor: 100, sinceLastDeletion: .zero), .wait(remaining: .seconds(2))),
+        ("resolved copies sent before: the few left go",
+         Facts(pending: 10, live: 890, sentSinceSettled: 100, askedFor: 100, sinceLastDeletion: .seconds(3)), .release(settle: false)),
+        ("a brake engaged before holds resolved copies too, until a person chooses",
+         Facts(pending: 150, live: 150, askedFor: 50, engaged: true), .hold(engage: false)),
     ]
 
     @Test(arguments: cases)

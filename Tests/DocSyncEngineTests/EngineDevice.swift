@@ -15,7 +15,7 @@ final class EngineDevice: Sendable {
     private let tasks: [Task<Void, Never>]
 
     init(name: String, base: URL, backend: any StorageBackend, zone: ZoneID = ZoneID("Docs"), policy: ConflictPolicy = .keepBoth, maxFileSize: Int64 = 50_000_000, onDemand: Bool = false,
-         transferConcurrency: Int = 8, textMerge: TextMergeRule? = .standard) throws {
+         transferConcurrency: Int = 8, textMerge: TextMergeRule? = .standard, deleteBrake: DeleteBrake = DeleteBrake()) throws {
         self.name = name
         folder = base.appendingPathComponent("\(name)-folder")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -23,7 +23,7 @@ final class EngineDevice: Sendable {
         logger.logLevel = .warning
         let configuration = EngineConfiguration(
             zone: zone, root: folder, stateDirectory: base.appendingPathComponent("\(name)-state"), device: name,
-            conflictPolicy: policy, onDemand: onDemand, maxFileSize: maxFileSize, textMerge: textMerge,
+            conflictPolicy: policy, onDemand: onDemand, maxFileSize: maxFileSize, textMerge: textMerge, deleteBrake: deleteBrake,
             retryPolicy: RetryPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(300), multiplier: 2),
             safetyNetInterval: .seconds(30), transferConcurrency: transferConcurrency)
         let engine = try FolderEngine(configuration: configuration, backend: backend, logger: logger)

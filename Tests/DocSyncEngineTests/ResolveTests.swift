@@ -29,9 +29,9 @@ struct ResolveTests {
     /// Alpha (through the fault injector) and beta, both holding `names` (not merged line-wise:
     /// `.dat`), edited on both while alpha could not fetch: one conflict copy per name, made
     /// by alpha, on both devices.
-    func conflicts(_ names: [String] = ["shared.dat"]) async throws -> (EngineDevice, EngineDevice) {
-        let a = try EngineDevice(name: "alpha", base: base.url, backend: faulty)
-        let b = try EngineDevice(name: "beta", base: base.url, backend: local)
+    func conflicts(_ names: [String] = ["shared.dat"], deleteBrake: DeleteBrake = DeleteBrake()) async throws -> (EngineDevice, EngineDevice) {
+        let a = try EngineDevice(name: "alpha", base: base.url, backend: faulty, deleteBrake: deleteBrake)
+        let b = try EngineDevice(name: "beta", base: base.url, backend: local, deleteBrake: deleteBrake)
         for name in names { try "base\n".write(to: a.file(name), atomically: false, encoding: .utf8) }
         a.rescan()
         #expect(await eventually(timeout: .seconds(60)) { names.allSatisfy { b.read($0) == "base\n" } && a.engine.isSettled })
@@ -162,6 +162,27 @@ struct ResolveTests {
         let log = try resolutions(b)
         #expect(log.count == 3 && log.allSatisfy { $0.outcome == .resolvedRemote && $0.remoteDevice == "alpha" })
         #expect(Set(log.map(\.path)) == Set(names))
+    }
+
+    /// Resolving copies away deletes their records, as many as the conflicts: with a brake
+    /// at 50 % and 2 items, three copies of six items would be held as a mass deletion, yet
+    /// a person asked for each by name. They go, and the brake still holds what nobody asked for.
+    @Test func copiesResolvedAwayAreNotHeldByTheMassDeleteBrake() async throws {
+        let names = ["a.dat", "b.dat", "c.dat"]
+        let brake = DeleteBrake(percent: 50, minimum: 2)
+        let (a, b) = try await conflicts(names, deleteBrake: brake)
+        let outcomes = await b.engine.perform(.resolve(try b.engine.conflictTargets(matching: nil), keep: .local))
+        #expect(outcomes.map(\.done) == [true, true, true], "\(outcomes)")
+        await settled(a, b, holding: names)
+        #expect(b.status.state != .deletionsHeld && a.status.state != .deletionsHeld)
+        for name in names { #expect(a.read(name) == Self.betas(name)) }
+
+        // What nobody asked for is still braked: two of the three files deleted on beta.
+        try FileManager.default.removeItem(at: b.file("a.dat"))
+        try FileManager.default.removeItem(at: b.file("b.dat"))
+        b.rescan()
+        #expect(await eventually(timeout: .seconds(60)) { b.status.state == .deletionsHeld }, "\(b.status)")
+        #expect(a.names() == names, "alpha keeps the files while beta's deletions are held")
     }
 
     @Test func pathsWithoutAConflictAreAnsweredPerItem() async throws {

@@ -15,6 +15,10 @@ public enum DeletionCheck {
         public var live: Int
         /// Local deletions sent since the folder last settled.
         public var sentSinceSettled: Int
+        /// Of the deletions pending or sent since the folder last settled, those a person
+        /// asked for by name (a conflict copy `docs-status resolve` dropped): they go
+        /// without counting toward the brake.
+        public var askedFor: Int
         /// A person confirmed the held deletions (until the folder settles).
         public var confirmed: Bool
         /// The brake already holds the pending deletions.
@@ -22,11 +26,12 @@ public enum DeletionCheck {
         /// How long ago the last local deletion was seen (`nil`: none since the engine started).
         public var sinceLastDeletion: Duration?
 
-        public init(pending: Int, live: Int, sentSinceSettled: Int = 0, confirmed: Bool = false,
+        public init(pending: Int, live: Int, sentSinceSettled: Int = 0, askedFor: Int = 0, confirmed: Bool = false,
                     engaged: Bool = false, sinceLastDeletion: Duration? = nil) {
             self.pending = pending
             self.live = live
             self.sentSinceSettled = sentSinceSettled
+            self.askedFor = askedFor
             self.confirmed = confirmed
             self.engaged = engaged
             self.sinceLastDeletion = sinceLastDeletion
@@ -51,8 +56,10 @@ public enum DeletionCheck {
         guard facts.pending > 0 else { return .release(settle: facts.engaged) }
         if facts.confirmed { return .release(settle: false) }
         if facts.engaged { return .hold(engage: false) }
-        let deletions = facts.pending + facts.sentSinceSettled
-        let items = facts.live + deletions
+        let items = facts.live + facts.pending + facts.sentSinceSettled
+        // What a person asked for by name is no deletion they did not mean.
+        let deletions = max(0, facts.pending + facts.sentSinceSettled - facts.askedFor)
+        guard deletions > 0 else { return .release(settle: false) }
         // Deleting everything would not reach the brake: nothing to wait for.
         guard brake.engages(deletions: items, items: items) else { return .release(settle: false) }
         if brake.engages(deletions: deletions, items: items) { return .hold(engage: true) }
