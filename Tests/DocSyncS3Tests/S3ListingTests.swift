@@ -49,10 +49,11 @@ import Testing
         }
     }
 
-    @Test func multiObjectDeleteSplitsAbove1000Keys() async throws {
-        // A delete of 1000 keys takes the test store (one Swift proxy process) about 8 s
-        // alone, and 20-30 s while the other tests of the store run beside it.
-        try await S3TestStore.withBucket({ $0.requestTimeout = .seconds(120) }) { client in
+    @Test func multiObjectDeleteSplitsLongLists() async throws {
+        // Five requests of at most 250 keys (S3 allows 1000 in one, which the test store,
+        // one Swift proxy process, takes 8 s to 44 s to answer): each within the default timeout.
+        #expect(S3Client.keysPerDeleteRequest <= S3Client.maximumKeysPerDelete)
+        try await S3TestStore.withBucket { client in
             let keys = (0..<1005).map { String(format: "many/%04d", $0) }
             // Only some exist; the others are absent, which is success.
             for key in keys.prefix(3) + keys.suffix(3) { try await client.putObject(key, ByteBuffer(string: "x")) }
