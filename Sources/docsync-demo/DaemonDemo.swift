@@ -143,14 +143,21 @@ struct DaemonDemo {
         step.say("Archive/plan.md was merged line by line after \(planMerged), no copy; both folders hold:")
         for line in merged.split(separator: "\n") { step.say("  " + String(line)) }
 
-        step.title("12. docs-status conflicts, the conflict log, a metadata query, the version store and resolve, on the desktop")
+        step.title("12. docs-status conflicts, a metadata query, the version store and resolve on the desktop; the conflict log on both")
         _ = try desktop.docsStatus(["wait", "--timeout", "30"])
-        for arguments in [["conflicts"], ["conflicts", "--log"], ["query", "name LIKE '*.txt' AND size < 1MB"],
-                          ["versions", desktop.file("Archive/notes.txt").path],
-                          ["resolve", desktop.file("Archive/notes.txt").path, "--keep", "local"], ["conflicts"]] {
-            step.say("$ docs-status " + arguments.map { !$0.contains(" ") ? $0 : $0.contains("'") ? "\"\($0)\"" : "'\($0)'" }.joined(separator: " "))
-            for line in try desktop.docsStatus(arguments).split(separator: "\n") { step.say("  " + String(line)) }
+        func show(_ arguments: [String], on device: Device) throws {
+            step.say("$ docs-status " + arguments.map { !$0.contains(" ") ? $0 : $0.contains("'") ? "\"\($0)\"" : "'\($0)'" }.joined(separator: " ")
+                + "   (on the \(device.name))")
+            for line in try device.docsStatus(arguments).split(separator: "\n") { step.say("  " + String(line)) }
         }
+        for arguments in [["conflicts"], ["query", "name LIKE '*.txt' AND size < 1MB"], ["versions", desktop.file("Archive/notes.txt").path],
+                          ["resolve", desktop.file("Archive/notes.txt").path, "--keep", "local"], ["conflicts"]] {
+            try show(arguments, on: desktop)
+        }
+        // Each device logs the conflicts its own engine met: the one that found the other's
+        // edits on the server merged plan.md and made the copy; the desktop resolved it.
+        _ = try laptop.docsStatus(["wait", "--timeout", "30"])
+        for device in [laptop, desktop] { try show(["conflicts", "--log"], on: device) }
 
         step.title("13. The desktop's folder vanishes, as an unmounted disk's does: it is held, not emptied everywhere")
         let away = base.appendingPathComponent("desktop/Documents (disk unmounted)")
