@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 /// The first phase of the server's graceful shutdown. Placed after the HTTP server in the
 /// service group, it is the first told to shut down (a group shuts its services down in
@@ -10,7 +11,8 @@ import ServiceLifecycle
 ///
 /// The delay gives a load balancer the time to see `/readyz` fail and take the instance
 /// out, so no request of its is refused meanwhile; 0 goes straight to the second phase.
-/// The group's cancellation cuts the delay short.
+/// A second SIGTERM or SIGINT (a person pressing Ctrl-C again) or the group's
+/// cancellation cuts the delay short.
 struct DrainService: Service {
     let state: DrainState
     let delay: Duration
@@ -24,8 +26,20 @@ struct DrainService: Service {
         }
         state.begin()
         guard delay > .zero else { return }
-        logger.info("draining: /readyz answers 503; still serving until the delay is over",
+        // Trapped now, after the signal that began the drain: the next one ends the wait.
+        let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
+        logger.info("draining: /readyz answers 503; still serving until the delay is over (a second SIGTERM or SIGINT stops now)",
                     metadata: ["delay": "\(delay)"])
-        try? await Task.sleep(for: delay)
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { (try? await Task.sleep(for: delay)) != nil }
+            group.addTask {
+                for await _ in signals { return false }
+                return true
+            }
+            if await group.next() == false, !Task.isCancelled {
+                logger.info("a second signal: the drain delay ends now")
+            }
+            group.cancelAll()
+        }
     }
 }

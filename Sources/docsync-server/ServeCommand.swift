@@ -40,7 +40,7 @@ struct ServeCommand: AsyncParsableCommand {
     var trustedProxies: [String] = []
 
     @Option(name: .customLong("drain-delay"),
-            help: ArgumentHelp("After SIGTERM, how long to go on serving with /readyz answering 503 before closing (default 5s on the scale-out store, for the load balancer to take the instance out; 0 on a data directory).",
+            help: ArgumentHelp("After SIGTERM, how long to go on serving with /readyz answering 503 before closing (default 5s on the scale-out store, for the load balancer to take the instance out; 0 on a data directory). A second SIGTERM or SIGINT ends it.",
                                valueName: "duration"))
     var drainDelay: String?
 

@@ -42,6 +42,21 @@ import Testing
         await listener.shutdown()
     }
 
+    @Test func aSecondSignalEndsTheDelay() async throws {
+        let server = try await TestServer(["--drain-delay", "300s"])
+        let process = server.process
+        let started = ContinuousClock.now
+        let first = Task { try await process.stop(signal: SIGTERM, timeout: .seconds(400)) }
+        let draining = await eventually(timeout: .seconds(30), pollEvery: .milliseconds(20)) {
+            (try? await RawHTTP.send(.GET, server.url, "/readyz", token: nil).status) == 503
+        }
+        #expect(draining, "log:\n\(process.log)")
+        #expect(try await process.stop(signal: SIGINT, timeout: .seconds(120)) == 0, "log:\n\(process.log)")
+        #expect(ContinuousClock.now - started < .seconds(150), "not the 300 s delay")
+        #expect(process.log.contains("a second signal"))
+        _ = try await first.value
+    }
+
     @Test func theDelayIsTheStoresDefaultUnlessGiven() throws {
         let embedded = try ServerConfiguration.load(file: nil, overrides: .init(data: "/d"))
         #expect(embedded.drainDelay == .zero, "one machine: no balancer to wait for")
