@@ -59,6 +59,9 @@ public final class FolderEngine: Sendable {
     struct LiveStatus: Sendable {
         var state: FolderState = .scanning
         var message: String?
+        /// The message waits on something outside the engine (a refused sign-in, storage
+        /// full): retries do not hide it; only a turn that succeeds clears it.
+        var waitsOnTheBackend = false
         var pendingDownloads = 0
         var pendingDownloadBytes: Int64 = 0
         var problems: [String: ItemProblem] = [:]
@@ -309,13 +312,13 @@ public final class FolderEngine: Sendable {
             retry.fetchOwed = true
             logger.notice("change token expired; fetching everything again")
         case .pauseUploads:
-            setState(.error, message: FolderStatus.storageFull(error.quota))
+            setState(.error, message: FolderStatus.storageFull(error.quota), waitsOnTheBackend: true)
             // Space frees without telling (a purge elsewhere, a larger quota): look again at
             // least every half minute.
             retry.notBefore = now + min(backoff, .seconds(30))
             logger.error("storage full; uploads paused, everything is kept on this device", metadata: ["error": "\(error.message)"])
         case .stopUntilSignedIn:
-            setState(.error, message: FolderStatus.notAuthenticated)
+            setState(.error, message: FolderStatus.notAuthenticated, waitsOnTheBackend: true)
             retry.notBefore = now + backoff
             logger.error("not authenticated; sync stopped, everything is kept on this device", metadata: ["error": "\(error.message)"])
         case .rereadLater, .mergeAndResend, .handleEachItem, .splitAndResend, .itemError:
@@ -368,15 +371,15 @@ public final class FolderEngine: Sendable {
         return heldDeletionsStatus(safety)
     }
 
-    func setState(_ state: FolderState, message: String? = nil) {
-        live.withLock { $0.state = state; $0.message = message }
+    func setState(_ state: FolderState, message: String? = nil, waitsOnTheBackend: Bool = false) {
+        live.withLock { $0.state = state; $0.message = message; $0.waitsOnTheBackend = waitsOnTheBackend }
     }
 
-    /// Shows `state` for work under way, except over a refused sign-in: that stays shown
-    /// until a call to the backend succeeds, so a retry never reads as "signed in".
+    /// Shows `state` for work under way, except over a refused sign-in or full storage: that
+    /// stays shown until a turn succeeds, so a retry never reads as "signed in" with room.
     private func showWorking(_ state: FolderState) {
         live.withLock { live in
-            guard live.message != FolderStatus.notAuthenticated else { return }
+            guard !live.waitsOnTheBackend else { return }
             live.state = state
             live.message = nil
         }

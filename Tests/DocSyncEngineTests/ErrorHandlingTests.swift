@@ -119,6 +119,18 @@ struct ErrorHandlingTests {
         #expect(await eventually(timeout: .seconds(60)) { a.status.state == .error && a.status.message?.hasPrefix(shown) == true })
         #expect(a.read("big-idea.txt") == "kept locally\n")
         #expect(b.read("big-idea.txt") == nil)
+        // Retries (each upload answered after 40 ms) never show the folder as syncing with room.
+        faulty.setPlan(FaultPlan(rules: [FaultRule([.uploadChunk, .modifyRecords], .fromCall(1), .fail(SyncError(.quotaExceeded, "injected: full", quota: quota)))],
+                                 latency: .milliseconds(40)))
+        let before = faulty.injectedFaults
+        var hidden: [String] = []
+        let retried = await eventually(timeout: .seconds(60), pollEvery: .milliseconds(2)) {
+            let status = a.status
+            if status.state != .error || status.message?.hasPrefix(shown) != true { hidden.append("\(status.state): \(status.message ?? "-")") }
+            return faulty.injectedFaults >= before + 4
+        }
+        #expect(retried)
+        #expect(hidden.isEmpty, "while retrying, the status read: \(Set(hidden))")
         faulty.setPlan(.none)
         #expect(await eventually(timeout: .seconds(60)) { b.read("big-idea.txt") == "kept locally\n" })
     }
