@@ -174,6 +174,9 @@ public final class FolderEngine: Sendable {
             return .wait(until: environment.now() + .seconds(1))
         }
         let gate = decideDeletionGate()
+        // Busy before the inbox is emptied, so `isSettled` (which reads the inbox first)
+        // never sees an empty inbox and an idle loop while a turn holds what it took.
+        setBusy(true)
         let work = inbox.withLock { inbox -> EngineInbox in
             let taken = inbox
             inbox = EngineInbox()
@@ -209,7 +212,6 @@ public final class FolderEngine: Sendable {
             state.safetyNetDue = true
             return .wait(until: environment.now() + configuration.safetyNetInterval)
         }
-        setBusy(true)
         if state.busySince == nil { state.busySince = environment.now() }
         for warning in work.rescanWarnings {
             logger.warning("rescanning after lost events", metadata: ["reason": "\(warning)"])
@@ -357,8 +359,11 @@ public final class FolderEngine: Sendable {
     /// True when the loop is waiting with nothing to do and nothing pending (held deletions
     /// and a held folder are not settled: they wait for a person).
     public var isSettled: Bool {
+        // The inbox is read before the loop's flags: a turn marks itself busy before it
+        // takes the inbox, so input is always seen in one place or the other.
+        guard inbox.withLock({ $0.isEmpty }) else { return false }
         let idle = live.withLock { !$0.busy && $0.state == .idle && $0.deletionGate == .release }
-        return idle && inbox.withLock { $0.isEmpty } && !hasSendablePending()
+        return idle && !hasSendablePending()
     }
 
     /// What the folder holds back for a person now (a held folder, or deletions the brake

@@ -10,10 +10,12 @@ import Testing
 /// that rise chunk batch by chunk batch, then settle at uploaded / current.
 @Suite("Transfer progress")
 struct TransferProgressTests {
-    /// Samples `path`'s status on `device` every few milliseconds until `done` holds.
+    /// Samples `path`'s status on `device` every few milliseconds until `done` holds. The
+    /// deadline is generous: alone a transfer takes seconds, but in a full run on two cores
+    /// the chunking and the thousands of slowed calls have taken over two minutes.
     func sample(_ device: EngineDevice, _ path: String, until done: @escaping @Sendable (ItemStatus?) -> Bool) async -> [ItemStatus] {
         var samples: [ItemStatus] = []
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + .seconds(360)
         while ContinuousClock.now < deadline {
             let item = (try? device.engine.item(at: RelativePath(path))) ?? nil
             if let item { samples.append(item) }

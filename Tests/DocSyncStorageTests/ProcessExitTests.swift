@@ -5,13 +5,6 @@ import Testing
 
 /// Waiting for a child process blocks the waiter without spinning it.
 @Suite struct ProcessExitTests {
-    /// CPU time the calling thread has used, in seconds.
-    static func threadCPUSeconds() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
     /// Started on one thread and waited for on another, where Foundation's `waitUntilExit()`
     /// spins for the whole half second.
     @Test func waitingOnAnotherThreadUsesNoCPUAndSeesTheStatus() async throws {
@@ -22,9 +15,9 @@ import Testing
         try process.run()
         let started = ContinuousClock.now
         let cpu = await onOwnThread {
-            let before = Self.threadCPUSeconds()
+            let before = threadCPUSeconds()
             exit.wait()
-            return Self.threadCPUSeconds() - before
+            return threadCPUSeconds() - before
         }
         #expect(ContinuousClock.now - started >= .milliseconds(400), "it waited for the child")
         #expect(!process.isRunning && process.terminationStatus == 3)
