@@ -9,9 +9,9 @@ import Synchronization
 /// if the commit happens), and every instance LISTENs on one connection of its own and
 /// hands each notification to the streams of that account.
 ///
-/// When the listening connection breaks, it is opened again (after a second, then longer);
-/// since notifications sent meanwhile are lost, every stream is then told that each of
-/// its account's zones may have changed.
+/// Whenever listening begins — the first time, and again after the connection broke (it is
+/// opened again after a second, then longer) — every stream already open is told that each
+/// of its account's zones may have changed, since notifications sent before were not heard.
 final class ScaleOutNotifier: Sendable {
     static let channel = "docsync_changes"
 
@@ -26,11 +26,11 @@ final class ScaleOutNotifier: Sendable {
             for continuation in subscribers[account, default: [:]].values { continuation.yield(notification) }
         }
 
-        mutating func finishAll() {
-            for streams in subscribers.values {
-                for continuation in streams.values { continuation.finish() }
-            }
-            subscribers = [:]
+        /// Forgets every stream and returns them, to be finished outside the lock (a
+        /// stream's termination handler takes the lock to forget itself).
+        mutating func takeAll() -> [AsyncStream<ChangeNotification>.Continuation] {
+            defer { subscribers = [:] }
+            return subscribers.values.flatMap(\.values)
         }
     }
 
@@ -66,14 +66,14 @@ final class ScaleOutNotifier: Sendable {
     /// Listens until cancelled, reconnecting when the connection breaks.
     func run(_ client: PostgresClient) async {
         var delay = Duration.seconds(1)
-        var first = true
         while !Task.isCancelled {
             do {
                 try await client.withConnection { connection in
                     try await connection.listen(on: Self.channel) { notifications in
                         state.withLock { $0.listening = true }
-                        if !first { await announceEverything(client) }
-                        first = false
+                        // A stream opened before now (a device that reached this instance
+                        // while it started or reconnected) may have missed a commit.
+                        await announceEverything(client)
                         delay = .seconds(1)
                         for try await notification in notifications { deliver(notification.payload) }
                     }
@@ -84,19 +84,16 @@ final class ScaleOutNotifier: Sendable {
                                metadata: ["error": "\(String(reflecting: error))", "retryIn": "\(delay)"])
             }
             state.withLock { $0.listening = false }
-            first = false
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, .seconds(30))
         }
-        state.withLock { state in
-            state.listening = false
-            state.finishAll()
-        }
+        state.withLock { $0.listening = false }
+        finishAll()
     }
 
     /// Ends every stream (a graceful drain: devices reconnect elsewhere).
     func finishAll() {
-        state.withLock { $0.finishAll() }
+        for continuation in state.withLock({ $0.takeAll() }) { continuation.finish() }
     }
 
     /// The payload a commit sends for a change of `zone` in `account`.

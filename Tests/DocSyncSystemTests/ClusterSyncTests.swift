@@ -51,6 +51,24 @@ struct ClusterSyncTests {
         await cluster.close()
     }
 
+    /// SIGTERM while a device's push stream is open: the instance ends the stream and exits 0.
+    @Test func anInstanceStopsCleanlyWithAPushStreamOpen() async throws {
+        let cluster = try await Cluster.start()
+        do {
+            let token = try await cluster.first.addUser("ana")
+            let device = try HTTPBackend(url: cluster.first.url, token: token)
+            try await device.createZone(ZoneID("Docs"))
+            let heard = NotificationCollector(device.changeNotifications())
+            #expect(await eventually(timeout: .seconds(60)) { heard.zones.contains(ZoneID("Docs")) }, "the push stream is open")
+            #expect(try await cluster.first.stop() == 0, "log:\n\(cluster.first.log)")
+            await device.shutdown()
+        } catch {
+            await cluster.close()
+            throw error
+        }
+        await cluster.close()
+    }
+
     @Test func aUserSeesNothingOfAnotherAndAWrongTokenIsRefusedByEveryInstance() async throws {
         let cluster = try await Cluster.start()
         do {
