@@ -57,6 +57,6 @@ import Testing
         pool.keep(ByteBufferAllocator().buffer(capacity: 16))
         pool.keep(ByteBufferAllocator().buffer(capacity: 16))
         #expect(pool.idleCount == 2)
-        #expect(await eventually(timeout: .seconds(5)) { pool.idleCount == 0 })
+        #expect(await eventually(timeout: .seconds(60)) { pool.idleCount == 0 })
     }
 }

@@ -24,7 +24,7 @@ import Testing
         let backend = try HTTPBackend(url: server.url, token: token, options: .init(trustedCertificateFile: certificate))
         try await backend.createZone(ZoneID("Docs"))
         let heard = NotificationLog(backend.changeNotifications())
-        #expect(await eventually(timeout: .seconds(10)) { heard.count == 1 }, "the push stream is open")
+        #expect(await eventually(timeout: .seconds(60)) { heard.count == 1 }, "the push stream is open")
 
         let started = ContinuousClock.now
         await backend.shutdown()

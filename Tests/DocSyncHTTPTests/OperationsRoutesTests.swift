@@ -40,7 +40,7 @@ import Testing
         let notifications = backend.changeNotifications()
         let listening = Task { for await _ in notifications {} }
         defer { listening.cancel() }
-        let counted = await eventually(timeout: .seconds(10)) {
+        let counted = await eventually(timeout: .seconds(60)) {
             let text = (try? await RawHTTP.send(.GET, server.url, "/metrics", token: nil)).map { String(decoding: $0.body, as: UTF8.self) } ?? ""
             return Self.value(of: "docsync_push_streams_open", in: text) == 1
         }

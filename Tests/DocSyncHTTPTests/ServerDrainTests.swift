@@ -20,7 +20,7 @@ import Testing
         let listener = try HTTPBackend(url: server.url, token: token, options: ServerProcessTests.fastReconnect)
         try await listener.createZone(zone)
         let heard = NotificationLog(listener.changeNotifications())
-        #expect(await eventually(timeout: .seconds(10)) { heard.count == 1 }, "the push stream is open")
+        #expect(await eventually(timeout: .seconds(60)) { heard.count == 1 }, "the push stream is open")
         #expect(try await RawHTTP.send(.GET, server.url, "/readyz", token: nil).status == 200)
 
         let process = server.process

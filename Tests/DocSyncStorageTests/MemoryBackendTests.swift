@@ -74,7 +74,7 @@ import Testing
         let heard = NotificationCollector(backend.changeNotifications())
 
         backend.forgetEverything()
-        #expect(await eventually(timeout: .seconds(10)) { heard.zones.contains(zone) }, "subscribers hear that the zone went")
+        #expect(await eventually(timeout: .seconds(60)) { heard.zones.contains(zone) }, "subscribers hear that the zone went")
         await expectSyncError(.zoneNotFound) { try await backend.fetchChanges(in: zone, since: oldToken, limit: 10) }
         await expectSyncError(.zoneNotFound) { try await backend.modifyRecords(RecordBatch(zone: zone, saves: [TestRecords.folder(zone, "x")])) }
         await expectSyncError(.zoneNotFound) { try await backend.listDeleted(in: zone, since: nil) }

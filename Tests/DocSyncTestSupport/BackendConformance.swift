@@ -461,7 +461,7 @@ enum Conformance {
         let stream = listener.changeNotifications()
         let received = NotificationCollector(stream)
         _ = try await fixture.backend.save(TestRecords.folder(zone, "ping"))
-        let heard = await eventually(timeout: .seconds(10)) { received.zones.contains(zone) }
+        let heard = await eventually(timeout: .seconds(60)) { received.zones.contains(zone) }
         #expect(heard, "a save by one client is announced to another")
     }
 }
