@@ -1,14 +1,13 @@
 import DocSyncCore
 @testable import DocSyncScaleOut
 import DocSyncTestSupport
-import Synchronization
 import Testing
 
 /// Streams opened before an instance listens (a device reaching an instance that is still
 /// starting, or reconnecting to the database) hear of every zone once listening begins:
 /// a commit made before then was not heard (the conformance suite's push case missed one
-/// on a loaded run). Listening ending ends the streams without a crash (finishing them under the
-/// notifier's lock crashed: each stream's end takes that lock to forget itself).
+/// on a loaded run). When listening stops, the streams are ended without a crash (finishing
+/// them under the notifier's lock crashed: each stream's end takes that lock to forget itself).
 @Suite struct ScaleOutNotifierTests {
     @Test func streamsOpenedBeforeListeningHearOfEveryZoneWhenItBegins() async throws {
         let storage = try await ScaleOutTestStorage.make()
