@@ -134,9 +134,7 @@ extension ScaleOutBackend {
             added.bytes += Int64(length)
         }
         guard added.count > 0 else { return (false, commit: false) }  // every chunk was stored meanwhile by another upload
-        if let byteLimit, used + added.bytes > byteLimit {
-            throw SyncError.accountFull(AccountQuota(usedBytes: used, quotaBytes: byteLimit), adding: added.bytes)
-        }
+        try StoreQuota.admit(adding: added.bytes, to: used, limit: byteLimit)
         try await connection.statement("""
             UPDATE account SET chunk_count = chunk_count + \(added.count), chunk_bytes = chunk_bytes + \(added.bytes) WHERE id = \(account)
             """, logger: logger)

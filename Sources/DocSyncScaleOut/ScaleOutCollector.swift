@@ -8,7 +8,8 @@ import PostgresNIO
 
 /// Garbage collection of the scale-out store, one collector at a time across every
 /// instance (a PostgreSQL advisory lock; an instance that finds it held skips its turn).
-/// The same rules as the embedded store's (`GarbageCollector`):
+/// What is kept and for how long is decided for every store by `ManifestWalk` and
+/// `StoreRetention`:
 /// - deleted records and replaced versions past the retention go; tombstones past
 ///   `tombstoneRetention` go and expire the change tokens that could have missed them;
 /// - a chunk is kept while a live record, a Recently Deleted entry or a replaced version
@@ -32,7 +33,7 @@ public struct ScaleOutCollector: Sendable {
     /// The advisory lock's key: "docsync collect" in 8 bytes.
     static let lockKey: Int64 = 0x646F_6373_636F_6C6C
 
-    public init(store: ScaleOutStore, tombstoneRetention: TimeInterval = 90 * 86_400) {
+    public init(store: ScaleOutStore, tombstoneRetention: TimeInterval = StoreRetention.defaultTombstoneRetention) {
         self.store = store
         self.tombstoneRetention = tombstoneRetention
     }
@@ -89,10 +90,11 @@ public struct ScaleOutCollector: Sendable {
     /// One collection of `scope` (an account), or of everything when it is nil.
     private func collect(_ scope: Int64?, into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws {
         let logger = store.logger
-        let now = Date()
-        let versionCutoff = Timestamp(now.addingTimeInterval(-store.settings.deletedRetention)).nanosecondsSince1970
-        let tombstoneCutoff = now.timeIntervalSince1970 - tombstoneRetention
-        let chunkCutoff = ScaleOutBackend.storageTime(now.addingTimeInterval(-store.settings.collectionGrace))
+        let now = Timestamp(Date())
+        let retention = StoreRetention(settings: store.settings, tombstoneRetention: tombstoneRetention)
+        let versionCutoff = retention.versionCutoff(now: now).nanosecondsSince1970
+        let tombstoneCutoff = retention.tombstoneCutoff(now: now).date.timeIntervalSince1970
+        let chunkCutoff = ScaleOutBackend.storageTime(retention.graceCutoff(now: now).date)
         report.expiredDeletedRecords = try await count(connection.statement("""
             DELETE FROM deleted_record WHERE deleted_at <= \(versionCutoff) AND (\(scope)::bigint IS NULL OR account = \(scope)) RETURNING 1
             """, logger: logger))
@@ -127,27 +129,25 @@ public struct ScaleOutCollector: Sendable {
         let reason: String
     }
 
-    /// What one account's marking has kept so far, and through which sequence value.
+    /// What one account's marking has kept so far, the walk through manifest nodes
+    /// (`ManifestWalk`: what keeps a chunk is decided there, for every store), and through
+    /// which sequence value.
     struct Marking {
         var marks = Set<SHA256Digest>()
-        var expanded = Set<SHA256Digest>()
+        var walk = ManifestWalk()
         var seq: Int64 = 0
     }
-
-    /// A manifest node to read (`ManifestMarking`).
-    typealias PendingNode = ManifestMarking.Node
 
     private func sweep(account: Int64, olderThan cutoff: Int64, into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws {
         let logger = store.logger
         let backend = store.backend(account: account)
         var marking = Marking()
-        var pending: [PendingNode] = []
         for try await seq in try await connection.statement("SELECT seq FROM account WHERE id = \(account)", logger: logger).decode(Int64.self) { marking.seq = seq }
         for table in ["record", "deleted_record", "replaced_version"] {
-            try await markBodies(connection.statement("SELECT body FROM \(unescaped: table) WHERE account = \(account)", logger: logger), &marking, &pending)
+            try await markBodies(connection.statement("SELECT body FROM \(unescaped: table) WHERE account = \(account)", logger: logger), &marking)
         }
-        pending += try await nodesWithinGrace(account: account, after: cutoff, connection)
-        try await expand(pending, &marking, backend)
+        marking.walk.suspect(try await nodesWithinGrace(account: account, after: cutoff, connection))
+        try await expand(&marking, backend)
         var candidates: [(digest: SHA256Digest, length: Int64)] = []
         for try await (bytes, length) in try await connection.statement("""
             SELECT digest, length FROM chunk WHERE account = \(account) AND stored_at < \(cutoff)
@@ -158,16 +158,15 @@ public struct ScaleOutCollector: Sendable {
         let (removed, bytes) = try await connection.transaction(logger) { connection in
             var seq: Int64 = 0
             for try await current in try await connection.statement("SELECT seq FROM account WHERE id = \(account) FOR UPDATE", logger: logger).decode(Int64.self) { seq = current }
-            var pending: [PendingNode] = []
             if seq > marking.seq {
                 let after = marking.seq
-                try await markBodies(connection.statement("SELECT body FROM record WHERE account = \(account) AND seq > \(after)", logger: logger), &marking, &pending)
-                try await markBodies(connection.statement("SELECT body FROM deleted_record WHERE account = \(account) AND seq > \(after)", logger: logger), &marking, &pending)
-                try await markBodies(connection.statement("SELECT body FROM replaced_version WHERE account = \(account) AND seq > \(after)", logger: logger), &marking, &pending)
+                try await markBodies(connection.statement("SELECT body FROM record WHERE account = \(account) AND seq > \(after)", logger: logger), &marking)
+                try await markBodies(connection.statement("SELECT body FROM deleted_record WHERE account = \(account) AND seq > \(after)", logger: logger), &marking)
+                try await markBodies(connection.statement("SELECT body FROM replaced_version WHERE account = \(account) AND seq > \(after)", logger: logger), &marking)
                 marking.seq = seq
             }
-            pending += try await nodesWithinGrace(account: account, after: cutoff, connection).filter { !marking.expanded.contains($0.ref.digest) }
-            try await expand(pending, &marking, backend)
+            marking.walk.suspect(try await nodesWithinGrace(account: account, after: cutoff, connection))
+            try await expand(&marking, backend)
             let doomed = candidates.filter { !marking.marks.contains($0.digest) }.map { ByteBuffer(bytes: $0.digest.bytes) }
             var removed: (count: Int64, bytes: Int64) = (0, 0)
             for try await length in try await connection.statement("""
@@ -185,58 +184,42 @@ public struct ScaleOutCollector: Sendable {
         report.chunkBytesRemoved += bytes
     }
 
-    /// Marks the chunks each stored body names at its top level; its manifest nodes go to `pending`.
-    private func markBodies(_ rows: PostgresRowSequence, _ marking: inout Marking, _ pending: inout [PendingNode]) async throws {
+    /// Marks the chunks each stored body names at its top level; its manifest nodes are read later.
+    private func markBodies(_ rows: PostgresRowSequence, _ marking: inout Marking) async throws {
         for try await body in rows.decode(ByteBuffer.self) {
-            guard let asset = try ModifyDecision.decode(Data(buffer: body)).asset else { continue }
-            let (marked, nodes) = ManifestMarking.roots(of: asset)
-            for entry in marked { marking.marks.insert(entry.digest) }
-            pending += nodes
+            for ref in try marking.walk.keep(body: Data(buffer: body)) { marking.marks.insert(ref.digest) }
         }
     }
 
     /// The account's chunks stored within the grace period that have a manifest node's
     /// length: an upload may store a new node over old chunks and save its record later.
-    private func nodesWithinGrace(account: Int64, after cutoff: Int64, _ connection: PostgresConnection) async throws -> [PendingNode] {
+    private func nodesWithinGrace(account: Int64, after cutoff: Int64, _ connection: PostgresConnection) async throws -> [ChunkRef] {
         let low = Int32(ManifestMarking.nodeLengths.lowerBound), high = Int32(ManifestMarking.nodeLengths.upperBound)
-        var nodes: [PendingNode] = []
+        var nodes: [ChunkRef] = []
         for try await (bytes, length) in try await connection.statement("""
             SELECT digest, length FROM chunk WHERE account = \(account) AND stored_at >= \(cutoff) AND length BETWEEN \(low) AND \(high) AND (length - 4) % 36 = 0
             """, logger: store.logger).decode((ByteBuffer, Int32).self) {
-            if let digest = SHA256Digest(bytes: bytes.readableBytesView) { nodes.append(PendingNode(ref: ChunkRef(digest: digest, length: Int(length)), levelsBelow: nil)) }
+            if let digest = SHA256Digest(bytes: bytes.readableBytesView) { nodes.append(ChunkRef(digest: digest, length: Int(length))) }
         }
         return nodes
     }
 
-    /// Reads `pending` nodes level by level and marks their entries (and the nodes below).
-    private func expand(_ pending: [PendingNode], _ marking: inout Marking, _ backend: ScaleOutBackend) async throws {
-        var level = pending
-        while !level.isEmpty {
-            let unique = ManifestMarking.unique(level, expanded: marking.expanded)
-            guard !unique.isEmpty else { return }
-            let places = try await backend.places(of: Array(unique.keys))
-            for (digest, node) in unique where places[digest] == nil {
-                if node.levelsBelow != nil {
-                    store.logger.error("a kept record's manifest node is not stored; the chunks it lists cannot be told", metadata: ["node": "\(digest.shortHex)"])
-                }
-                marking.expanded.insert(digest)
-            }
+    /// Reads the walk's nodes level by level and marks what they list.
+    private func expand(_ marking: inout Marking, _ backend: ScaleOutBackend) async throws {
+        while true {
+            let level = marking.walk.nextLevel()
+            if level.isEmpty { return }
+            let places = try await backend.places(of: Array(level.keys))
             let loaded: [SHA256Digest: Data]
             do { loaded = try await backend.read(places) } catch {
                 throw Stop(reason: "manifest node or chunk \(error.digest?.shortHex ?? "?") cannot be read (\(error.message))")
             }
-            var next: [PendingNode] = []
-            for (digest, bytes) in loaded {
-                marking.expanded.insert(digest)
-                let expansion: (marked: [ChunkRef], nodes: [PendingNode])?
-                do { expansion = try ManifestMarking.expand(unique[digest]!, bytes: bytes) } catch {
-                    throw Stop(reason: "manifest node \(digest.shortHex) is malformed")
-                }
-                guard let expansion else { continue }
-                for entry in expansion.marked { marking.marks.insert(entry.digest) }
-                next += expansion.nodes
+            let expansion: ManifestWalk.Expansion
+            do { expansion = try marking.walk.expand(level, read: loaded) } catch { throw Stop(reason: error.reason) }
+            for digest in expansion.missingNodes {
+                store.logger.error("a kept record's manifest node is not stored; the chunks it lists cannot be told", metadata: ["node": "\(digest.shortHex)"])
             }
-            level = next
+            for ref in expansion.marked { marking.marks.insert(ref.digest) }
         }
     }
 

@@ -22,6 +22,8 @@ public final class ScaleOutStore: Sendable {
     public let bucket: S3Configuration
     /// Retention of deleted records and replaced versions, the collection's grace period.
     public let settings: StoreSettings
+    /// What the store keeps how long (from `settings`; tombstones for the default 90 days).
+    public var retention: StoreRetention { StoreRetention(settings: settings) }
     let client: PostgresClient
     let objects: S3Client
     let notifier: ScaleOutNotifier

@@ -19,7 +19,6 @@ struct AccountQuotas: Sendable {
     /// they add nothing, and a purge is how space comes back.
     func refuseSavesOverQuota(of user: String, in backend: any ServerStorageBackend) async throws(SyncError) {
         guard let quota = try await limit(for: user) else { return }
-        let used = try await backend.storedChunkBytes()
-        if used > quota { throw SyncError.accountFull(AccountQuota(usedBytes: used, quotaBytes: quota)) }
+        try StoreQuota.admitSaves(used: try await backend.storedChunkBytes(), limit: quota)
     }
 }

@@ -136,11 +136,8 @@ public final class ChunkBatchWriter: Sendable {
                     added.count += 1
                     added.bytes += Int64(entry.length)
                 }
-                if let byteLimit, added.bytes > 0 {
-                    let used = try StoreCounters.read(db).chunkBytes
-                    if used + added.bytes > byteLimit {
-                        throw SyncError.accountFull(AccountQuota(usedBytes: used, quotaBytes: byteLimit), adding: added.bytes)
-                    }
+                if byteLimit != nil, added.bytes > 0 {
+                    try StoreQuota.admit(adding: added.bytes, to: try StoreCounters.read(db).chunkBytes, limit: byteLimit)
                 }
                 try StoreCounters.add(chunks: added.count, bytes: added.bytes, db)
             }

@@ -34,16 +34,18 @@ struct GarbageCollector {
         let reason: String
     }
 
-    /// What is marked so far, and through which sequence value records and kept versions are.
+    /// What is marked so far, the walk through manifest nodes (`ManifestWalk`: what keeps
+    /// a chunk is decided there, for every store), and through which sequence value records
+    /// and kept versions are.
     struct Marking {
         var marks = ChunkMarks()
-        /// Manifest nodes whose entries are marked.
-        var expanded = Set<SHA256Digest>()
+        var walk = ManifestWalk()
         var seq: Int64 = 0
-    }
 
-    /// A manifest node to read (`ManifestMarking`).
-    typealias PendingNode = ManifestMarking.Node
+        mutating func mark(_ refs: [ChunkRef]) {
+            for ref in refs { marks.insert(ref.digest.indexKey) }
+        }
+    }
 
     /// A chunk that may go: its row, its key and its length.
     struct Candidate {
@@ -91,13 +93,12 @@ struct GarbageCollector {
     private func mark(olderThan cutoff: Int64, _ db: Database) throws -> (Marking, [Candidate]) {
         var marking = Marking()
         marking.seq = try Int64.fetchOne(db, sql: "SELECT value FROM sequence WHERE id = 1") ?? 0
-        var pending: [PendingNode] = []
         for table in ["record", "deletedRecord", "replacedVersion"] {
             let bodies = try Data.fetchCursor(db, sql: "SELECT body FROM \(table)")
-            while let body = try bodies.next() { try Self.mark(body, into: &marking, pending: &pending) }
+            while let body = try bodies.next() { marking.mark(try marking.walk.keep(body: body)) }
         }
-        pending += try nodesWithinGrace(after: cutoff, db)
-        try expand(pending, into: &marking, db)
+        marking.walk.suspect(try nodesWithinGrace(after: cutoff, db))
+        try expand(&marking, db)
         marking.marks.seal()
         var candidates: [Candidate] = []
         let old = try db.directStatement(sql: "SELECT rowid, digestKey, length FROM chunk WHERE storedAt < ?")
@@ -111,7 +112,6 @@ struct GarbageCollector {
 
     /// Marks, inside a sweep's write transaction, what was kept since the marks were made.
     private func catchUp(_ marking: inout Marking, olderThan cutoff: Int64, _ db: Database) throws {
-        var pending: [PendingNode] = []
         let current = try Int64.fetchOne(db, sql: "SELECT value FROM sequence WHERE id = 1") ?? 0
         if current > marking.seq {
             var queries: [(String, StatementArguments)] = try String.fetchAll(db, sql: "SELECT name FROM zone").map {
@@ -121,76 +121,57 @@ struct GarbageCollector {
             queries.append(("SELECT body FROM replacedVersion WHERE seq > ?", [marking.seq]))
             for (sql, arguments) in queries {
                 let bodies = try Data.fetchCursor(db, sql: sql, arguments: arguments)
-                while let body = try bodies.next() { try Self.mark(body, into: &marking, pending: &pending) }
+                while let body = try bodies.next() { marking.mark(try marking.walk.keep(body: body)) }
             }
             marking.seq = current
         }
-        pending += try nodesWithinGrace(after: cutoff, db).filter { !marking.expanded.contains($0.ref.digest) }
-        try expand(pending, into: &marking, db)
-    }
-
-    /// Marks the chunks a stored record's body names at its top level; its manifest nodes
-    /// go to `pending`.
-    private static func mark(_ body: Data, into marking: inout Marking, pending: inout [PendingNode]) throws {
-        guard let asset = try LocalBackend.decodeRecord(body).asset else { return }
-        let (marked, nodes) = ManifestMarking.roots(of: asset)
-        for entry in marked { marking.marks.insert(entry.digest.indexKey) }
-        pending += nodes
+        marking.walk.suspect(try nodesWithinGrace(after: cutoff, db))
+        try expand(&marking, db)
     }
 
     /// The chunks stored within the grace period that have a manifest node's length
     /// (`ManifestTree`: a 4-byte magic and 1–256 entries of 36 bytes). An upload may store
     /// a new node over old chunks that nothing references yet, and save its record later.
-    private func nodesWithinGrace(after cutoff: Int64, _ db: Database) throws -> [PendingNode] {
-        var nodes: [PendingNode] = []
+    private func nodesWithinGrace(after cutoff: Int64, _ db: Database) throws -> [ChunkRef] {
+        var nodes: [ChunkRef] = []
         let recent = try Row.fetchCursor(db, sql: """
             SELECT digest, length FROM chunk WHERE storedAt >= ? AND length BETWEEN ? AND ? AND (length - 4) % 36 = 0
             """, arguments: [cutoff, ManifestMarking.nodeLengths.lowerBound, ManifestMarking.nodeLengths.upperBound])
         while let row = try recent.next() {
-            if let digest = SHA256Digest(bytes: row[0] as Data) { nodes.append(PendingNode(ref: ChunkRef(digest: digest, length: row[1]), levelsBelow: nil)) }
+            if let digest = SHA256Digest(bytes: row[0] as Data) { nodes.append(ChunkRef(digest: digest, length: row[1])) }
         }
         return nodes
     }
 
-    /// Reads `pending` nodes level by level and marks their entries (and the nodes below).
-    private func expand(_ pending: [PendingNode], into marking: inout Marking, _ db: Database) throws {
-        var level = pending
-        while !level.isEmpty {
-            let unique = ManifestMarking.unique(level, expanded: marking.expanded)
-            let places = try PackStore.places(of: Array(unique.keys), db)
-            for (digest, node) in unique where places[digest] == nil && node.levelsBelow != nil {
-                logger.error("a kept record's manifest node is not stored; the chunks it lists cannot be told",
-                             metadata: ["node": "\(digest.shortHex)"])
-                marking.expanded.insert(digest)
-            }
-            var next: [PendingNode] = []
+    /// Reads the walk's nodes level by level, in groups of about 8 MiB, and marks what they list.
+    private func expand(_ marking: inout Marking, _ db: Database) throws {
+        while true {
+            let level = marking.walk.nextLevel()
+            if level.isEmpty { return }
+            let places = try PackStore.places(of: Array(level.keys), db)
             var group: [SHA256Digest: PackStore.Place] = [:]
             var groupBytes = 0
-            func readGroup() throws {
+            func readGroup(_ nodes: [SHA256Digest: ManifestMarking.Node]) throws {
                 let loaded: [SHA256Digest: Data]
                 do { loaded = try packs.read(group, relocating: false) } catch {
                     throw Stop(reason: "manifest node or chunk \(error.digest?.shortHex ?? "?") cannot be read (\(error.message))")
                 }
-                for (digest, bytes) in loaded {
-                    marking.expanded.insert(digest)
-                    let expansion: (marked: [ChunkRef], nodes: [PendingNode])?
-                    do { expansion = try ManifestMarking.expand(unique[digest]!, bytes: bytes) } catch {
-                        throw Stop(reason: "manifest node \(digest.shortHex) is malformed")
-                    }
-                    guard let expansion else { continue }
-                    for entry in expansion.marked { marking.marks.insert(entry.digest.indexKey) }
-                    next += expansion.nodes
+                let expansion: ManifestWalk.Expansion
+                do { expansion = try marking.walk.expand(nodes, read: loaded) } catch { throw Stop(reason: error.reason) }
+                for digest in expansion.missingNodes {
+                    logger.error("a kept record's manifest node is not stored; the chunks it lists cannot be told", metadata: ["node": "\(digest.shortHex)"])
                 }
+                marking.mark(expansion.marked)
                 group = [:]
                 groupBytes = 0
             }
+            try readGroup(level.filter { places[$0.key] == nil })  // not stored: nothing to read
             for (digest, place) in places {
                 group[digest] = place
                 groupBytes += place.length
-                if groupBytes >= 8 << 20 { try readGroup() }
+                if groupBytes >= 8 << 20 { try readGroup(level.filter { group[$0.key] != nil }) }
             }
-            if !group.isEmpty { try readGroup() }
-            level = next
+            if !group.isEmpty { try readGroup(level.filter { group[$0.key] != nil }) }
         }
     }
 }

@@ -35,7 +35,7 @@ public final class LocalBackend: StorageBackend {
         /// daemon's does; docsync-server runs one schedule for all its users instead).
         public var collectsOnSchedule: Bool
 
-        public init(tombstoneRetention: TimeInterval = 90 * 86_400, busyTimeout: TimeInterval = 30,
+        public init(tombstoneRetention: TimeInterval = StoreRetention.defaultTombstoneRetention, busyTimeout: TimeInterval = 30,
                     settings: StoreSettings? = nil, collectsOnSchedule: Bool = true) {
             self.tombstoneRetention = tombstoneRetention
             self.busyTimeout = busyTimeout
@@ -122,73 +122,40 @@ public final class LocalBackend: StorageBackend {
     // MARK: Zones
 
     public func createZone(_ zone: ZoneID) async throws(SyncError) {
-        let created = try await write("create zone \(zone)") { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM zone WHERE name = ?", arguments: [zone.name]) == nil else { return false }
-            let seq = try LocalBackend.nextSeq(db)
-            try db.execute(sql: "INSERT INTO zone (name, incarnation, lastSeq) VALUES (?, ?, ?)",
-                           arguments: [zone.name, RecordID.newName(), seq])
-            return true
-        }
-        if created { committed() }
+        let now = storeNow()
+        let outcome = try await transact("create zone \(zone)") { rows in try StoreAlgorithm.createZone(zone, now: now, in: &rows) }
+        if outcome.announces { committed() }
     }
 
     public func deleteZone(_ zone: ZoneID) async throws(SyncError) {
-        try await write("delete zone \(zone)") { db in
-            try db.execute(sql: "DELETE FROM zone WHERE name = ?", arguments: [zone.name])
-            if db.changesCount == 0 { throw SyncError.zoneNotFound(zone) }
-        }
-        committed()
+        let now = storeNow()
+        let outcome = try await transact("delete zone \(zone)") { rows in try StoreAlgorithm.deleteZone(zone, now: now, in: &rows) }
+        if outcome.announces { committed() }
     }
 
     public func listZones() async throws(SyncError) -> [ZoneID] {
-        try await read("list zones") { db in
-            try String.fetchAll(db, sql: "SELECT name FROM zone ORDER BY name").map { ZoneID($0) }
-        }
+        try await query("list zones") { rows in try StoreAlgorithm.listZones(rows) }
     }
 
     // MARK: Records
 
     public func modifyRecords(_ batch: RecordBatch) async throws(SyncError) -> ModifyResult {
-        guard batch.itemCount <= RecordBatch.maximumItems else {
-            throw SyncError(.limitExceeded, "batch of \(batch.itemCount) items exceeds \(RecordBatch.maximumItems); split it and resend")
+        let failed = try StoreAlgorithm.admit(batch)
+        let now = storeNow()
+        let outcome = try await transact("modify \(batch.itemCount) records in \(batch.zone)") { rows in
+            try StoreAlgorithm.modify(batch, failedBefore: failed, now: now, in: &rows)
         }
-        let failed = batch.itemsFailingValidation
-        let result = try await writeDeciding("modify \(batch.itemCount) records in \(batch.zone)") { db in
-            try LocalBackend.apply(batch, failedBefore: failed, now: .now, db)
-        }
-        if !result.saved.isEmpty || !result.deleted.isEmpty { committed() }
+        if outcome.announces { committed() }
         compactIfDue()
-        return result
+        return outcome.value
     }
 
     public func fetchChanges(in zone: ZoneID, since token: ChangeToken?, limit: Int) async throws(SyncError) -> ChangeSet {
-        let since = try token.map { token throws(SyncError) in try StoreChangeToken(token) }
-        let pageSize = max(1, min(limit, StorageLimits.maximumPageSize))
-        return try await read("fetch changes of \(zone)") { db in
-            try LocalBackend.changes(in: zone, since: since, pageSize: pageSize, db)
-        }
+        try await query("fetch changes of \(zone)") { rows in try StoreAlgorithm.changes(in: zone, since: token, limit: limit, rows) }
     }
 
     public func fetchRecords(_ ids: [RecordID]) async throws(SyncError) -> [RecordID: DocSyncCore.Record] {
-        guard let zone = ids.first?.zone else { return [:] }
-        guard ids.allSatisfy({ $0.zone == zone }) else {
-            throw SyncError(.invalidArguments, "fetchRecords takes ids of one zone at a time")
-        }
-        return try await read("fetch \(ids.count) records of \(zone)") { db in
-            try LocalBackend.requireZone(zone, db)
-            var found: [RecordID: DocSyncCore.Record] = [:]
-            for start in stride(from: 0, to: ids.count, by: 500) {
-                let names = ids[start..<min(start + 500, ids.count)].map(\.recordName)
-                let marks = Array(repeating: "?", count: names.count).joined(separator: ",")
-                let rows = try Row.fetchAll(db, sql: "SELECT body FROM record WHERE zone = ? AND recordName IN (\(marks))",
-                                            arguments: StatementArguments([zone.name] + names))
-                for row in rows {
-                    let record = try LocalBackend.decodeRecord(row["body"])
-                    found[record.id] = record
-                }
-            }
-            return found
-        }
+        try await query("fetch \(ids.count) records") { rows in try StoreAlgorithm.records(ids, rows) }
     }
 
     // MARK: Chunks

@@ -29,7 +29,8 @@ import Testing
         // Recently Deleted lists in, whatever the process's hashing seed.
         var incarnations = SplitMix64(seed: 5)
         let firstIncarnation = incarnations.nextHex16()
-        #expect(first[1] == "token " + Data("docsync-memory-token/1\n\(firstIncarnation)\n1\nDocuments".utf8).base64EncodedString())
+        let token = StoreChangeToken(zone: "Documents", incarnation: firstIncarnation, seq: 1).token
+        #expect(first[1] == "token " + token.opaqueValue.base64EncodedString())
         #expect(first.contains("saved r0 2 a.txt"))
         #expect(first.contains("deleted-list r1@1704067202000000000 by phone, r3@1704067202000000000 by phone, r2@1704067201000000000 by laptop"))
     }

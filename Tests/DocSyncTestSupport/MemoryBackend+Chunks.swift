@@ -73,9 +73,7 @@ extension MemoryBackend {
             var new: [SHA256Digest: Data] = [:]
             for chunk in chunks where state.chunks[chunk.digest] == nil { new[chunk.digest] = Data(chunk.bytes) }
             let adding = new.values.reduce(Int64(0)) { $0 + Int64($1.count) }
-            if let limit = state.chunkByteLimit, adding > 0, state.chunkBytes + adding > limit {
-                throw SyncError.accountFull(AccountQuota(usedBytes: state.chunkBytes, quotaBytes: limit), adding: adding)
-            }
+            try StoreQuota.admit(adding: adding, to: state.chunkBytes, limit: state.chunkByteLimit)
             // Chunks stored already are stored again: a collection leaves them another grace period.
             for chunk in chunks where new[chunk.digest] == nil { state.chunks[chunk.digest]!.storedAt = now }
             for (digest, bytes) in new { state.chunks[digest] = MemoryChunk(bytes: bytes, storedAt: now) }

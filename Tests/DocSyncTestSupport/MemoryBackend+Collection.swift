@@ -73,19 +73,19 @@ extension MemoryBackendState {
         var report = GarbageCollectionReport()
         report.ran = true
         if settings.collectionInterval > 0 { nextCollection = now.adding(seconds: settings.collectionInterval) }
-        let expiry = now.subtracting(seconds: settings.deletedRetention)
+        let retention = StoreRetention(settings: settings)
         for name in zones.keys.sorted() {
             let deletedBefore = zones[name]!.deleted.count
-            zones[name]!.deleted = zones[name]!.deleted.filter { $0.value.deletedAt > expiry }
+            zones[name]!.deleted = zones[name]!.deleted.filter { retention.keepsVersion(stampedAt: $0.value.deletedAt, now: now) }
             report.expiredDeletedRecords += deletedBefore - zones[name]!.deleted.count
             for recordName in zones[name]!.replaced.keys.sorted() {
                 let versions = zones[name]!.replaced[recordName]!
-                let kept = versions.filter { $0.replacedAt > expiry }
+                let kept = versions.filter { retention.keepsVersion(stampedAt: $0.replacedAt, now: now) }
                 report.expiredReplacedVersions += versions.count - kept.count
                 zones[name]!.replaced[recordName] = kept.isEmpty ? nil : kept
             }
         }
-        let graceCutoff = now.subtracting(seconds: settings.collectionGrace)
+        let graceCutoff = retention.graceCutoff(now: now)
         let kept: Set<SHA256Digest>
         do { kept = try keptChunks(storedAfter: graceCutoff) } catch {
             report.stoppedBecause = error.reason
@@ -101,62 +101,27 @@ extension MemoryBackendState {
         return report
     }
 
-    /// A collection that must not remove anything: what a kept manifest node lists is unknown.
-    struct CollectionStop: Error {
-        let reason: String
-    }
-
-    /// A manifest node to read: how many levels of nodes lie below it (0: it lists data
-    /// chunks), or `nil` for a chunk stored within the grace period that only has a node's
-    /// length: its entries are kept if it turns out to be a node.
-    private struct PendingNode {
-        var ref: ChunkRef
-        var levelsBelow: Int?
-    }
-
-    /// The lengths a manifest node may have (a 4-byte magic and 1–256 entries of 36 bytes).
-    private static let nodeLengths = (4 + 36) ... (4 + 36 * ManifestTree.maximumNodeEntries)
-
     /// Every chunk a kept version references, directly or through manifest nodes, and what
-    /// the manifest nodes stored after `graceCutoff` list.
-    private func keptChunks(storedAfter graceCutoff: Timestamp) throws(CollectionStop) -> Set<SHA256Digest> {
+    /// the manifest nodes stored after `graceCutoff` list (`ManifestWalk`).
+    private func keptChunks(storedAfter graceCutoff: Timestamp) throws(ManifestWalk.Stop) -> Set<SHA256Digest> {
         var kept = Set<SHA256Digest>()
-        var level: [PendingNode] = []
+        var walk = ManifestWalk()
         for zone in zones.values {
-            let versions = zone.records.values.map(\.record) + zone.deleted.values.map(\.record) + zone.replaced.values.flatMap { $0.map(\.record) }
-            for case let asset? in versions.map(\.asset) {
-                kept.formUnion(asset.entries.map(\.digest))
-                if asset.depth > 0 { level += asset.entries.map { PendingNode(ref: $0, levelsBelow: asset.depth - 1) } }
-            }
-        }
-        for (digest, chunk) in chunks where chunk.storedAt > graceCutoff && Self.nodeLengths.contains(chunk.bytes.count) && (chunk.bytes.count - 4) % 36 == 0 {
-            level.append(PendingNode(ref: ChunkRef(digest: digest, length: chunk.bytes.count), levelsBelow: nil))
-        }
-        var expanded = Set<SHA256Digest>()
-        while !level.isEmpty {
-            var unique: [SHA256Digest: PendingNode] = [:]
-            for node in level where !expanded.contains(node.ref.digest) {
-                // A node known to be one wins over the same chunk only suspected of being one.
-                if unique[node.ref.digest]?.levelsBelow == nil { unique[node.ref.digest] = node }
-            }
-            level = []
-            for digest in unique.keys.sorted() {
-                let node = unique[digest]!
-                expanded.insert(digest)
-                guard let bytes = chunks[digest]?.bytes else { continue }  // a node not stored lists nothing to keep
-                let entries: [ChunkRef]
-                do { entries = try ManifestTree.decodeNode(bytes, ref: ChunkRef(digest: digest, length: bytes.count)) } catch {
-                    if node.levelsBelow == nil { continue }  // only looked like a node
-                    throw CollectionStop(reason: "kept manifest node \(digest.shortHex) cannot be read (\(error.message)); nothing was removed: purge or save again the record that names it")
-                }
-                kept.formUnion(entries.map(\.digest))
-                switch node.levelsBelow {
-                case 0?: break
-                case let below?: level += entries.map { PendingNode(ref: $0, levelsBelow: below - 1) }
-                case nil: level += entries.filter { Self.nodeLengths.contains($0.length) }.map { PendingNode(ref: $0, levelsBelow: nil) }
+            let versions = zone.records.values.map(\.body) + zone.deleted.values.map(\.version.body)
+                + zone.replaced.values.flatMap { $0.map(\.version.body) }
+            for body in versions {
+                do { kept.formUnion(try walk.keep(body: body).map(\.digest)) } catch {
+                    throw ManifestWalk.Stop(reason: error.message)
                 }
             }
         }
-        return kept
+        walk.suspect(chunks.filter { $0.value.storedAt > graceCutoff }.map { ChunkRef(digest: $0.key, length: $0.value.bytes.count) })
+        while true {
+            let level = walk.nextLevel()
+            if level.isEmpty { return kept }
+            var read: [SHA256Digest: Data] = [:]
+            for digest in level.keys { read[digest] = chunks[digest]?.bytes }
+            kept.formUnion(try walk.expand(level, read: read).marked.map(\.digest))
+        }
     }
 }

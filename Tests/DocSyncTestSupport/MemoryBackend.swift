@@ -35,12 +35,14 @@ public final class MemoryBackend: StorageBackend {
     /// `changeTokenExpired` and fetches everything.
     public let tombstoneRetention: TimeInterval
     let clock: @Sendable () -> Timestamp
+    /// What the store keeps how long (from `settings` and `tombstoneRetention`).
+    var retention: StoreRetention { StoreRetention(settings: settings, tombstoneRetention: tombstoneRetention) }
     let state: Mutex<MemoryBackendState>
     let notifier = Mutex(MemoryBackendNotifier())
 
     /// An empty store whose schedules start at the clock's present time. `seed` names its
     /// zones' incarnations.
-    public init(settings: StoreSettings = StoreSettings(), tombstoneRetention: TimeInterval = 90 * 86_400, seed: UInt64 = 0,
+    public init(settings: StoreSettings = StoreSettings(), tombstoneRetention: TimeInterval = StoreRetention.defaultTombstoneRetention, seed: UInt64 = 0,
                 clock: @escaping @Sendable () -> Timestamp) {
         self.settings = settings
         self.tombstoneRetention = tombstoneRetention
@@ -53,71 +55,34 @@ public final class MemoryBackend: StorageBackend {
     // MARK: Zones
 
     public func createZone(_ zone: ZoneID) async throws(SyncError) {
-        let created = write { state, _ in
-            guard state.zones[zone.name] == nil else { return false }
-            let seq = state.nextSeq()
-            state.zones[zone.name] = MemoryZone(id: zone, incarnation: state.newIncarnation(), createdAt: seq)
-            return true
-        }
-        if created { announce([zone]) }
+        let outcome = try transact { state, now in try StoreAlgorithm.createZone(zone, now: now, in: &state) }
+        if outcome.announces { announce([zone]) }
     }
 
     public func deleteZone(_ zone: ZoneID) async throws(SyncError) {
-        try write { (state, _) throws(SyncError) in
-            guard state.zones.removeValue(forKey: zone.name) != nil else { throw SyncError.zoneNotFound(zone) }
-        }
-        announce([zone])
+        let outcome = try transact { state, now in try StoreAlgorithm.deleteZone(zone, now: now, in: &state) }
+        if outcome.announces { announce([zone]) }
     }
 
     public func listZones() async throws(SyncError) -> [ZoneID] {
-        read { state, _ in state.zones.values.map(\.id).sorted() }
+        try query { state, _ in try StoreAlgorithm.listZones(state) }
     }
 
     // MARK: Records
 
     public func modifyRecords(_ batch: RecordBatch) async throws(SyncError) -> ModifyResult {
-        guard batch.itemCount <= RecordBatch.maximumItems else {
-            throw SyncError(.limitExceeded, "batch of \(batch.itemCount) items exceeds \(RecordBatch.maximumItems); split it and resend")
-        }
-        let failed = MemoryBackendState.itemProblems(of: batch)
-        let (result, changed) = try write { (state, now) throws(SyncError) in try state.modify(batch, failed: failed, now: now) }
-        if changed { announce([batch.zone]) }
-        return result
+        let failed = try StoreAlgorithm.admit(batch)
+        let outcome = try transact { state, now in try StoreAlgorithm.modify(batch, failedBefore: failed, now: now, in: &state) }
+        if outcome.announces { announce([batch.zone]) }
+        return outcome.value
     }
 
     public func fetchChanges(in zone: ZoneID, since token: ChangeToken?, limit: Int) async throws(SyncError) -> ChangeSet {
-        let since = try token.map { token throws(SyncError) in try MemoryBackendChangeToken(token) }
-        let pageSize = max(1, min(limit, StorageLimits.maximumPageSize))
-        return try read { (state, _) throws(SyncError) in
-            let stored = try state.requireZone(zone)
-            var after: Int64 = 0
-            if let since {
-                guard since.zone == zone.name, since.incarnation == stored.incarnation else {
-                    throw SyncError(.changeTokenExpired, "change token is for \(since.zone == zone.name ? "an earlier incarnation of" : "another zone than") \(zone); fetch from the beginning")
-                }
-                guard since.seq >= stored.compactedThrough else {
-                    throw SyncError(.changeTokenExpired, "change token of \(zone) predates compacted deletions; fetch from the beginning and reconcile")
-                }
-                after = since.seq
-            }
-            let page = stored.changes(after: after, pageSize: pageSize)
-            return ChangeSet(changed: page.changed, deleted: page.deleted,
-                             token: MemoryBackendChangeToken(zone: zone.name, incarnation: stored.incarnation, seq: page.position).token,
-                             moreComing: page.moreComing)
-        }
+        try query { state, _ in try StoreAlgorithm.changes(in: zone, since: token, limit: limit, state) }
     }
 
     public func fetchRecords(_ ids: [RecordID]) async throws(SyncError) -> [RecordID: Record] {
-        guard let zone = ids.first?.zone else { return [:] }
-        guard ids.allSatisfy({ $0.zone == zone }) else {
-            throw SyncError(.invalidArguments, "fetchRecords takes ids of one zone at a time; split the ids by zone")
-        }
-        return try read { (state, _) throws(SyncError) in
-            let stored = try state.requireZone(zone)
-            var found: [RecordID: Record] = [:]
-            for id in ids { found[id] = stored.records[id.recordName]?.record }
-            return found
-        }
+        try query { state, _ in try StoreAlgorithm.records(ids, state) }
     }
 
     /// The zones and live records counted, and every stored chunk: those of live records,
@@ -169,6 +134,35 @@ public final class MemoryBackend: StorageBackend {
             state.performDueUpkeep(at: now, settings: settings, tombstoneRetention: tombstoneRetention)
             return try body(&state, now)
         }
+    }
+
+    /// Runs an operation of the store algorithm under the lock, with the time now, after the
+    /// upkeep that is due, as one transaction: an operation that throws or writes nothing
+    /// leaves the store as it was (the sequence values it reserved are given back).
+    func transact<T: Sendable>(_ body: (inout MemoryBackendState, Timestamp) throws -> StoreOutcome<T>) throws(SyncError) -> StoreOutcome<T> {
+        try write { (state, now) throws(SyncError) in
+            let sequence = state.sequence
+            do {
+                let outcome = try body(&state, now)
+                if !outcome.wrote { state.sequence = sequence }
+                return outcome
+            } catch {
+                state.sequence = sequence
+                throw MemoryBackend.syncError(error)
+            }
+        }
+    }
+
+    /// Runs a reading operation of the store algorithm under the lock, with the time now.
+    func query<T: Sendable>(_ body: (MemoryBackendState, Timestamp) throws -> T) throws(SyncError) -> T {
+        try read { (state, now) throws(SyncError) in
+            do { return try body(state, now) } catch { throw MemoryBackend.syncError(error) }
+        }
+    }
+
+    /// The algorithm throws `SyncError` only; anything else is a fault of this store.
+    static func syncError(_ error: any Error) -> SyncError {
+        error as? SyncError ?? SyncError(.internalError, "memory store: \(error)")
     }
 
     /// Runs `body` on the store under the lock, with the time now; changes nothing.

@@ -3,7 +3,8 @@ import DocSyncStorage
 import Foundation
 
 /// Everything one `MemoryBackend` stores, as plain values: read and changed only under the
-/// backend's lock, so that every call sees and leaves a consistent store.
+/// backend's lock, so that every call sees and leaves a consistent store. It is the store
+/// algorithm's rows (`StoreRows`): the algorithm decides, this keeps.
 struct MemoryBackendState {
     /// The store-wide sequence: every change tag, zone creation and token position is a
     /// value of it, so none is reused within the store, even across a zone's re-creation.
@@ -20,10 +21,42 @@ struct MemoryBackendState {
     var lastCompaction = Timestamp(nanosecondsSince1970: 0)
     /// When the store's own collection is next due (`nil`: no schedule).
     var nextCollection: Timestamp?
+}
 
-    mutating func nextSeq() -> Int64 {
-        sequence += 1
-        return sequence
+extension MemoryBackendState: StoreRows {
+    var tokenAccount: Int64? { nil }
+
+    func zoneNames() -> [String] { Array(zones.keys) }
+
+    func zoneState(of zone: String) -> ZoneState? {
+        zones[zone].map { ZoneState(incarnation: $0.incarnation, lastSeq: $0.lastSeq, compactedThrough: $0.compactedThrough) }
+    }
+
+    func liveVersions(_ names: [String], in zone: String) -> [String: StoredVersion] {
+        guard let records = zones[zone]?.records else { return [:] }
+        var found: [String: StoredVersion] = [:]
+        for name in names { if let version = records[name] { found[name] = version } }
+        return found
+    }
+
+    func deletedEntries(_ names: [String]?, in zone: String, since: Timestamp?) -> [StoredDeletion] {
+        guard let deleted = zones[zone]?.deleted else { return [] }
+        let entries = names.map { $0.compactMap { deleted[$0] } } ?? Array(deleted.values)
+        guard let since else { return entries }
+        return entries.filter { $0.deletedAt >= since }
+    }
+
+    func storedChunks(among digests: [SHA256Digest]) -> Set<SHA256Digest> {
+        Set(digests.filter { chunks[$0] != nil })
+    }
+
+    func changes(in zone: String, after: Int64, limit: Int) -> [ChangeRow] {
+        zones[zone]?.changes(after: after, limit: limit) ?? []
+    }
+
+    mutating func reserveSequence(_ count: Int) -> Int64 {
+        defer { sequence += Int64(count) }
+        return sequence + 1
     }
 
     /// A name no earlier incarnation of any zone of this store had.
@@ -32,16 +65,46 @@ struct MemoryBackendState {
         return String(repeating: "0", count: 16 - value.count) + value
     }
 
+    mutating func apply(_ writes: StoreWrites) {
+        if writes.deleteZone {
+            zones[writes.zone] = nil
+            return
+        }
+        if let created = writes.createZone {
+            zones[writes.zone] = MemoryZone(id: ZoneID(writes.zone), incarnation: created.incarnation, createdAt: created.seq)
+        }
+        // Taken out while changed, so that its storage is not copied.
+        guard var zone = zones.removeValue(forKey: writes.zone) else { return }
+        defer { zones[writes.zone] = zone }
+        for (name, version) in writes.replaced {
+            zone.replaced[name, default: []].append(MemoryZone.ReplacedVersion(version: version, replacedAt: writes.now))
+        }
+        for name in writes.leaveRecentlyDeleted { zone.deleted[name] = nil }
+        for name in writes.purged {
+            zone.deleted[name] = nil
+            zone.replaced[name] = nil
+        }
+        for save in writes.saves {
+            zone.records[save.name] = StoredVersion(changeTag: save.changeTag, seq: save.seq, body: save.body)
+            zone.tombstones[save.name] = nil
+            zone.noteChange(save.name, at: save.seq)
+        }
+        for deletion in writes.deletions {
+            zone.records[deletion.name] = nil
+            zone.tombstones[deletion.name] = MemoryZone.Tombstone(seq: deletion.seq, deletedAt: writes.now)
+            zone.deleted[deletion.name] = StoredDeletion(name: deletion.name, version: deletion.kept, deletedAt: writes.now, deletedBy: deletion.device)
+            zone.noteChange(deletion.name, at: deletion.seq)
+        }
+        if let lastSeq = writes.lastSeq { zone.lastSeq = max(zone.lastSeq, lastSeq) }
+    }
+}
+
+extension MemoryBackendState {
     /// The zone, to read, or `zoneNotFound`. (To change a zone, take it out of `zones` and
     /// put it back, so that its storage is not copied.)
     func requireZone(_ id: ZoneID) throws(SyncError) -> MemoryZone {
         guard let zone = zones[id.name] else { throw SyncError.zoneNotFound(id) }
         return zone
-    }
-
-    /// The first of `record`'s chunks (or top-level manifest nodes) that is not stored.
-    func firstMissingChunk(of record: Record) -> ChunkRef? {
-        record.asset?.entries.first { chunks[$0.digest] == nil }
     }
 }
 
@@ -55,12 +118,6 @@ struct MemoryChunk {
 /// One zone of a `MemoryBackend`: its records, tombstones and change history, and its
 /// Recently Deleted and replaced versions.
 struct MemoryZone {
-    /// A live record as last saved (its change tag set) and the sequence value of that save.
-    struct StoredRecord {
-        var record: Record
-        var seq: Int64
-    }
-
     /// A deletion still reported by `fetchChanges`, until compacted.
     struct Tombstone {
         var seq: Int64
@@ -69,7 +126,7 @@ struct MemoryZone {
 
     /// A version a save replaced, kept for the retention with its chunks.
     struct ReplacedVersion {
-        var record: Record
+        var version: StoredVersion
         var replacedAt: Timestamp
     }
 
@@ -87,12 +144,13 @@ struct MemoryZone {
     var lastSeq: Int64
     /// Tokens below this position predate compacted tombstones: expired.
     var compactedThrough: Int64 = 0
-    var records: [String: StoredRecord] = [:]
+    /// Live records as last saved, by record name.
+    var records: [String: StoredVersion] = [:]
     var tombstones: [String: Tombstone] = [:]
     /// Every change in sequence order, stale ones included until `noteChange` drops them.
     private(set) var history: [Change] = []
     /// Recently Deleted: each deleted record's last version, by record name.
-    var deleted: [String: DeletedRecord] = [:]
+    var deleted: [String: StoredDeletion] = [:]
     /// Versions saves replaced, by record name, oldest first.
     var replaced: [String: [ReplacedVersion]] = [:]
 
@@ -102,16 +160,10 @@ struct MemoryZone {
         lastSeq = seq
     }
 
-    /// The token of a client that has every change of the zone.
-    var latestToken: MemoryBackendChangeToken {
-        MemoryBackendChangeToken(zone: id.name, incarnation: incarnation, seq: lastSeq)
-    }
-
     /// Records that `recordName` changed at `seq` (a save or a deletion, already applied to
-    /// `records` or `tombstones`), the latest change of the zone.
+    /// `records` or `tombstones`).
     mutating func noteChange(_ recordName: String, at seq: Int64) {
         history.append(Change(seq: seq, recordName: recordName))
-        lastSeq = seq
         if history.count > 2 * (records.count + tombstones.count) + 64 { history = history.filter(isCurrent) }
     }
 
@@ -119,45 +171,19 @@ struct MemoryZone {
         records[change.recordName]?.seq == change.seq || tombstones[change.recordName]?.seq == change.seq
     }
 
-    /// One page of the changes after the position `after`: at most `pageSize` items, oldest
-    /// first, each record once in its latest state; the position reached, and whether more follow.
-    func changes(after: Int64, pageSize: Int) -> (changed: [Record], deleted: [RecordID], position: Int64, moreComing: Bool) {
+    /// At most `limit` current changes after the position `after`, oldest first.
+    func changes(after: Int64, limit: Int) -> [ChangeRow] {
         var low = 0, high = history.count
         while low < high {
             let middle = (low + high) / 2
             if history[middle].seq <= after { low = middle + 1 } else { high = middle }
         }
-        var changed: [Record] = []
-        var deleted: [RecordID] = []
-        var position = after
+        var found: [ChangeRow] = []
         for change in history[low...] where isCurrent(change) {
-            if changed.count + deleted.count == pageSize { return (changed, deleted, position, true) }
-            if let stored = records[change.recordName], stored.seq == change.seq {
-                changed.append(stored.record)
-            } else {
-                deleted.append(RecordID(zone: id, recordName: change.recordName))
-            }
-            position = change.seq
+            if found.count == limit { break }
+            let body = records[change.recordName].flatMap { $0.seq == change.seq ? $0.body : nil }
+            found.append(ChangeRow(name: change.recordName, seq: change.seq, body: body))
         }
-        return (changed, deleted, max(position, lastSeq), false)
-    }
-
-    /// Keeps `version` as replaced at `time`, for the retention.
-    mutating func keepReplaced(_ version: Record, at time: Timestamp) {
-        replaced[version.id.recordName, default: []].append(ReplacedVersion(record: version, replacedAt: time))
-    }
-}
-
-extension Timestamp {
-    /// This time plus `seconds`, saturating as `subtracting(seconds:)` does.
-    func adding(seconds: TimeInterval) -> Timestamp { subtracting(seconds: -seconds) }
-
-    /// This time less `seconds` (saturating: an age too large for the clock gives the
-    /// earliest time, a negative one a later time).
-    func subtracting(seconds: TimeInterval) -> Timestamp {
-        let nanoseconds = seconds * 1e9
-        guard nanoseconds.magnitude < 9e18 else { return Timestamp(nanosecondsSince1970: nanoseconds > 0 ? .min : .max) }
-        let (value, overflow) = nanosecondsSince1970.subtractingReportingOverflow(Int64(nanoseconds.rounded()))
-        return overflow ? Timestamp(nanosecondsSince1970: nanoseconds > 0 ? .min : .max) : Timestamp(nanosecondsSince1970: value)
+        return found
     }
 }
