@@ -189,7 +189,7 @@ let package = Package(
         .target(
             name: "DocSyncTestSupport",
             dependencies: [
-                "DocSyncCore", "DocSyncStorage", "DocSyncHTTP", "DocSyncEngine", "DocSyncS3", "DocSyncScaleOut",
+                "DocSyncCore", "DocSyncStorage", "DocSyncHTTP", "DocSyncEngine", "DocSyncS3", "DocSyncScaleOut", "DocSyncServer",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/DocSyncTestSupport"
@@ -231,6 +231,8 @@ let package = Package(
             dependencies: [
                 "DocSyncCore", "DocSyncStorage", "DocSyncHTTP", "DocSyncServer", "DocSyncTestSupport", "docsync-server",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]

@@ -1,21 +1,14 @@
 import DocSyncCore
+import DocSyncStorage
 import Foundation
 import Logging
 import PostgresNIO
 
-/// The accounts of the scale-out store: user names, quotas, and the SHA-256 of each device
-/// token with its device's name (tokens themselves are never stored; docsync-server hashes
-/// what a request presents and compares hashes in constant time).
-extension ScaleOutStore {
-    /// One issued token as stored: its hash, its account's name and its device.
-    public struct TokenRow: Sendable, Hashable {
-        public var hash: String
-        public var user: String
-        public var device: String?
-    }
-
-    /// Creates the account `name` with a first token; `invalidArguments` when it exists.
-    public func addAccount(_ name: String, tokenHash: String, device: String?) async throws(SyncError) {
+/// The accounts of the scale-out store: the rows under `AccountDirectory` (user names,
+/// quotas, and the SHA-256 of each device token with its device's name), in the `account`
+/// and `token` tables every instance shares.
+extension ScaleOutStore: AccountRows {
+    public func insertAccount(_ name: String, tokenHash: String, device: String?) async throws(SyncError) {
         let logger = self.logger
         try await withConnection("add user \(name)") { connection in
             try await connection.transaction(logger) { connection in
@@ -25,37 +18,31 @@ extension ScaleOutStore {
                     """, logger: logger) {
                     created = true
                 }
-                guard created else {
-                    throw SyncError(.invalidArguments, "user \(name) already exists; use `docsync-server user token \(name)` for another device's token")
-                }
+                guard created else { throw AccountRules.userExists(name) }
                 try await Self.insertToken(tokenHash, for: name, device: device, connection, logger)
                 return ((), commit: true)
             }
         }
     }
 
-    /// Adds a token for the existing account `name`; `invalidArguments` when there is none.
-    public func addToken(for name: String, tokenHash: String, device: String?) async throws(SyncError) {
+    public func insertToken(for name: String, tokenHash: String, device: String?) async throws(SyncError) {
         let logger = self.logger
         try await withConnection("add a token for \(name)") { connection in
             try await Self.insertToken(tokenHash, for: name, device: device, connection, logger)
         }
     }
 
-    /// Sets the most bytes `name` may store (`nil`: no limit); `invalidArguments` when there
-    /// is no such account.
-    public func setQuota(_ bytes: Int64?, for name: String) async throws(SyncError) {
+    public func updateQuota(_ bytes: Int64?, for name: String) async throws(SyncError) {
         let logger = self.logger
         try await withConnection("set the quota of \(name)") { connection in
             var found = false
             for try await _ in try await connection.statement("UPDATE account SET quota_bytes = \(bytes) WHERE name = \(name) RETURNING 1", logger: logger) {
                 found = true
             }
-            guard found else { throw Self.noSuchUser(name) }
+            guard found else { throw AccountRules.noSuchUser(name) }
         }
     }
 
-    /// The most bytes `name` may store, or `nil` for no limit (and for an unknown account).
     public func quota(of name: String) async throws(SyncError) -> Int64? {
         let logger = self.logger
         return try await withConnection("read the quota of \(name)") { connection in
@@ -66,21 +53,20 @@ extension ScaleOutStore {
         }
     }
 
-    /// Every account with the number of its tokens and its quota, sorted by name.
-    public func accounts() async throws(SyncError) -> [(name: String, tokens: Int, quotaBytes: Int64?)] {
+    public func accounts() async throws(SyncError) -> [AccountSummary] {
         let logger = self.logger
         return try await withConnection("list the users") { connection in
-            var found: [(name: String, tokens: Int, quotaBytes: Int64?)] = []
+            var found: [AccountSummary] = []
             let rows = try await connection.statement("""
-                SELECT name, (SELECT count(*) FROM token WHERE token.account = account.id), quota_bytes FROM account ORDER BY name COLLATE "C"
+                SELECT name, (SELECT count(*) FROM token WHERE token.account = account.id), quota_bytes FROM account
                 """, logger: logger)
-            for try await (name, tokens, quota) in rows.decode((String, Int64, Int64?).self) { found.append((name, Int(tokens), quota)) }
+            for try await (name, tokens, quota) in rows.decode((String, Int64, Int64?).self) {
+                found.append(AccountSummary(name: name, tokens: Int(tokens), quotaBytes: quota))
+            }
             return found
         }
     }
 
-    /// The tokens whose hash starts with `prefix` (the first 8 hex digits), for the caller
-    /// to compare whole hashes in constant time.
     public func tokens(withHashPrefix prefix: String) async throws(SyncError) -> [TokenRow] {
         let logger = self.logger
         return try await withConnection("look up a token") { connection in
@@ -102,11 +88,7 @@ extension ScaleOutStore {
             """, logger: logger) {
             inserted = true
         }
-        guard inserted else { throw noSuchUser(name) }
-    }
-
-    static func noSuchUser(_ name: String) -> SyncError {
-        SyncError(.invalidArguments, "there is no user \(name.debugDescription); create it with `docsync-server user add \(name)`")
+        guard inserted else { throw AccountRules.noSuchUser(name) }
     }
 }
 

@@ -1,4 +1,5 @@
 import DocSyncCore
+import DocSyncStorage
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -7,20 +7,13 @@ import ServiceLifecycle
 /// The one-machine store of docsync-server: `users.sqlite` (`UserStore`) and a
 /// `LocalBackend` per user under `users/<name>/` (`UserBackends`), in the data directory.
 public struct EmbeddedServerStore: ServerStore {
-    public let users: UserStore
+    public let accounts: AccountDirectory<UserStore>
     public let backends: UserBackends
 
     public init(dataDirectory: URL, settings: StoreSettings) throws(SyncError) {
-        users = try UserStore(dataDirectory: dataDirectory)
+        accounts = AccountDirectory(rows: try UserStore(dataDirectory: dataDirectory))
         backends = UserBackends(dataDirectory: dataDirectory, settings: settings)
     }
-
-    public func authenticate(_ token: String) async throws(SyncError) -> UserStore.Account? { try users.authenticate(token) }
-    public func quota(of user: String) async throws(SyncError) -> Int64? { try users.quota(of: user) }
-    public func addUser(_ name: String, device: String?) async throws(SyncError) -> String { try users.addUser(name, device: device) }
-    public func addToken(for name: String, device: String?) async throws(SyncError) -> String { try users.addToken(for: name, device: device) }
-    public func setQuota(_ bytes: Int64?, for name: String) async throws(SyncError) { try users.setQuota(bytes, for: name) }
-    public func users() async throws(SyncError) -> [(name: String, tokens: Int, quotaBytes: Int64?)] { try users.users() }
 
     public func backend(for user: String) async throws(SyncError) -> any ServerStorageBackend { try backends.backend(for: user) }
 
@@ -30,7 +23,7 @@ public struct EmbeddedServerStore: ServerStore {
     }
 
     public func collect(user: String?, waiting seconds: Double) async throws(SyncError) -> [(user: String, report: GarbageCollectionReport?)] {
-        let all = try users.users().map(\.name)
+        let all = try await users().map(\.name)
         if let user, !all.contains(user) { throw SyncError(.invalidArguments, "there is no user \(user.debugDescription)") }
         var reports: [(user: String, report: GarbageCollectionReport?)] = []
         for name in user.map({ [$0] }) ?? all {
@@ -49,7 +42,7 @@ public struct EmbeddedServerStore: ServerStore {
     /// store another collector is working on is left for the next round.
     public func collectDue(interval: TimeInterval, logger: Logger) async {
         let names: [String]
-        do { names = try users.users().map(\.name) } catch {
+        do { names = try await users().map(\.name) } catch {
             logger.error("cannot list users to collect", metadata: ["error": "\(error)"])
             return
         }

@@ -8,58 +8,19 @@ import Synchronization
 
 /// docsync-server's store on PostgreSQL and an S3 bucket (`ScaleOutStore`), shared by any
 /// number of instances. An instance remembers only what never changes: which token hash
-/// belongs to which account (tokens are never revoked) and each user's account id.
+/// belongs to which account (tokens are never revoked, `AccountDirectory`) and each user's
+/// account id.
 /// Quotas are read afresh for every request that needs them, and usage comes from the
 /// accounts' counters in PostgreSQL, so limits hold across instances.
 public final class ScaleOutServerStore: ServerStore {
     public let store: ScaleOutStore
-    private let known = Mutex<[String: UserStore.Account]>([:])
+    public let accounts: AccountDirectory<ScaleOutStore>
     private let accountIDs = Mutex<[String: Int64]>([:])
 
     public init(store: ScaleOutStore) {
         self.store = store
+        accounts = AccountDirectory(rows: store)
     }
-
-    public func authenticate(_ token: String) async throws(SyncError) -> UserStore.Account? {
-        let hash = AccessToken.hash(token)
-        if let account = known.withLock({ $0[hash] }) { return account }
-        let rows: [ScaleOutStore.TokenRow]
-        do {
-            rows = try await store.tokens(withHashPrefix: String(hash.prefix(8)))
-        } catch {
-            throw SyncError(.serviceUnavailable, "cannot read the accounts (\(error.message)); retry shortly")
-        }
-        var match: UserStore.Account?
-        for row in rows where AccessToken.constantTimeEquals(row.hash, hash) { match = UserStore.Account(user: row.user, device: row.device) }
-        if let match { known.withLock { $0[hash] = match } }
-        return match
-    }
-
-    public func quota(of user: String) async throws(SyncError) -> Int64? { try await store.quota(of: user) }
-
-    public func addUser(_ name: String, device: String?) async throws(SyncError) -> String {
-        if let problem = UserStore.problem(withUserName: name) {
-            throw SyncError(.invalidArguments, "user name \(name.debugDescription) \(problem)")
-        }
-        try UserStore.check(device: device)
-        let token = AccessToken.generate()
-        try await store.addAccount(name, tokenHash: AccessToken.hash(token), device: device)
-        return token
-    }
-
-    public func addToken(for name: String, device: String?) async throws(SyncError) -> String {
-        try UserStore.check(device: device)
-        let token = AccessToken.generate()
-        try await store.addToken(for: name, tokenHash: AccessToken.hash(token), device: device)
-        return token
-    }
-
-    public func setQuota(_ bytes: Int64?, for name: String) async throws(SyncError) {
-        if let bytes, bytes < 0 { throw SyncError(.invalidArguments, "a quota cannot be negative") }
-        try await store.setQuota(bytes, for: name)
-    }
-
-    public func users() async throws(SyncError) -> [(name: String, tokens: Int, quotaBytes: Int64?)] { try await store.accounts() }
 
     public func backend(for user: String) async throws(SyncError) -> any ServerStorageBackend {
         try await scaleOutBackend(for: user)

@@ -9,18 +9,10 @@ import Logging
 /// store (`ScaleOutServerStore`: PostgreSQL and an S3 bucket, shared by any number of
 /// server instances).
 public protocol ServerStore: Sendable {
-    /// The account `token` belongs to, or `nil` for an unknown token.
-    func authenticate(_ token: String) async throws(SyncError) -> UserStore.Account?
-    /// The most bytes `user` may store, or `nil` for no limit (and for an unknown user).
-    func quota(of user: String) async throws(SyncError) -> Int64?
-    /// Creates `name` and returns its first device token (issued for `device` when given).
-    func addUser(_ name: String, device: String?) async throws(SyncError) -> String
-    /// Issues another device token for the existing user `name`.
-    func addToken(for name: String, device: String?) async throws(SyncError) -> String
-    /// Sets the most bytes `name` may store (`nil`: no limit).
-    func setQuota(_ bytes: Int64?, for name: String) async throws(SyncError)
-    /// Every user with the number of its tokens and its quota, sorted by name.
-    func users() async throws(SyncError) -> [(name: String, tokens: Int, quotaBytes: Int64?)]
+    associatedtype Accounts: AccountRows
+    /// The store's accounts (users, device tokens, quotas), decided by `AccountDirectory`
+    /// over the store's rows; the calls below reach them.
+    var accounts: AccountDirectory<Accounts> { get }
 
     /// `user`'s storage (created on first use). Only the name a token authenticated is
     /// ever passed here, so one user's requests cannot reach another's data.
@@ -42,6 +34,21 @@ public protocol ServerStore: Sendable {
     func isReady() async -> Bool
     /// Lets go of connections and ends notification streams; the store is not used after.
     func shutdown() async
+}
+
+extension ServerStore {
+    /// The account `token` belongs to, or `nil` for an unknown token.
+    public func authenticate(_ token: String) async throws(SyncError) -> AccountIdentity? { try await accounts.authenticate(token) }
+    /// The most bytes `user` may store, or `nil` for no limit (and for an unknown user).
+    public func quota(of user: String) async throws(SyncError) -> Int64? { try await accounts.quota(of: user) }
+    /// Creates `name` and returns its first device token (issued for `device` when given).
+    public func addUser(_ name: String, device: String?) async throws(SyncError) -> String { try await accounts.addUser(name, device: device) }
+    /// Issues another device token for the existing user `name`.
+    public func addToken(for name: String, device: String?) async throws(SyncError) -> String { try await accounts.addToken(for: name, device: device) }
+    /// Sets the most bytes `name` may store (`nil`: no limit).
+    public func setQuota(_ bytes: Int64?, for name: String) async throws(SyncError) { try await accounts.setQuota(bytes, for: name) }
+    /// Every user with the number of its tokens and its quota, sorted by name.
+    public func users() async throws(SyncError) -> [AccountSummary] { try await accounts.users() }
 }
 
 /// Waits while another collector holds the store: runs `attempt` until a report says it

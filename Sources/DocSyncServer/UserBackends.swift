@@ -48,7 +48,7 @@ public final class UserBackends: Sendable {
     /// `user`'s backend, opened (and created) if needed.
     public func backend(for user: String) throws(SyncError) -> LocalBackend {
         if let backend = opened.withLock({ Self.use(user, in: &$0) }) { return backend }
-        precondition(UserStore.problem(withUserName: user) == nil, "user names are validated before they name a directory")
+        precondition(AccountRules.problem(withUserName: user) == nil, "user names are validated before they name a directory")
         let backend = try LocalBackend(directory: directory(of: user), options: options)
         logger.info("opened storage", metadata: ["user": "\(user)"])
         return opened.withLock { opened in

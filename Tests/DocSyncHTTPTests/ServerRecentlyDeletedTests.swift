@@ -5,58 +5,60 @@ import DocSyncTestSupport
 import Foundation
 import Testing
 
-/// Recently Deleted and garbage collection on a real docsync-server process, beyond the
-/// conformance suite: the token's device, per-item validation, `docsync-server gc`, the
-/// server's schedule.
+/// Recently Deleted and garbage collection on docsync-server, beyond the conformance suite:
+/// the token's device and per-item validation on each store (`RouteServer`), `docsync-server
+/// gc` and the server's schedule on a real process.
 @Suite struct ServerRecentlyDeletedTests {
     let zone = ZoneID("Documents")
 
-    @Test func aDeletionWithoutADeviceNamesTheTokensDevice() async throws {
-        let server = try await TestServer(["--gc-interval", "0"])
-        let laptopToken = try await ServerProcess.userCommand(["add", "alice", "--device", "laptop"], dataDirectory: server.process.dataDirectory)
-        let unnamedToken = try await ServerProcess.userCommand(["token", "alice"], dataDirectory: server.process.dataDirectory)
-        let laptop = try HTTPBackend(url: server.url, token: laptopToken)
-        let unnamed = try HTTPBackend(url: server.url, token: unnamedToken)
-        try await laptop.createZone(zone)
-        let a = try await laptop.save(TestRecords.folder(zone, "a")), b = try await laptop.save(TestRecords.folder(zone, "b"))
-        let c = try await laptop.save(TestRecords.folder(zone, "c"))
-        _ = try await laptop.modifyRecords(RecordBatch(zone: zone, deletions: [RecordDeletion(id: a.id), RecordDeletion(id: b.id, device: "named")]))
-        _ = try await unnamed.modifyRecords(RecordBatch(zone: zone, deletions: [RecordDeletion(id: c.id)]))
-        let listed = Dictionary(uniqueKeysWithValues: try await unnamed.listDeleted(in: zone, since: nil).map { ($0.record.id, $0.deletedBy) })
-        #expect(listed == [a.id: "laptop", b.id: "named", c.id: ""])
-        await laptop.shutdown()
-        await unnamed.shutdown()
+    @Test(arguments: StoreKind.allCases) func aDeletionWithoutADeviceNamesTheTokensDevice(_ kind: StoreKind) async throws {
+        try await RouteServer.with(kind) { server in
+            let laptopToken = try await server.addUser("alice", device: "laptop")
+            let unnamedToken = try await server.store.addToken(for: "alice", device: nil)
+            let laptop = try HTTPBackend(url: server.url, token: laptopToken)
+            let unnamed = try HTTPBackend(url: server.url, token: unnamedToken)
+            try await laptop.createZone(zone)
+            let a = try await laptop.save(TestRecords.folder(zone, "a")), b = try await laptop.save(TestRecords.folder(zone, "b"))
+            let c = try await laptop.save(TestRecords.folder(zone, "c"))
+            _ = try await laptop.modifyRecords(RecordBatch(zone: zone, deletions: [RecordDeletion(id: a.id), RecordDeletion(id: b.id, device: "named")]))
+            _ = try await unnamed.modifyRecords(RecordBatch(zone: zone, deletions: [RecordDeletion(id: c.id)]))
+            let listed = Dictionary(uniqueKeysWithValues: try await unnamed.listDeleted(in: zone, since: nil).map { ($0.record.id, $0.deletedBy) })
+            #expect(listed == [a.id: "laptop", b.id: "named", c.id: ""])
+            await laptop.shutdown()
+            await unnamed.shutdown()
+        }
     }
 
-    @Test func eachRecoveryIsCheckedOnItsOwnAndBadRequestsAreRefused() async throws {
-        let server = try await TestServer(["--gc-interval", "0"])
-        let token = try await server.process.addUser("alice")
-        let alice = try HTTPBackend(url: server.url, token: token)
-        try await alice.createZone(zone)
-        let records = try await [TestRecords.folder(zone, "a"), TestRecords.folder(zone, "b"), TestRecords.folder(zone, "c")].asyncMap { try await alice.save($0) }
-        _ = try await alice.modifyRecords(RecordBatch(zone: zone, deletions: records.map { RecordDeletion(id: $0.id) }))
-        let body = try WireCoding.encode(WireBody.Recoveries(recoveries: [
-            WireBody.Recovery(device: "d", id: records[0].id, path: "../escape"),
-            WireBody.Recovery(device: "two\nlines", id: records[1].id, path: nil),
-            WireBody.Recovery(device: "d", id: records[2].id, path: "c (recovered)"),
-        ]))
-        let answer = try await RawHTTP.send(.POST, server.url, WireRoute.recover(zone), token: token, body: body)
-        #expect(answer.status == 200)
-        let result = try WireCoding.decode(WireBody.RecoverAnswer.self, from: answer.body)
-        #expect(result.saved.map(\.path) == [RelativePath("c (recovered)")])
-        #expect(Set(result.failed.map(\.id)) == [records[0].id, records[1].id])
-        #expect(result.failed.allSatisfy { $0.error.code == .invalidArguments })
+    @Test(arguments: StoreKind.allCases) func eachRecoveryIsCheckedOnItsOwnAndBadRequestsAreRefused(_ kind: StoreKind) async throws {
+        try await RouteServer.with(kind) { server in
+            let token = try await server.addUser("alice")
+            let alice = try HTTPBackend(url: server.url, token: token)
+            try await alice.createZone(zone)
+            let records = try await [TestRecords.folder(zone, "a"), TestRecords.folder(zone, "b"), TestRecords.folder(zone, "c")].asyncMap { try await alice.save($0) }
+            _ = try await alice.modifyRecords(RecordBatch(zone: zone, deletions: records.map { RecordDeletion(id: $0.id) }))
+            let body = try WireCoding.encode(WireBody.Recoveries(recoveries: [
+                WireBody.Recovery(device: "d", id: records[0].id, path: "../escape"),
+                WireBody.Recovery(device: "two\nlines", id: records[1].id, path: nil),
+                WireBody.Recovery(device: "d", id: records[2].id, path: "c (recovered)"),
+            ]))
+            let answer = try await RawHTTP.send(.POST, server.url, WireRoute.recover(zone), token: token, body: body)
+            #expect(answer.status == 200)
+            let result = try WireCoding.decode(WireBody.RecoverAnswer.self, from: answer.body)
+            #expect(result.saved.map(\.path) == [RelativePath("c (recovered)")])
+            #expect(Set(result.failed.map(\.id)) == [records[0].id, records[1].id])
+            #expect(result.failed.allSatisfy { $0.error.code == .invalidArguments })
 
-        func status(_ path: String, _ body: Data?) async throws -> Int {
-            try await RawHTTP.send(body == nil ? .GET : .POST, server.url, path, token: token, body: body).status
+            func status(_ path: String, _ body: Data?) async throws -> Int {
+                try await RawHTTP.send(body == nil ? .GET : .POST, server.url, path, token: token, body: body).status
+            }
+            #expect(try await status(WireRoute.deleted(zone) + "?since=yesterday", nil) == 400)
+            #expect(try await status(WireRoute.purge(zone), Data(#"{"all":true,"recordNames":["x"]}"#.utf8)) == 400)
+            #expect(try await status(WireRoute.purge(zone), Data(#"{"all":false,"recordNames":["a/b"]}"#.utf8)) == 400)
+            let tooMany = try WireCoding.encode(WireBody.Purge(all: false, recordNames: (0 ... WireLimits.recordNamesPerPurge).map { "r\($0)" }))
+            #expect(try await status(WireRoute.purge(zone), tooMany) == 413)
+            #expect(try await status(WireRoute.deleted(ZoneID("Ghost")), nil) == 404)
+            await alice.shutdown()
         }
-        #expect(try await status(WireRoute.deleted(zone) + "?since=yesterday", nil) == 400)
-        #expect(try await status(WireRoute.purge(zone), Data(#"{"all":true,"recordNames":["x"]}"#.utf8)) == 400)
-        #expect(try await status(WireRoute.purge(zone), Data(#"{"all":false,"recordNames":["a/b"]}"#.utf8)) == 400)
-        let tooMany = try WireCoding.encode(WireBody.Purge(all: false, recordNames: (0 ... WireLimits.recordNamesPerPurge).map { "r\($0)" }))
-        #expect(try await status(WireRoute.purge(zone), tooMany) == 413)
-        #expect(try await status(WireRoute.deleted(ZoneID("Ghost")), nil) == 404)
-        await alice.shutdown()
     }
 
     @Test func theGCCommandCollectsWhileTheServerRuns() async throws {
