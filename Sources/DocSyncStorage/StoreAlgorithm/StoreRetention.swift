@@ -32,14 +32,6 @@ public struct StoreRetention: Sendable, Hashable {
 
     /// A chunk stored (or stored again) at or before this, that nothing keeps, may be swept.
     public func graceCutoff(now: Timestamp) -> Timestamp { now.subtracting(seconds: settings.collectionGrace) }
-
-    /// Whether a collection is due at `now` when the last one finished at `last` (`nil`:
-    /// never): the schedule is off with an interval of 0.
-    public func collectionIsDue(lastCollected last: Timestamp?, now: Timestamp) -> Bool {
-        guard settings.collectionInterval > 0 else { return false }
-        guard let last else { return true }
-        return now >= last.adding(seconds: settings.collectionInterval)
-    }
 }
 
 extension Timestamp {
