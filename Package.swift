@@ -228,7 +228,9 @@ let package = Package(
             dependencies: ["DocSyncCore", "DocSyncPlatform", "DocSyncStorage"],
             path: "Tests/DocSyncTestWriter"
         ),
-        .testTarget(name: "DocSyncCoreTests", dependencies: ["DocSyncCore", "DocSyncPlatform", "DocSyncTestSupport"]),
+        // Fixtures/: the golden bytes of each record encoding, read by path (not resources).
+        .testTarget(name: "DocSyncCoreTests", dependencies: ["DocSyncCore", "DocSyncPlatform", "DocSyncTestSupport"],
+                    exclude: ["Fixtures"]),
         .testTarget(name: "DocSyncPlatformTests", dependencies: ["DocSyncCore", "DocSyncPlatform", "DocSyncTestSupport"]),
         .testTarget(
             name: "DocSyncStorageTests",
