@@ -5,10 +5,11 @@ import Foundation
 /// several times cheaper to produce and parse than the JSON of `WireCoding`, which stays the
 /// form records take on the wire.
 ///
-/// Every encoding starts with a format byte (`0x01`), which never begins JSON (`{`), so
-/// `decode…` also accepts rows written as `WireCoding` JSON before this form existed.
-/// Decoding validates names and paths exactly as JSON decoding does. A record's fields are
-/// written in the order of `Record.Field`; the bytes are pinned by Tests/DocSyncCoreTests/Fixtures.
+/// Every encoding starts with a format byte (`0x01`), which never begins JSON (`{`): rows
+/// written as `WireCoding` JSON before this form existed are told apart and rewritten by the
+/// migrations of the index and the stores (`recordFromLegacyJSON`); the decoders read the
+/// compact form only. Decoding validates names and paths exactly as JSON decoding does.
+/// The bytes of each encoding are pinned by Tests/DocSyncCoreTests/Fixtures.
 public enum CompactCoding {
     static let version: UInt8 = 0x01
 
@@ -27,9 +28,9 @@ public enum CompactCoding {
         return Data(writer.bytes)
     }
 
-    /// Decodes a record stored by `encode` (or as `WireCoding` JSON).
+    /// Decodes a record stored by `encode`; throws `CompactCodingError` (or `SyncError` for
+    /// an invalid name or path) for anything else.
     public static func decodeRecord(_ data: Data) throws -> Record {
-        if data.first == UInt8(ascii: "{") { return try WireCoding.decoder.decode(Record.self, from: data) }
         var fields = CompactFieldReader(reader: CompactReader(data))
         try expectVersion(&fields.reader)
         var draft = Record.Draft()
@@ -38,9 +39,8 @@ public enum CompactCoding {
         return try draft.record()
     }
 
-    /// Decodes an asset reference stored by `encode` (or as `WireCoding` JSON).
+    /// Decodes an asset reference stored by `encode`; throws `CompactCodingError` for anything else.
     public static func decodeAssetReference(_ data: Data) throws -> AssetReference {
-        if data.first == UInt8(ascii: "{") { return try WireCoding.decoder.decode(AssetReference.self, from: data) }
         var reader = CompactReader(data)
         try expectVersion(&reader)
         let reference = try readReference(&reader)
@@ -50,6 +50,9 @@ public enum CompactCoding {
 
     private static func expectVersion(_ reader: inout CompactReader) throws(CompactCodingError) {
         let format = try reader.byte()
+        if format == UInt8(ascii: "{") {
+            throw CompactCodingError("a row kept as JSON that the migration to the compact form could not read (damaged)")
+        }
         guard format == version else { throw CompactCodingError("unknown format \(format)") }
     }
 
