@@ -6,7 +6,8 @@
 /// `validate()` checks these rules and the 1 MB limit on a record's fields.
 ///
 /// The fields are listed once, in `Record.Field`, which every encoding follows (wire JSON,
-/// compact, `Codable`).
+/// compact, `Codable`). `==` compares every field, the change tag included; "the same
+/// record" — the same item in the same state — is `isSameRecord(as:)`.
 public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
     /// Largest encoded size of a record, asset reference included (CloudKit's 1 MB).
     public static let maximumEncodedSize = 1_000_000
