@@ -1,8 +1,9 @@
 extension Record {
     /// A record's fields, listed once. Every encoding of a record follows this list: the
     /// wire JSON (`writeJSON`, `init(json:)`), the compact form (`CompactCoding`) and
-    /// `Codable`, so a new field is a case here, its line in `Record.Draft.visit`, its
-    /// place in `Record` and the golden fixtures (Tests/DocSyncCoreTests/Fixtures).
+    /// `Codable`, so a new field is a case here, its line in `Record.write` and in
+    /// `Record.Draft.visit` (exhaustive switches: the compiler points at both), its place in
+    /// `Record` and the golden fixtures (Tests/DocSyncCoreTests/Fixtures).
     ///
     /// What a caller may rely on:
     /// - a field's `stringValue` is its JSON key (and `openapi.yaml`'s property name);
@@ -26,13 +27,46 @@ extension Record {
         static let inCompactOrder = allCases
         /// The fields in the order of their JSON keys (the order `JSONEncoder`'s sorted keys give).
         static let inJSONOrder = allCases.sorted { $0.stringValue.utf8.lexicographicallyPrecedes($1.stringValue.utf8) }
-        /// Each field's key as UTF-8, by `rawValue`.
-        static let keyBytes: [[UInt8]] = allCases.map { Array($0.stringValue.utf8) }
+        /// Each field's key as UTF-8, by `rawValue`, in memory kept for the life of the process:
+        /// the codecs read the keys of every record, and these cost no reference counting.
+        /// Written once, when first used, and only read afterwards: safe from any thread.
+        nonisolated(unsafe) static let keys: [UnsafeBufferPointer<UInt8>] = allCases.map { field in
+            let key = Array(field.stringValue.utf8)
+            let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: key.count)
+            _ = storage.initialize(from: key)
+            return UnsafeBufferPointer(storage)
+        }
+
+        /// The field whose key is `key`, or `nil`.
+        static func named(_ key: WireJSONReader.Key) -> Field? {
+            keys.withUnsafeBufferPointer { keys in
+                for index in keys.indices where key.hasBytes(keys[index]) { return Field(rawValue: index) }
+                return nil
+            }
+        }
     }
 
-    /// A record being written or read: every field may be missing. Encoders fill one from a
-    /// record (`init(_:)`), decoders field by field (`visit`), then `record()` checks that
-    /// every field that is not optional is there.
+    /// Hands `writer` the value of `field`: what the encoders walk the list with. The same
+    /// list as `Draft.visit` (the decoders'), read from the record without copying it.
+    @inline(__always)
+    func write<Writer: RecordFieldWriter>(_ field: Field, with writer: inout Writer) throws(Writer.Failure) {
+        switch field {
+        case .id: try writer.write(field, id)
+        case .type: try writer.write(field, type)
+        case .changeTag: try writer.write(field, changeTag)
+        case .path: try writer.write(field, path)
+        case .size: try writer.write(field, size)
+        case .modified: try writer.write(field, modified)
+        case .mode: try writer.write(field, mode)
+        case .contentDigest: try writer.write(field, contentDigest)
+        case .asset: try writer.write(field, asset)
+        case .symlinkTarget: try writer.write(field, symlinkTarget)
+        case .lastModifiedBy: try writer.write(field, lastModifiedBy)
+        }
+    }
+
+    /// A record being read: every field may be missing. Decoders fill it field by field
+    /// (`visit`), then `record()` checks that every field that is not optional is there.
     struct Draft {
         var id: RecordID?
         var type: RecordType?
@@ -47,20 +81,6 @@ extension Record {
         var lastModifiedBy: String?
 
         init() {}
-
-        init(_ record: Record) {
-            id = record.id
-            type = record.type
-            changeTag = record.changeTag
-            path = record.path
-            size = record.size
-            modified = record.modified
-            mode = record.mode
-            contentDigest = record.contentDigest
-            asset = record.asset
-            symlinkTarget = record.symlinkTarget
-            lastModifiedBy = record.lastModifiedBy
-        }
 
         /// Hands `visitor` the storage of `field`, typed by the field's value type.
         @inline(__always)
@@ -81,7 +101,7 @@ extension Record {
         }
 
         /// The record, or the first field it needs and lacks.
-        func record() throws(MissingField) -> Record {
+        consuming func record() throws(MissingField) -> Record {
             guard let id else { throw MissingField(field: .id) }
             guard let type else { throw MissingField(field: .type) }
             guard let path else { throw MissingField(field: .path) }
@@ -101,11 +121,18 @@ extension Record {
     }
 }
 
-/// What a codec does with each field of `Record.Draft`: reads it into the storage, or
-/// writes what the storage holds. The value's type says how (`RecordFieldValue`).
+/// What a decoder does with each field of `Record.Draft`: reads its value into the storage.
+/// The value's type says how (`RecordFieldValue`).
 protocol RecordFieldVisitor {
     associatedtype Failure: Error
     mutating func visit<Value: RecordFieldValue>(_ field: Record.Field, _ value: inout Value?) throws(Failure)
+}
+
+/// What an encoder does with each field of a record (`Record.write`): writes its value,
+/// `nil` for an optional field the record lacks. The value's type says how (`RecordFieldValue`).
+protocol RecordFieldWriter {
+    associatedtype Failure: Error
+    mutating func write<Value: RecordFieldValue>(_ field: Record.Field, _ value: Value?) throws(Failure)
 }
 
 /// The type of a record field's value, with its form in each encoding.

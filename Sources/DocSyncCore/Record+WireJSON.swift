@@ -2,11 +2,10 @@
 /// as `Record.Field` lists them: keys in sorted order, an absent optional field left out.
 extension Record: WireJSONCodable {
     public func writeJSON(to writer: inout WireJSONWriter) {
-        var draft = Draft(self)
         var fields = WireJSONFieldWriter()
         swap(&fields.writer, &writer)
         fields.writer.beginObject()
-        for field in Field.inJSONOrder { draft.visit(field, with: &fields) }
+        for field in Field.inJSONOrder { write(field, with: &fields) }
         fields.writer.endObject()
         swap(&fields.writer, &writer)
     }
@@ -16,7 +15,7 @@ extension Record: WireJSONCodable {
         var seen = WireJSONFields()
         try reader.beginObject()
         while let key = try reader.nextKey() {
-            guard let field = Field.inCompactOrder.first(where: { key.hasBytes(Field.keyBytes[$0.rawValue]) }) else { throw reader.unexpected() }
+            guard let field = Field.named(key) else { throw reader.unexpected() }
             try seen.insert(field.rawValue, reader)
             var fields = WireJSONFieldReader(reader: reader)
             try draft.visit(field, with: &fields)
@@ -28,13 +27,13 @@ extension Record: WireJSONCodable {
 }
 
 /// Writes each field present as its key and its value.
-struct WireJSONFieldWriter: RecordFieldVisitor {
+struct WireJSONFieldWriter: RecordFieldWriter {
     typealias Failure = Never
     var writer = WireJSONWriter(capacity: 0)
 
-    mutating func visit<Value: RecordFieldValue>(_ field: Record.Field, _ value: inout Value?) {
+    mutating func write<Value: RecordFieldValue>(_ field: Record.Field, _ value: Value?) {
         guard let value else { return }
-        writer.key(utf8: Record.Field.keyBytes[field.rawValue])
+        writer.key(utf8: Record.Field.keys[field.rawValue])
         value.writeJSON(to: &writer)
     }
 }

@@ -16,8 +16,7 @@ public enum CompactCoding {
     public static func encode(_ record: Record) -> Data {
         var fields = CompactFieldWriter(writer: CompactWriter(capacity: 160 + (record.asset?.entries.count ?? 0) * 36))
         fields.writer.byte(version)
-        var draft = Record.Draft(record)
-        for field in Record.Field.inCompactOrder { draft.visit(field, with: &fields) }
+        for field in Record.Field.inCompactOrder { record.write(field, with: &fields) }
         return Data(fields.writer.bytes)
     }
 
@@ -87,11 +86,11 @@ public enum CompactCoding {
 }
 
 /// Writes each field in turn: a presence byte before an optional one, then the value.
-struct CompactFieldWriter: RecordFieldVisitor {
+struct CompactFieldWriter: RecordFieldWriter {
     typealias Failure = Never
     var writer: CompactWriter
 
-    mutating func visit<Value: RecordFieldValue>(_ field: Record.Field, _ value: inout Value?) {
+    mutating func write<Value: RecordFieldValue>(_ field: Record.Field, _ value: Value?) {
         if field.isOptional {
             writer.optional(value) { $1.writeCompact(to: &$0) }
         } else {

@@ -11,9 +11,8 @@ extension Record {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var fields = EncodingFieldVisitor(container: encoder.container(keyedBy: Field.self))
-        var draft = Draft(self)
-        for field in Field.inCompactOrder { try draft.visit(field, with: &fields) }
+        var fields = EncodingFieldWriter(container: encoder.container(keyedBy: Field.self))
+        for field in Field.inCompactOrder { try write(field, with: &fields) }
     }
 }
 
@@ -26,11 +25,11 @@ struct DecodingFieldVisitor: RecordFieldVisitor {
     }
 }
 
-struct EncodingFieldVisitor: RecordFieldVisitor {
+struct EncodingFieldWriter: RecordFieldWriter {
     typealias Failure = any Error
     var container: KeyedEncodingContainer<Record.Field>
 
-    mutating func visit<Value: RecordFieldValue>(_ field: Record.Field, _ value: inout Value?) throws(any Error) {
+    mutating func write<Value: RecordFieldValue>(_ field: Record.Field, _ value: Value?) throws(any Error) {
         try container.encodeIfPresent(value, forKey: field)
     }
 }

@@ -26,9 +26,8 @@ public struct WireJSONReader {
         public var string: String? { String(validating: bytes, as: UTF8.self) }
 
         /// Whether the key is exactly these bytes.
-        public func hasBytes(_ utf8: [UInt8]) -> Bool {
-            guard utf8.count == bytes.count else { return false }
-            return utf8.isEmpty || utf8.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+        public func hasBytes(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+            utf8.count == bytes.count && (utf8.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
         }
 
         /// Lets a `switch` over a key name its cases with string literals.

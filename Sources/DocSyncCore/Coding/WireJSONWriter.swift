@@ -53,7 +53,7 @@ public struct WireJSONWriter {
     }
 
     /// Starts the field whose key is `name`'s UTF-8 (a plain key: no character needing escape).
-    mutating func key(utf8 name: [UInt8]) {
+    mutating func key(utf8 name: UnsafeBufferPointer<UInt8>) {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
         bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: name)
