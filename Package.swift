@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "docsync-bench", targets: ["docsync-bench"]),
         .executable(name: "docsync-server", targets: ["docsync-server"]),
         .library(name: "DocSyncCore", targets: ["DocSyncCore"]),
+        .library(name: "DocSyncPlatform", targets: ["DocSyncPlatform"]),
         .library(name: "DocSyncStorage", targets: ["DocSyncStorage"]),
         .library(name: "DocSyncHTTP", targets: ["DocSyncHTTP"]),
     ],
@@ -38,16 +39,25 @@ let package = Package(
             path: "Sources/CInotifyTools",
             providers: [.apt(["libinotifytools0-dev"])]
         ),
-        // Records, chunker, manifests, errors: pure logic, no I/O beyond reading a stream.
+        // Records, chunker, manifests, errors: pure logic, no I/O beyond reading a stream, no
+        // clock (callers pass the time in), no memory mapping or allocator tuning
+        // (DocSyncCoreTests.CorePurityTests keeps it so).
         .target(
             name: "DocSyncCore",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // What talks to the system below the core: buffer pools (mmap, huge pages), O_DIRECT
+        // readers and writers, whole-file reads and writes, malloc tuning, the clock and
+        // fresh record names.
+        .target(
+            name: "DocSyncPlatform",
+            dependencies: ["DocSyncCore"]
         ),
         // The StorageBackend protocol and the embedded local backend (SQLite + chunk directory).
         .target(
             name: "DocSyncStorage",
             dependencies: [
-                "DocSyncCore",
+                "DocSyncCore", "DocSyncPlatform",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the per-chunk statements (DirectStatement).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -86,7 +96,7 @@ let package = Package(
         .target(
             name: "DocSyncScaleOut",
             dependencies: [
-                "DocSyncCore", "DocSyncStorage", "DocSyncS3",
+                "DocSyncCore", "DocSyncPlatform", "DocSyncStorage", "DocSyncS3",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -102,7 +112,7 @@ let package = Package(
         .target(
             name: "DocSyncServer",
             dependencies: [
-                "DocSyncCore", "DocSyncStorage", "DocSyncHTTP", "DocSyncS3", "DocSyncScaleOut",
+                "DocSyncCore", "DocSyncPlatform", "DocSyncStorage", "DocSyncHTTP", "DocSyncS3", "DocSyncScaleOut",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -123,7 +133,7 @@ let package = Package(
             name: "docsync-server",
             dependencies: [
                 "DocSyncCommandLine",
-                "DocSyncCore", "DocSyncServer",
+                "DocSyncCore", "DocSyncPlatform", "DocSyncServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -137,7 +147,7 @@ let package = Package(
         .target(
             name: "DocSyncEngine",
             dependencies: [
-                "DocSyncCore", "DocSyncStorage", "DocSyncWatcher",
+                "DocSyncCore", "DocSyncPlatform", "DocSyncStorage", "DocSyncWatcher",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 // A merged JSON, YAML or TOML file must still parse (StructuredTextCheck).
@@ -172,7 +182,7 @@ let package = Package(
             name: "docsyncd",
             dependencies: [
                 "DocSyncCommandLine",
-                "DocSyncCore", "DocSyncDaemon",
+                "DocSyncCore", "DocSyncPlatform", "DocSyncDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -181,7 +191,7 @@ let package = Package(
             name: "docs-status",
             dependencies: [
                 "DocSyncCommandLine",
-                "DocSyncCore", "DocSyncControl",
+                "DocSyncCore", "DocSyncPlatform", "DocSyncControl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -189,7 +199,7 @@ let package = Package(
         .target(
             name: "DocSyncTestSupport",
             dependencies: [
-                "DocSyncCore", "DocSyncStorage", "DocSyncHTTP", "DocSyncEngine", "DocSyncS3", "DocSyncScaleOut", "DocSyncServer",
+                "DocSyncCore", "DocSyncPlatform", "DocSyncStorage", "DocSyncHTTP", "DocSyncEngine", "DocSyncS3", "DocSyncScaleOut", "DocSyncServer",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/DocSyncTestSupport"
@@ -197,14 +207,14 @@ let package = Package(
         .executableTarget(
             name: "docsync-demo",
             dependencies: [
-                "DocSyncCore", "DocSyncStorage",
+                "DocSyncCore", "DocSyncPlatform", "DocSyncStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(
             name: "docsync-bench",
             dependencies: [
-                "DocSyncCore", "DocSyncStorage", "DocSyncControl", "DocSyncEngine", "DocSyncScaleOut", "DocSyncHTTP",
+                "DocSyncCore", "DocSyncPlatform", "DocSyncStorage", "DocSyncControl", "DocSyncEngine", "DocSyncScaleOut", "DocSyncHTTP",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -215,13 +225,16 @@ let package = Package(
         // A second process for the "two processes write one backend at once" test.
         .executableTarget(
             name: "docsync-test-writer",
-            dependencies: ["DocSyncCore", "DocSyncStorage"],
+            dependencies: ["DocSyncCore", "DocSyncPlatform", "DocSyncStorage"],
             path: "Tests/DocSyncTestWriter"
         ),
-        .testTarget(name: "DocSyncCoreTests", dependencies: ["DocSyncCore", "DocSyncTestSupport"]),
+        // Fixtures/: the golden bytes of each record encoding, read by path (not resources).
+        .testTarget(name: "DocSyncCoreTests", dependencies: ["DocSyncCore", "DocSyncPlatform", "DocSyncTestSupport"],
+                    exclude: ["Fixtures"]),
+        .testTarget(name: "DocSyncPlatformTests", dependencies: ["DocSyncCore", "DocSyncPlatform", "DocSyncTestSupport"]),
         .testTarget(
             name: "DocSyncStorageTests",
-            dependencies: ["DocSyncCore", "DocSyncStorage", "DocSyncTestSupport", "docsync-test-writer",
+            dependencies: ["DocSyncCore", "DocSyncPlatform", "DocSyncStorage", "DocSyncTestSupport", "docsync-test-writer",
                            .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // The HTTP backend against real docsync-server processes on loopback ports, and the
@@ -229,7 +242,7 @@ let package = Package(
         .testTarget(
             name: "DocSyncHTTPTests",
             dependencies: [
-                "DocSyncCore", "DocSyncStorage", "DocSyncHTTP", "DocSyncServer", "DocSyncTestSupport", "docsync-server",
+                "DocSyncCore", "DocSyncPlatform", "DocSyncStorage", "DocSyncHTTP", "DocSyncServer", "DocSyncTestSupport", "docsync-server",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -247,7 +260,7 @@ let package = Package(
         .testTarget(
             name: "DocSyncScaleOutTests",
             dependencies: [
-                "DocSyncCore", "DocSyncStorage", "DocSyncS3", "DocSyncScaleOut", "DocSyncTestSupport",
+                "DocSyncCore", "DocSyncPlatform", "DocSyncStorage", "DocSyncS3", "DocSyncScaleOut", "DocSyncTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -257,17 +270,17 @@ let package = Package(
             name: "DocSyncWatcherTests",
             dependencies: ["DocSyncWatcher", "DocSyncTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
-        .testTarget(name: "DocSyncEngineTests", dependencies: ["DocSyncEngine", "DocSyncTestSupport"]),
+        .testTarget(name: "DocSyncEngineTests", dependencies: ["DocSyncEngine", "DocSyncPlatform", "DocSyncTestSupport"]),
         // Seeded multi-device simulations of whole engines in memory (DOCSYNC_SEED=N replays one).
         .testTarget(
             name: "DocSyncSimulationTests",
             dependencies: [
-                "DocSyncCore", "DocSyncStorage", "DocSyncEngine", "DocSyncWatcher", "DocSyncTestSupport",
+                "DocSyncCore", "DocSyncPlatform", "DocSyncStorage", "DocSyncEngine", "DocSyncWatcher", "DocSyncTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "DocSyncControlTests", dependencies: ["DocSyncControl", "DocSyncTestSupport"]),
+        .testTarget(name: "DocSyncControlTests", dependencies: ["DocSyncControl", "DocSyncPlatform", "DocSyncTestSupport"]),
         .testTarget(name: "DocSyncDaemonTests", dependencies: ["DocSyncDaemon", "DocSyncTestSupport"]),
         // Real daemons as processes on temp folders: convergence, conflicts, crashes.
         .testTarget(

@@ -4,8 +4,9 @@ import Crypto
 ///
 /// The stream is read through a caller-supplied `read` function (so this type does no I/O
 /// of its own): it fills the buffer it is given and returns the number of bytes written,
-/// 0 at the end of the stream. Memory use is one buffer of `bufferSize` bytes whatever the
-/// stream's length. Each chunk is handed to `onChunk` with its bytes (valid only during the
+/// 0 at the end of the stream. Memory use is the one working buffer the caller lends
+/// (`bufferSize` bytes; DocSyncPlatform's `chunk(read:onChunk:)` takes it from its pool),
+/// whatever the stream's length. Each chunk is handed to `onChunk` with its bytes (valid only during the
 /// call) before the next is read; the result lists every chunk in order with the SHA-256 of
 /// the whole stream.
 public struct AssetChunker: Sendable {
@@ -17,15 +18,17 @@ public struct AssetChunker: Sendable {
         self.bufferSize = Swift.max(bufferSize, 2 * parameters.maximumSize)
     }
 
+    /// Chunks the stream `read` gives, in `buffer` (at least `bufferSize` bytes, the
+    /// caller's again when this returns; its contents are then unspecified).
     public func chunk<E: Error>(
         read: (UnsafeMutableRawBufferPointer) throws(E) -> Int,
+        into workingBuffer: UnsafeMutableRawBufferPointer,
         onChunk: (ChunkRef, UnsafeRawBufferPointer) throws(E) -> Void
     ) throws(E) -> AssetManifest {
+        precondition(workingBuffer.count >= bufferSize, "AssetChunker: a working buffer of \(workingBuffer.count) bytes, \(bufferSize) needed")
         var chunker = self.chunker
         let maximum = chunker.parameters.maximumSize
-        let pooled = BufferPool.shared.take(bufferSize)
-        defer { BufferPool.shared.giveBack(pooled) }
-        let buffer = UnsafeMutableRawBufferPointer(rebasing: pooled[0..<bufferSize])
+        let buffer = UnsafeMutableRawBufferPointer(rebasing: workingBuffer[0..<bufferSize])
         var fileHash = SHA256()
         var chunks: [ChunkRef] = []
         var start = 0, end = 0

@@ -1,50 +1,54 @@
-/// The JSON of records, written and read by hand (see `WireJSONCodable`); the keys and
-/// their order are those of the `Codable` conformances.
+/// The JSON of records, written and read by hand (see `WireJSONCodable`) field by field
+/// as `Record.Field` lists them: keys in sorted order, an absent optional field left out.
 extension Record: WireJSONCodable {
     public func writeJSON(to writer: inout WireJSONWriter) {
-        writer.beginObject()
-        if let asset { writer.key("asset"); asset.writeJSON(to: &writer) }
-        if let changeTag { writer.key("changeTag"); writer.string(changeTag.rawValue) }
-        if let contentDigest { writer.key("contentDigest"); writer.digest(contentDigest) }
-        writer.key("id"); id.writeJSON(to: &writer)
-        writer.key("lastModifiedBy"); writer.string(lastModifiedBy)
-        writer.key("mode"); writer.integer(Int64(mode))
-        writer.key("modified"); writer.integer(modified.nanosecondsSince1970)
-        writer.key("path"); writer.string(path.string)
-        writer.key("size"); writer.integer(size)
-        if let symlinkTarget { writer.key("symlinkTarget"); writer.string(symlinkTarget) }
-        writer.key("type"); writer.string(type.rawValue)
-        writer.endObject()
+        var fields = WireJSONFieldWriter()
+        swap(&fields.writer, &writer)
+        fields.writer.beginObject()
+        for field in Field.inJSONOrder { write(field, with: &fields) }
+        fields.writer.endObject()
+        swap(&fields.writer, &writer)
     }
 
     public init(json reader: inout WireJSONReader) throws(WireJSONReader.Unexpected) {
-        var asset: AssetReference?, changeTag: ChangeTag?, contentDigest: SHA256Digest?, id: RecordID?
-        var lastModifiedBy: String?, mode: Int64?, modified: Int64?, path: String?, size: Int64?
-        var symlinkTarget: String?, type: String?
-        var fields = WireJSONFields()
+        var draft = Draft()
+        var seen = WireJSONFields()
         try reader.beginObject()
         while let key = try reader.nextKey() {
-            switch key {
-            case "asset": try fields.insert(0, reader); asset = reader.null() ? nil : try AssetReference(json: &reader)
-            case "changeTag": try fields.insert(1, reader); changeTag = reader.null() ? nil : ChangeTag(try reader.string())
-            case "contentDigest": try fields.insert(2, reader); contentDigest = reader.null() ? nil : try reader.digest()
-            case "id": try fields.insert(3, reader); id = try RecordID(json: &reader)
-            case "lastModifiedBy": try fields.insert(4, reader); lastModifiedBy = try reader.string()
-            case "mode": try fields.insert(5, reader); mode = try reader.integer()
-            case "modified": try fields.insert(6, reader); modified = try reader.integer()
-            case "path": try fields.insert(7, reader); path = try reader.string()
-            case "size": try fields.insert(8, reader); size = try reader.integer()
-            case "symlinkTarget": try fields.insert(9, reader); symlinkTarget = reader.null() ? nil : try reader.string()
-            case "type": try fields.insert(10, reader); type = try reader.string()
-            default: throw reader.unexpected()
-            }
+            guard let field = Field.named(key) else { throw reader.unexpected() }
+            try seen.insert(field.rawValue, reader)
+            var fields = WireJSONFieldReader(reader: reader)
+            try draft.visit(field, with: &fields)
+            reader = fields.reader
         }
-        guard let id, let lastModifiedBy, let mode, let modified, let path, let size, let type,
-              let recordType = RecordType(rawValue: type), let mode = UInt32(exactly: mode),
-              let relativePath = try? RelativePath(validating: path) else { throw reader.unexpected() }
-        self.init(id: id, type: recordType, changeTag: changeTag, path: relativePath, size: size,
-                  modified: Timestamp(nanosecondsSince1970: modified), mode: mode, contentDigest: contentDigest, asset: asset,
-                  symlinkTarget: symlinkTarget, lastModifiedBy: lastModifiedBy)
+        guard let record = try? draft.record() else { throw reader.unexpected() }
+        self = record
+    }
+}
+
+/// Writes each field present as its key and its value.
+struct WireJSONFieldWriter: RecordFieldWriter {
+    typealias Failure = Never
+    var writer = WireJSONWriter(capacity: 0)
+
+    mutating func write<Value: RecordFieldValue>(_ field: Record.Field, _ value: Value?) {
+        guard let value else { return }
+        writer.key(utf8: Record.Field.keys[field.rawValue])
+        value.writeJSON(to: &writer)
+    }
+}
+
+/// Reads the value of the field whose key was just read; `null` is an absent optional field.
+struct WireJSONFieldReader: RecordFieldVisitor {
+    typealias Failure = WireJSONReader.Unexpected
+    var reader: WireJSONReader
+
+    mutating func visit<Value: RecordFieldValue>(_ field: Record.Field, _ value: inout Value?) throws(WireJSONReader.Unexpected) {
+        if field.isOptional, reader.null() {
+            value = nil
+        } else {
+            value = try Value.readJSON(&reader)
+        }
     }
 }
 

@@ -4,6 +4,10 @@
 /// record that has never been saved and is set by the backend on every save. Documents carry
 /// `contentDigest` and `asset`; symlinks carry `symlinkTarget`; folders carry neither.
 /// `validate()` checks these rules and the 1 MB limit on a record's fields.
+///
+/// The fields are listed once, in `Record.Field`, which every encoding follows (wire JSON,
+/// compact, `Codable`). `==` compares every field, the change tag included; "the same
+/// record" — the same item in the same state — is `isSameRecord(as:)`.
 public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
     /// Largest encoded size of a record, asset reference included (CloudKit's 1 MB).
     public static let maximumEncodedSize = 1_000_000
@@ -46,6 +50,13 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
         self.lastModifiedBy = lastModifiedBy
     }
 
+    /// Bytes of the record's wire JSON.
+    var wireJSONSize: Int {
+        var writer = WireJSONWriter(capacity: 0)
+        writeJSON(to: &writer)
+        return writer.bytes.count
+    }
+
     public var description: String { "\(type.rawValue) \(id) at \(path) [\(changeTag?.rawValue ?? "unsaved")]" }
 
     /// Throws `.invalidArguments` when the fields contradict the record's type, or
@@ -73,8 +84,7 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
         // The JSON form is at most about 2.5 times the compact one: only a large record needs the
         // exact (and much dearer) JSON size.
         let compactSize = CompactCoding.encode(self).count
-        let encodedSize = compactSize * 5 / 2 < Record.maximumEncodedSize ? compactSize
-            : (try? WireCoding.encoder.encode(self).count) ?? Int.max
+        let encodedSize = compactSize * 5 / 2 < Record.maximumEncodedSize ? compactSize : wireJSONSize
         if encodedSize > Record.maximumEncodedSize {
             throw SyncError(.limitExceeded, "record \(id) at \(path) encodes to \(encodedSize) bytes, more than \(Record.maximumEncodedSize)")
         }

@@ -1,11 +1,8 @@
-import Foundation
-import Synchronization
-
 /// The identity of a record: its zone and its record name.
 ///
 /// A record name is a stable id for one item for its whole life: a rename or a move
 /// changes the record's `path` field, never its name. Names are 1–255 bytes of
-/// printable ASCII without `/` or `\`; `RecordID.newName()` makes a fresh one.
+/// printable ASCII without `/` or `\`; `RecordID.newName()` (DocSyncPlatform) makes a fresh one.
 public struct RecordID: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
     public let zone: ZoneID
     public let recordName: String
@@ -44,17 +41,14 @@ public struct RecordID: Hashable, Comparable, Codable, Sendable, CustomStringCon
         (lhs.zone.name, lhs.recordName) < (rhs.zone.name, rhs.recordName)
     }
 
-    /// A fresh record name: 32 lowercase hex characters. The first 16 are the time of making
-    /// (milliseconds since 1970, then a counter within the millisecond), the last 16 are
-    /// random. Names made later in this process sort after earlier ones, so tables keyed by
-    /// record name (here and in the backend) grow at their end instead of at random places;
-    /// across processes and machines only the random half keeps names apart.
-    public static func newName() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let words = (NameClock.next(), generator.next())
+    /// The record name of 32 lowercase hex characters made of `timeKey` (the first 16) and
+    /// `random` (the last 16). Names whose `timeKey`s increase sort in that order, so tables
+    /// keyed by record name grow at their end; `RecordID.newName()` (DocSyncPlatform) draws
+    /// both from the system's clock and random generator.
+    public static func name(timeKey: UInt64, random: UInt64) -> String {
         let digits = Array("0123456789abcdef".utf8)
         return String(unsafeUninitializedCapacity: 32) { buffer in
-            for (index, word) in [words.0, words.1].enumerated() {
+            for (index, word) in [timeKey, random].enumerated() {
                 for nibble in 0..<16 {
                     buffer[index * 16 + nibble] = digits[Int(truncatingIfNeeded: word >> UInt64(60 - nibble * 4)) & 0xf]
                 }
@@ -72,22 +66,5 @@ public struct RecordID: Hashable, Comparable, Codable, Sendable, CustomStringCon
             return "contains a byte outside printable ASCII or a path separator (0x\(String(byte, radix: 16)))"
         }
         return nil
-    }
-}
-
-/// The time half of `RecordID.newName()`: milliseconds since 1970 shifted left by 16 bits,
-/// plus a counter, strictly increasing within the process even when the clock steps back.
-private enum NameClock {
-    private static let last = Mutex<UInt64>(0)
-
-    static func next() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let milliseconds = UInt64(max(0, now.tv_sec)) &* 1000 &+ UInt64(max(0, now.tv_nsec)) / 1_000_000
-        let candidate = milliseconds << 16
-        return last.withLock { last in
-            last = max(candidate, last &+ 1)
-            return last
-        }
     }
 }

@@ -3,7 +3,8 @@ import Foundation
 /// A file modification time with nanosecond precision, as POSIX `struct timespec` has it.
 ///
 /// Stored as whole nanoseconds since 1970-01-01T00:00:00Z so it survives JSON and SQLite
-/// round trips exactly (a `Date` would not).
+/// round trips exactly (a `Date` would not). The core never reads the clock: a caller passes
+/// the time in (`Timestamp.now`, from DocSyncPlatform, reads the system's).
 public struct Timestamp: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
     public let nanosecondsSince1970: Int64
 
@@ -16,8 +17,6 @@ public struct Timestamp: Hashable, Comparable, Codable, Sendable, CustomStringCo
     public init(_ date: Date) {
         self.nanosecondsSince1970 = Int64((date.timeIntervalSince1970 * 1e9).rounded())
     }
-
-    public static var now: Timestamp { Timestamp(Date()) }
 
     /// Whole seconds (floor) and the nanoseconds within that second, as `timespec` wants them.
     public var secondsAndNanoseconds: (seconds: Int64, nanoseconds: Int64) {

@@ -1,4 +1,5 @@
 import DocSyncCore
+import DocSyncPlatform
 import Foundation
 
 /// Where an engine gets what is not its input: time, record names, randomness, and whether

@@ -134,7 +134,7 @@ extension FolderEngine {
             for record in records {
                 guard let row = try Row.fetchOne(statement, arguments: [record.id.recordName]) else { continue }
                 known.insert(record.id.recordName)
-                if let acked = row[0] as Data?, acked == CompactCoding.encode(record) { echoes.insert(record.id.recordName) }
+                if let acked = row[0] as Data?, record.isEncoded(as: acked) { echoes.insert(record.id.recordName) }
             }
             return (known, echoes)
         }

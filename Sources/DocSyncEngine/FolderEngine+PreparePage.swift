@@ -134,7 +134,7 @@ extension FolderEngine {
                 written.insert(page[index].recordName)
                 continue
             }
-            if let acked = page[index].acked, sameFields(page[index].record(zone: configuration.zone, device: configuration.device), acked) {
+            if let acked = page[index].acked, page[index].record(zone: configuration.zone, device: configuration.device).isSameRecord(as: acked) {
                 settle(&page[index], acked: acked)
                 written.insert(page[index].recordName)
                 continue

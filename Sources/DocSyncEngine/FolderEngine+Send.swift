@@ -172,12 +172,6 @@ extension FolderEngine {
         try writeIndex { db in try final.update(db) }
     }
 
-    /// Same fields as the server has (ignoring the tag and who wrote it): nothing to send.
-    func sameFields(_ a: DocSyncCore.Record, _ b: DocSyncCore.Record) -> Bool {
-        a.type == b.type && a.path == b.path && a.size == b.size && a.modified == b.modified && a.mode == b.mode
-            && a.contentDigest == b.contentDigest && a.symlinkTarget == b.symlinkTarget
-    }
-
     /// Records the backend's answer to one modify request, item by item. When the answer
     /// carries a token past the batch's own changes and the stored token is still the one
     /// the batch named (no fetch stored another meanwhile), that token is stored with the

@@ -96,7 +96,7 @@ extension FolderEngine {
             for name in deleted {
                 guard let versions = sent[name] else { continue }
                 try forget.execute(arguments: [name])
-                guard let last = deletedVersions[name], versions.contains(where: { sameFields(last, $0) }),
+                guard let last = deletedVersions[name], versions.contains(where: { last.isSameRecord(as: $0) }),
                       var row = try db.item(named: name), row.acked?.changeTag != last.changeTag else { continue }
                 // Deleted by a device that had this save: the save is the ancestor of the deletion.
                 try takeAsAncestor(last, &row, in: db)
@@ -111,7 +111,7 @@ extension FolderEngine {
                 // save also counts as landed when another device only moved the record along
                 // with a folder since (a move is no edit).
                 let deletedHere = existing == nil || existing?.pending == .delete
-                guard versions.contains(where: { mine in sameFields(record, mine) || (deletedHere && RemoteChangePlanner.onlyRelocated(mine, record)) })
+                guard versions.contains(where: { mine in record.isSameRecord(as: mine) || (deletedHere && RemoteChangePlanner.onlyRelocated(mine, record)) })
                 else {
                     if var row = existing, let create = versions.first, versions.count == 1, create.changeTag == nil, row.acked == nil {
                         // A new record that exists: its one create landed, and the server's
@@ -146,7 +146,7 @@ extension FolderEngine {
     /// version of `row`'s record: it becomes the acknowledged record, and the row has nothing
     /// to send unless the item changed here since (then it is an edit on top of `landed`).
     private func takeAsAncestor(_ landed: DocSyncCore.Record, _ row: inout IndexItem, in db: Database) throws {
-        let unchangedSince = row.pending == .save && !row.needsRead && sameFields(row.record(zone: configuration.zone, device: configuration.device), landed)
+        let unchangedSince = row.pending == .save && !row.needsRead && row.record(zone: configuration.zone, device: configuration.device).isSameRecord(as: landed)
         if unchangedSince { settle(&row, acked: landed) } else { row.acked = landed }
         try row.update(db)
         logger.debug("a save whose answer was lost landed; another device changed the record since", metadata: ["path": "\(row.path)", "record": "\(row.recordName)",
@@ -187,7 +187,7 @@ extension FolderEngine {
         var dropped = Set<String>()
         for (name, versions) in absent.sorted(by: { $0.key < $1.key }) where deletedElsewhere.contains(name) {
             guard let current = try readIndex({ db in try db.item(named: name) }), current.kind != .folder, current.acked == nil, current.pending == .save,
-                  versions.contains(where: { sameFields(current.record(zone: configuration.zone, device: configuration.device), $0) }) else { continue }
+                  versions.contains(where: { current.record(zone: configuration.zone, device: configuration.device).isSameRecord(as: $0) }) else { continue }
             logger.info("a save whose answer was lost landed and was deleted on another device since; the deletion wins",
                         metadata: ["path": "\(current.path)", "record": "\(name)"])
             try deleteToVersionStore(current)

@@ -1,4 +1,5 @@
 import DocSyncCore
+import DocSyncPlatform
 import GRDB
 import DocSyncStorage
 import DocSyncWatcher
@@ -206,7 +207,7 @@ public final class FolderEngine: Sendable {
                 // embedded backend's): give both back before idling, so the daemon stays small.
                 index.releaseMemory()
                 backend.releaseMemory()
-                _ = malloc_trim(0)
+                ServiceMemory.releaseFreedMemory()
             }
             state.busySince = nil
             state.safetyNetDue = true
@@ -503,8 +504,3 @@ struct IndexCounts {
         return counts
     }
 }
-
-/// glibc's `malloc_trim(3)`: returns free memory at the top of the heap and in the
-/// arenas to the system. Glibc's Swift module does not export it.
-@_silgen_name("malloc_trim")
-private func malloc_trim(_ pad: Int) -> Int32

@@ -1,4 +1,5 @@
 import DocSyncCore
+import DocSyncStorage
 import GRDB
 
 /// The local index's SQLite schema, as named, append-only migrations.
@@ -217,6 +218,19 @@ enum IndexSchema {
                 );
                 CREATE INDEX conflictLog_by_time ON conflictLog(time);
                 """)
+        }
+        migrator.registerMigration("v15: records and asset references kept as JSON rewritten in the compact form") { db in
+            // Rows written before the compact form existed held the acknowledged record and
+            // the asset reference as their wire JSON, and every read of one fell back to
+            // JSONDecoder. They are rewritten once, here, so the readers know one form; a
+            // value too damaged to read stays as it was (and a read of it fails, as it did).
+            try db.rewriteLegacyJSON(in: "item", column: "acked", key: ["recordName"], CompactCoding.recordFromLegacyJSON)
+            try db.rewriteLegacyJSON(in: "item", column: "asset", key: ["recordName"], CompactCoding.assetReferenceFromLegacyJSON)
+            try db.rewriteLegacyJSON(in: "shadowedFolder", column: "record", key: ["recordName"], CompactCoding.recordFromLegacyJSON)
+            // The record is part of this table's key: a rewritten version equal to one kept
+            // already in the compact form takes its place.
+            try db.rewriteLegacyJSON(in: "uncertainSave", column: "record", key: ["recordName", "record"], replacing: true,
+                                     CompactCoding.recordFromLegacyJSON)
         }
         return migrator
     }

@@ -35,12 +35,13 @@ enum ScaleOutMigrator {
         }
     }
 
-    /// Migrates the database `connection` is open on, holding the lock on it.
-    static func migrate(_ connection: PostgresConnection, logger: Logger) async throws(SyncError) -> [String] {
+    /// Migrates the database `connection` is open on, holding the lock on it; with
+    /// `lastMigration`, no further than the migration of that name (tests build old databases).
+    static func migrate(_ connection: PostgresConnection, upTo lastMigration: String? = nil, logger: Logger) async throws(SyncError) -> [String] {
         do {
             try await connection.statement("SELECT pg_advisory_lock(\(lockKey))", logger: logger)
             do {
-                let applied = try await apply(connection, logger: logger)
+                let applied = try await apply(connection, upTo: lastMigration, logger: logger)
                 try await connection.statement("SELECT pg_advisory_unlock(\(lockKey))", logger: logger)
                 return applied
             } catch {
@@ -52,7 +53,7 @@ enum ScaleOutMigrator {
         }
     }
 
-    private static func apply(_ connection: PostgresConnection, logger: Logger) async throws -> [String] {
+    private static func apply(_ connection: PostgresConnection, upTo lastMigration: String?, logger: Logger) async throws -> [String] {
         try await connection.statement("""
             CREATE TABLE IF NOT EXISTS schema_migration (
                 name TEXT PRIMARY KEY, applied_at DOUBLE PRECISION NOT NULL
@@ -69,9 +70,12 @@ enum ScaleOutMigrator {
                           metadata: ["migrations": "\(unknown.sorted())"])
         }
         var applied: [String] = []
-        for migration in ScaleOutSchema.migrations where !done.contains(migration.name) {
+        let count = lastMigration.flatMap { last in ScaleOutSchema.migrations.firstIndex { $0.name == last }.map { $0 + 1 } }
+            ?? ScaleOutSchema.migrations.count
+        for migration in ScaleOutSchema.migrations.prefix(count) where !done.contains(migration.name) {
             try await connection.transaction(logger) { connection in
                 for statement in migration.sql { try await connection.statement(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                try await migration.rewrite?(connection, logger)
                 let name = migration.name
                 try await connection.statement("INSERT INTO schema_migration (name, applied_at) VALUES (\(name), extract(epoch FROM now()))", logger: logger)
                 return ((), commit: true)

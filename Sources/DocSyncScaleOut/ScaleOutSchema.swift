@@ -1,3 +1,6 @@
+import Logging
+import PostgresNIO
+
 /// The scale-out store's PostgreSQL schema, as named, append-only migrations: a migration
 /// that has shipped is never edited, a change is a new one at the end. `ScaleOutMigrator`
 /// applies what a database lacks, one instance at a time, so instances can be upgraded one
@@ -13,6 +16,9 @@ enum ScaleOutSchema {
     struct Migration: Sendable {
         let name: String
         let sql: [String]
+        /// Work in Swift after the statements, in the same transaction (a rewrite of rows
+        /// that SQL alone cannot do).
+        var rewrite: (@Sendable (PostgresConnection, Logger) async throws -> Void)?
     }
 
     static let migrations: [Migration] = [
@@ -143,5 +149,12 @@ enum ScaleOutSchema {
             """,
             "CREATE INDEX rate_bucket_by_age ON rate_bucket(updated)",
         ]),
+        // Records that came from an embedded store of a release before the compact form
+        // (`docsync-server migrate` copies bodies as they are) were kept as their wire JSON,
+        // and every read of one fell back to JSONDecoder. They are rewritten once, by the one
+        // instance holding the migration lock, so the readers know one form.
+        Migration(name: "v3: records kept as JSON rewritten in the compact form", sql: [], rewrite: { connection, logger in
+            try await ScaleOutLegacyJSONRows.rewrite(connection, logger: logger)
+        }),
     ]
 }

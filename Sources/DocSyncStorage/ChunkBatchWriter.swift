@@ -1,4 +1,5 @@
 import DocSyncCore
+import DocSyncPlatform
 import Foundation
 import Synchronization
 

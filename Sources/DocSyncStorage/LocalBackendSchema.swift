@@ -1,3 +1,4 @@
+import DocSyncCore
 import GRDB
 
 /// The embedded backend's SQLite schema, as named, append-only migrations.
@@ -142,6 +143,15 @@ enum LocalBackendSchema {
                 INSERT INTO storeCounter (id, chunkCount, chunkBytes, lastCollectedAt)
                     SELECT 1, COUNT(*), COALESCE(SUM(length), 0), 0 FROM chunk;
                 """)
+        }
+        migrator.registerMigration("v6: records kept as JSON rewritten in the compact form") { db in
+            // Records saved before the compact form existed were kept as their wire JSON, and
+            // every read of one fell back to JSONDecoder. They are rewritten once, here, so
+            // the readers know one form; a row too damaged to read stays as it was (and a
+            // read of it fails, as it did).
+            for (table, key) in [("record", ["zone", "recordName"]), ("deletedRecord", ["zone", "recordName"]), ("replacedVersion", ["id"])] {
+                try db.rewriteLegacyJSON(in: table, column: "body", key: key, CompactCoding.recordFromLegacyJSON)
+            }
         }
         return migrator
     }

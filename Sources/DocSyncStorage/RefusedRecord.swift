@@ -22,10 +22,17 @@ struct ArrivingRecord: Decodable {
     var record: Record?
     var refusal: RefusedRecord?
 
+    /// What a refused record says of itself, read under the keys of `Record.Field`.
     private struct Claimed: Decodable {
         struct Identity: Decodable { var recordName: String? }
         var id: Identity?
         var path: String?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Record.Field.self)
+            id = try? container.decodeIfPresent(Identity.self, forKey: .id)
+            path = try? container.decodeIfPresent(String.self, forKey: .path)
+        }
     }
 
     init(from decoder: any Decoder) throws {

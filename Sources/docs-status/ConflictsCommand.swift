@@ -1,6 +1,7 @@
 import ArgumentParser
 import DocSyncControl
 import DocSyncCore
+import DocSyncPlatform
 import Foundation
 
 /// `docs-status conflicts [--log [--since T]]`: items with a conflict copy beside them, and

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DocSyncCore
+import DocSyncPlatform
 import Foundation
 
 /// What `deleted` and `recover` take to pick Recently Deleted items: paths, a predicate, a time.

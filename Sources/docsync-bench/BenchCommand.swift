@@ -3,7 +3,7 @@ import DocSyncCore
 import DocSyncStorage
 import Foundation
 
-/// `make bench`: the chunker's throughput, what a 1-byte edit of a 50 MB file costs, how
+/// `make bench`: the chunker's throughput, the record codecs over 100,000 records, what a 1-byte edit of a 50 MB file costs, how
 /// fast a small file reaches a second daemon, an initial sync against `rsync -a`, metadata
 /// queries over 100,000 items, and the same sync figures with `docsync-server` between the
 /// daemons (plus bytes on the wire and an idle daemon's footprint), and a garbage
@@ -26,7 +26,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Where to write the figures as JSON.")
     var json = ".build/bench/chunker.json"
 
-    @Option(help: "Which parts to run: all, chunker, merge, sync, query, server, cluster, load, gc or scale (the last part of all: about 15 minutes and 20 GB of disk at 1,000,000 files).")
+    @Option(help: "Which parts to run: all, chunker, codec, merge, sync, query, server, cluster, load, gc or scale (the last part of all: about 15 minutes and 20 GB of disk at 1,000,000 files).")
     var only = "all"
 
     @Option(help: "Files in the folder the query benchmark indexes.")
@@ -80,10 +80,17 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Where to write the scale figures as JSON.")
     var scaleJSON = ".build/bench/scale.json"
 
+    @Option(help: "Records encoded and decoded by each codec (codec part).")
+    var codecRecords = 100_000
+
+    @Option(help: "Where to write the codec figures as JSON.")
+    var codecJSON = ".build/bench/codec.json"
+
     mutating func validate() throws {
-        guard ["all", "chunker", "merge", "sync", "query", "server", "cluster", "load", "gc", "scale"].contains(only) else {
-            throw ValidationError("--only takes all, chunker, merge, sync, query, server, cluster, load, gc or scale")
+        guard ["all", "chunker", "codec", "merge", "sync", "query", "server", "cluster", "load", "gc", "scale"].contains(only) else {
+            throw ValidationError("--only takes all, chunker, codec, merge, sync, query, server, cluster, load, gc or scale")
         }
+        guard codecRecords >= 1 else { throw ValidationError("--codec-records takes a positive number") }
         guard loadDevices >= 1, loadSeconds >= 1 else {
             throw ValidationError("--load-devices and --load-seconds take positive numbers")
         }
@@ -103,6 +110,7 @@ struct BenchCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         if only == "all" || only == "chunker" { try await runChunker() }
+        if only == "all" || only == "codec" { try runCodec() }
         if only == "all" || only == "merge" { try runMerge() }
         if only == "all" || only == "sync" { try await runSync(in: scratch.appendingPathComponent("sync")) }
         if only == "all" || only == "query" { try await runQuery(in: scratch.appendingPathComponent("query")) }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import DocSyncCore
 import DocSyncHTTP
+import DocSyncPlatform
 import DocSyncScaleOut
 import DocSyncStorage
 import Foundation

@@ -1,5 +1,6 @@
 import DocSyncCore
 import DocSyncEngine
+import DocSyncPlatform
 import Foundation
 
 /// The scale benchmark of issue 25: an initial sync of `files` small files (1–8 KiB of

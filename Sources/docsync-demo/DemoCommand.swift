@@ -1,5 +1,6 @@
 import ArgumentParser
 import DocSyncCore
+import DocSyncPlatform
 import DocSyncStorage
 import Foundation
 

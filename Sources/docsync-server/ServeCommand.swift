@@ -1,6 +1,7 @@
 import ArgumentParser
 import DocSyncCommandLine
 import DocSyncCore
+import DocSyncPlatform
 import DocSyncServer
 import Foundation
 import Logging

@@ -2,6 +2,7 @@ import ArgumentParser
 import DocSyncCommandLine
 import DocSyncCore
 import DocSyncDaemon
+import DocSyncPlatform
 import Foundation
 import Logging
 

@@ -1,5 +1,6 @@
 import DocSyncControl
 import DocSyncCore
+import DocSyncPlatform
 import DocSyncTestSupport
 import Foundation
 import Testing

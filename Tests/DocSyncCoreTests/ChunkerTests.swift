@@ -1,4 +1,5 @@
 import DocSyncCore
+import DocSyncPlatform
 import DocSyncTestSupport
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import DocSyncCore
+import DocSyncPlatform
 import DocSyncTestSupport
 import Foundation
 import Testing
@@ -44,15 +45,21 @@ import Testing
         }
     }
 
-    @Test func rowsWrittenAsJSONStillDecode() throws {
+    /// Rows kept as JSON by releases before the compact form are what the migrations rewrite:
+    /// each becomes the compact form of the same record, and the reader refuses the JSON.
+    @Test func rowsWrittenAsJSONAreRewrittenToTheSameRecord() throws {
         var random = SeededRandom(seed: 11)
         for _ in 0..<50 {
             let record = Self.randomRecord(&random)
-            #expect(try CompactCoding.decodeRecord(WireCoding.encoder.encode(record)) == record)
+            let json = try WireCoding.encoder.encode(record)
+            #expect(CompactCoding.isLegacyJSON(json) && !CompactCoding.isLegacyJSON(CompactCoding.encode(record)))
+            #expect(try CompactCoding.recordFromLegacyJSON(json) == CompactCoding.encode(record))
+            #expect(throws: CompactCodingError.self) { try CompactCoding.decodeRecord(json) }
             if let asset = record.asset {
-                #expect(try CompactCoding.decodeAssetReference(WireCoding.encoder.encode(asset)) == asset)
+                #expect(try CompactCoding.assetReferenceFromLegacyJSON(WireCoding.encoder.encode(asset)) == CompactCoding.encode(asset))
             }
         }
+        #expect(throws: (any Error).self) { try CompactCoding.recordFromLegacyJSON(Data("{\"damaged".utf8)) }
     }
 
     @Test func theCompactFormIsSmallerThanJSON() throws {

@@ -1,5 +1,6 @@
 import DocSyncCore
 @testable import DocSyncEngine
+import DocSyncPlatform
 import DocSyncTestSupport
 import Foundation
 import GRDB

@@ -1,5 +1,6 @@
 import DocSyncCore
 import DocSyncHTTP
+import DocSyncPlatform
 import DocSyncStorage
 import DocSyncTestSupport
 import Foundation

@@ -1,4 +1,5 @@
 import DocSyncCore
+import DocSyncPlatform
 import DocSyncStorage
 import Foundation
 import Testing

@@ -5,6 +5,7 @@
 //   saves COUNT folder records named PREFIX-0 … in batches of 10, and after each batch bumps
 //   the shared counter record (path "counter-N"), re-reading it on serverRecordChanged.
 import DocSyncCore
+import DocSyncPlatform
 import DocSyncStorage
 import Foundation
 

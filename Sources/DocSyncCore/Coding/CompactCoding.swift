@@ -5,17 +5,19 @@ import Foundation
 /// several times cheaper to produce and parse than the JSON of `WireCoding`, which stays the
 /// form records take on the wire.
 ///
-/// Every encoding starts with a format byte (`0x01`), which never begins JSON (`{`), so
-/// `decode…` also accepts rows written as `WireCoding` JSON before this form existed.
-/// Decoding validates names and paths exactly as JSON decoding does.
+/// Every encoding starts with a format byte (`0x01`), which never begins JSON (`{`): rows
+/// written as `WireCoding` JSON before this form existed are told apart and rewritten by the
+/// migrations of the index and the stores (`recordFromLegacyJSON`); the decoders read the
+/// compact form only. Decoding validates names and paths exactly as JSON decoding does.
+/// The bytes of each encoding are pinned by Tests/DocSyncCoreTests/Fixtures.
 public enum CompactCoding {
     static let version: UInt8 = 0x01
 
     public static func encode(_ record: Record) -> Data {
-        var writer = CompactWriter(capacity: 160 + (record.asset?.entries.count ?? 0) * 36)
-        writer.byte(version)
-        write(record, into: &writer)
-        return Data(writer.bytes)
+        var fields = CompactFieldWriter(writer: CompactWriter(capacity: 160 + (record.asset?.entries.count ?? 0) * 36))
+        fields.writer.byte(version)
+        for field in Record.Field.inCompactOrder { record.write(field, with: &fields) }
+        return Data(fields.writer.bytes)
     }
 
     public static func encode(_ reference: AssetReference) -> Data {
@@ -25,19 +27,19 @@ public enum CompactCoding {
         return Data(writer.bytes)
     }
 
-    /// Decodes a record stored by `encode` (or as `WireCoding` JSON).
+    /// Decodes a record stored by `encode`; throws `CompactCodingError` (or `SyncError` for
+    /// an invalid name or path) for anything else.
     public static func decodeRecord(_ data: Data) throws -> Record {
-        if data.first == UInt8(ascii: "{") { return try WireCoding.decoder.decode(Record.self, from: data) }
-        var reader = CompactReader(data)
-        try expectVersion(&reader)
-        let record = try readRecord(&reader)
-        guard reader.isAtEnd else { throw CompactCodingError("bytes left after a record") }
-        return record
+        var fields = CompactFieldReader(reader: CompactReader(data))
+        try expectVersion(&fields.reader)
+        var draft = Record.Draft()
+        for field in Record.Field.inCompactOrder { try draft.visit(field, with: &fields) }
+        guard fields.reader.isAtEnd else { throw CompactCodingError("bytes left after a record") }
+        return try draft.record()
     }
 
-    /// Decodes an asset reference stored by `encode` (or as `WireCoding` JSON).
+    /// Decodes an asset reference stored by `encode`; throws `CompactCodingError` for anything else.
     public static func decodeAssetReference(_ data: Data) throws -> AssetReference {
-        if data.first == UInt8(ascii: "{") { return try WireCoding.decoder.decode(AssetReference.self, from: data) }
         var reader = CompactReader(data)
         try expectVersion(&reader)
         let reference = try readReference(&reader)
@@ -47,27 +49,15 @@ public enum CompactCoding {
 
     private static func expectVersion(_ reader: inout CompactReader) throws(CompactCodingError) {
         let format = try reader.byte()
+        if format == UInt8(ascii: "{") {
+            throw CompactCodingError("a row kept as JSON that the migration to the compact form could not read (damaged)")
+        }
         guard format == version else { throw CompactCodingError("unknown format \(format)") }
     }
 
-    // MARK: fields, in order
+    // MARK: asset references
 
-    private static func write(_ record: Record, into writer: inout CompactWriter) {
-        writer.string(record.id.zone.name)
-        writer.string(record.id.recordName)
-        writer.byte(typeCode(record.type))
-        writer.optional(record.changeTag) { $0.string($1.rawValue) }
-        writer.string(record.path.string)
-        writer.fixed(record.size)
-        writer.fixed(record.modified.nanosecondsSince1970)
-        writer.varint(UInt64(record.mode))
-        writer.optional(record.contentDigest) { $0.digest($1) }
-        writer.optional(record.asset) { write($1, into: &$0) }
-        writer.optional(record.symlinkTarget) { $0.string($1) }
-        writer.string(record.lastModifiedBy)
-    }
-
-    private static func write(_ reference: AssetReference, into writer: inout CompactWriter) {
+    static func write(_ reference: AssetReference, into writer: inout CompactWriter) {
         writer.varint(UInt64(reference.depth))
         writer.varint(UInt64(reference.chunkCount))
         writer.fixed(reference.size)
@@ -79,24 +69,7 @@ public enum CompactCoding {
         }
     }
 
-    private static func readRecord(_ reader: inout CompactReader) throws -> Record {
-        let zone = try ZoneID(validating: try reader.string())
-        let id = try RecordID(zone: zone, validating: try reader.string())
-        let type = try recordType(try reader.byte())
-        let changeTag = try reader.optional { r throws(CompactCodingError) in ChangeTag(try r.string()) }
-        let path = try RelativePath(validating: try reader.string())
-        let size = try reader.fixed()
-        let modified = Timestamp(nanosecondsSince1970: try reader.fixed())
-        let mode = try reader.count(atMost: Int(UInt32.max))
-        let contentDigest = try reader.optional { r throws(CompactCodingError) in try r.digest() }
-        let asset = try reader.optional { r throws(CompactCodingError) in try readReference(&r) }
-        let symlinkTarget = try reader.optional { r throws(CompactCodingError) in try r.string() }
-        let device = try reader.string()
-        return Record(id: id, type: type, changeTag: changeTag, path: path, size: size, modified: modified, mode: UInt32(mode),
-                      contentDigest: contentDigest, asset: asset, symlinkTarget: symlinkTarget, lastModifiedBy: device)
-    }
-
-    private static func readReference(_ reader: inout CompactReader) throws(CompactCodingError) -> AssetReference {
+    static func readReference(_ reader: inout CompactReader) throws(CompactCodingError) -> AssetReference {
         let depth = try reader.count(atMost: 64)
         let chunkCount = try reader.count(atMost: Int.max)
         let size = try reader.fixed()
@@ -110,21 +83,32 @@ public enum CompactCoding {
         }
         return AssetReference(depth: depth, entries: entries, chunkCount: chunkCount, size: size, contentDigest: contentDigest)
     }
+}
 
-    private static func typeCode(_ type: RecordType) -> UInt8 {
-        switch type {
-        case .document: 0
-        case .folder: 1
-        case .symlink: 2
+/// Writes each field in turn: a presence byte before an optional one, then the value.
+struct CompactFieldWriter: RecordFieldWriter {
+    typealias Failure = Never
+    var writer: CompactWriter
+
+    mutating func write<Value: RecordFieldValue>(_ field: Record.Field, _ value: Value?) {
+        if field.isOptional {
+            writer.optional(value) { $1.writeCompact(to: &$0) }
+        } else {
+            value!.writeCompact(to: &writer)
         }
     }
+}
 
-    private static func recordType(_ code: UInt8) throws(CompactCodingError) -> RecordType {
-        switch code {
-        case 0: .document
-        case 1: .folder
-        case 2: .symlink
-        default: throw CompactCodingError("unknown record type \(code)")
+/// Reads each field in turn, as `CompactFieldWriter` wrote it.
+struct CompactFieldReader: RecordFieldVisitor {
+    typealias Failure = any Error
+    var reader: CompactReader
+
+    mutating func visit<Value: RecordFieldValue>(_ field: Record.Field, _ value: inout Value?) throws(any Error) {
+        if field.isOptional, try !reader.presence() {
+            value = nil
+        } else {
+            value = try Value.readCompact(&reader)
         }
     }
 }

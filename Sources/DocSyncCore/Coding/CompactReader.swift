@@ -51,6 +51,15 @@ struct CompactReader {
         return string
     }
 
+    /// A presence byte: whether an optional value follows.
+    mutating func presence() throws(CompactCodingError) -> Bool {
+        switch try byte() {
+        case 0: return false
+        case 1: return true
+        case let other: throw CompactCodingError("presence byte \(other) at byte \(position - 1)")
+        }
+    }
+
     mutating func optional<T>(_ read: (inout CompactReader) throws(CompactCodingError) -> T) throws(CompactCodingError) -> T? {
         switch try byte() {
         case 0: return nil

@@ -25,6 +25,11 @@ public struct WireJSONReader {
         /// The key as a string; `nil` when it is not valid UTF-8.
         public var string: String? { String(validating: bytes, as: UTF8.self) }
 
+        /// Whether the key is exactly these bytes.
+        public func hasBytes(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+            utf8.count == bytes.count && (utf8.isEmpty || memcmp(utf8.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+        }
+
         /// Lets a `switch` over a key name its cases with string literals.
         public static func ~= (name: StaticString, key: Key) -> Bool {
             name.utf8CodeUnitCount == key.bytes.count

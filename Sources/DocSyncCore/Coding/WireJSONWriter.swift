@@ -52,6 +52,16 @@ public struct WireJSONWriter {
         needsComma = false
     }
 
+    /// Starts the field whose key is `name`'s UTF-8 (a plain key: no character needing escape).
+    mutating func key(utf8 name: UnsafeBufferPointer<UInt8>) {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: name)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
     /// Starts the field `name` of an object, a key known only at run time (escaped as needed).
     public mutating func key(_ name: String) {
         if needsComma { bytes.append(UInt8(ascii: ",")) }

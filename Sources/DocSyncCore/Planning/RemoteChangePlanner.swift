@@ -233,10 +233,8 @@ public enum RemoteChangePlanner {
         return sameContent(changed, ancestor) && !metadataDiffers(ancestor, changed)
     }
 
-    /// Same type and content, as the merge compares them (`RecordContent`).
-    static func sameContent(_ a: Record, _ b: Record) -> Bool {
-        RecordContent(of: a).isSame(as: RecordContent(of: b))
-    }
+    /// Same type and content, as the merge compares them (`Record.hasSameContent`).
+    static func sameContent(_ a: Record, _ b: Record) -> Bool { a.hasSameContent(as: b) }
 
     /// The mode differs, or a document's modification time (the only times kept on disk).
     static func metadataDiffers(_ local: Record, _ target: Record) -> Bool {

@@ -21,7 +21,7 @@ import Glibc
 /// it from one thread at a time; the descriptor stays the caller's to close.
 public final class DirectFileWriter {
     /// The alignment of direct writes: offsets, lengths and the buffer's address.
-    static let blockSize = 4096
+    public static let blockSize = 4096
 
     /// How much is gathered before each write unless a caller asks otherwise: 1 MiB.
     public static let defaultCapacity = 1 << 20

@@ -16,6 +16,14 @@ public enum ServiceMemory {
         mallopt(mmapThreshold, 4 << 20) == 1 && mallopt(trimThreshold, 4 << 20) == 1
     }
 
+    /// Gives the allocator's free memory back to the system (glibc's `malloc_trim(3)`): the
+    /// free top of the heap and the free pages inside its arenas. For a long-running process
+    /// going idle after a large piece of work. Returns whether any memory was released.
+    @discardableResult
+    public static func releaseFreedMemory() -> Bool {
+        malloc_trim(0) == 1
+    }
+
     /// `M_MMAP_THRESHOLD` and `M_TRIM_THRESHOLD` of `<malloc.h>`.
     private static let mmapThreshold: Int32 = -3, trimThreshold: Int32 = -1
 }
@@ -23,3 +31,7 @@ public enum ServiceMemory {
 /// glibc's `mallopt(3)`; Glibc's Swift module does not export it.
 @_silgen_name("mallopt")
 private func mallopt(_ parameter: Int32, _ value: Int32) -> Int32
+
+/// glibc's `malloc_trim(3)`; Glibc's Swift module does not export it.
+@_silgen_name("malloc_trim")
+private func malloc_trim(_ pad: Int) -> Int32

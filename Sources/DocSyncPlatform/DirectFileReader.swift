@@ -16,23 +16,23 @@ import Glibc
 /// cannot be read in full this way (the caller then reads through the page cache). The
 /// descriptor is opened at `init` and closed when the reader goes away; `isOpen` is false
 /// where the file system refuses direct I/O.
-final class DirectFileReader {
+public final class DirectFileReader {
     /// Reads shorter than this go through the page cache: a direct read waits for the disk.
-    static let minimumLength = 64 << 10
+    public static let minimumLength = 64 << 10
 
     private let fd: Int32
 
-    init(path: String) {
+    public init(path: String) {
         fd = DirectFileWriter.directFlag == 0 ? -1 : open(path, O_RDONLY | O_CLOEXEC | DirectFileWriter.directFlag)
     }
 
     deinit { if fd >= 0 { close(fd) } }
 
-    var isOpen: Bool { fd >= 0 }
+    public var isOpen: Bool { fd >= 0 }
 
     /// `length` bytes at `offset`, read in whole aligned blocks into a pooled buffer (the
     /// answer is a slice of it), or `nil`.
-    func read(offset: Int64, length: Int) -> Data? {
+    public func read(offset: Int64, length: Int) -> Data? {
         guard fd >= 0, length > 0 else { return nil }
         let block = Int64(DirectFileWriter.blockSize)
         let start = offset / block * block

@@ -1,5 +1,5 @@
 import DocSyncCore
-@testable import DocSyncStorage
+@testable import DocSyncPlatform
 import DocSyncTestSupport
 import Foundation
 import Testing

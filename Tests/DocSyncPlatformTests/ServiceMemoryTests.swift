@@ -1,4 +1,5 @@
 import DocSyncCore
+import DocSyncPlatform
 import Testing
 
 @Suite struct ServiceMemoryTests {

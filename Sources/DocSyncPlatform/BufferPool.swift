@@ -1,3 +1,4 @@
+import DocSyncCore
 import Foundation
 import Synchronization
 
