@@ -25,7 +25,7 @@ extension FolderEngine {
             let prefix = directory.string + "/"
             return try IndexItem.fetchAll(db, sql: """
                 SELECT * FROM item WHERE pending != 2 AND path > ? AND path < ? AND instr(substr(path, ?), '/') = 0 ORDER BY path
-                """, arguments: [prefix, directory.string + "0", prefix.utf8.count + 1])
+                """, arguments: [prefix, directory.string + "0", Database.characterPosition(after: directory) + 1])  // past the "/"
         }
         return rows.map(itemStatus)
     }
