@@ -41,7 +41,7 @@ public struct RecordID: Hashable, Comparable, Codable, Sendable, CustomStringCon
     public var description: String { "\(zone.name)/\(recordName)" }
 
     public static func < (lhs: RecordID, rhs: RecordID) -> Bool {
-        (lhs.zone.name, lhs.recordName) < (rhs.zone.name, rhs.recordName)
+        lhs.zone != rhs.zone ? lhs.zone < rhs.zone : lhs.recordName < rhs.recordName
     }
 
     /// A fresh record name: 32 lowercase hex characters. The first 16 are the time of making

@@ -150,7 +150,7 @@ struct DaemonControlHandler: ControlHandler {
         guard let path else { return folders }
         if let (folder, _) = try? resolve(path) { return [folder] }
         let name = URL(fileURLWithPath: path).lastPathComponent
-        if let folder = folders.first(where: { $0.engine.configuration.zone.name == name }) { return [folder] }
+        if let folder = folders.first(where: { $0.engine.configuration.zone.name.bytesEqual(name) }) { return [folder] }
         throw HandlerFailure(ControlResponse.FailureCode.notFound, "\(path) is neither inside a synced folder nor a folder id")
     }
 

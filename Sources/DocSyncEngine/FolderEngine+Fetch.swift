@@ -81,7 +81,7 @@ extension FolderEngine {
             .map { (record: $0, isFile: $0.type != .folder, depth: $0.path.depth) }
             .sorted { a, b in
                 if a.isFile != b.isFile { return !a.isFile }
-                return (a.depth, a.record.path.string) < (b.depth, b.record.path.string)
+                return a.depth != b.depth ? a.depth < b.depth : a.record.path < b.record.path
             }
             .map(\.record)
         try markOutdated(ordered.filter { known.contains($0.id.recordName) })

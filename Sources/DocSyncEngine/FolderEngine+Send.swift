@@ -175,7 +175,7 @@ extension FolderEngine {
     /// Same fields as the server has (ignoring the tag and who wrote it): nothing to send.
     func sameFields(_ a: DocSyncCore.Record, _ b: DocSyncCore.Record) -> Bool {
         a.type == b.type && a.path == b.path && a.size == b.size && a.modified == b.modified && a.mode == b.mode
-            && a.contentDigest == b.contentDigest && a.symlinkTarget == b.symlinkTarget
+            && a.contentDigest == b.contentDigest && a.symlinkTarget.bytesEqual(b.symlinkTarget)
     }
 
     /// Records the backend's answer to one modify request, item by item. When the answer

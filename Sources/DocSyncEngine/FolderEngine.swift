@@ -64,7 +64,8 @@ public final class FolderEngine: Sendable {
         var waitsOnTheBackend = false
         var pendingDownloads = 0
         var pendingDownloadBytes: Int64 = 0
-        var problems: [String: ItemProblem] = [:]
+        /// By path, as bytes (two names that differ only in normalization are two items).
+        var problems: [PathKey: ItemProblem] = [:]
         var lastSync: Date?
         /// Sync rounds finished (the loop went idle with the backend reached).
         var completedRounds = 0
@@ -338,7 +339,7 @@ public final class FolderEngine: Sendable {
         let live = self.live.withLock { $0 }
         let released = live.deletionGate != .hold
         let counts = (try? index.read { db in try IndexCounts.fetch(db, deletionsReleased: released) }) ?? IndexCounts()
-        let problems = live.problems.values.sorted { $0.path < $1.path } + counts.problems
+        let problems = live.problems.values.sorted { $0.path.bytesPrecede($1.path) } + counts.problems
         let safety = self.safety.withLock { $0 }
         let held = heldFolderStatus(safety, items: counts.items) ?? heldDeletionsStatus(safety)
         return FolderStatus(
@@ -424,12 +425,12 @@ public final class FolderEngine: Sendable {
     }
 
     func report(_ problem: ItemProblem) {
-        live.withLock { $0.problems[problem.path] = problem }
+        live.withLock { $0.problems[PathKey(problem.path)] = problem }
         logger.warning("cannot sync item", metadata: ["path": "\(problem.path)", "problem": "\(problem.message)"])
     }
 
     func clearProblem(at path: String) {
-        live.withLock { _ = $0.problems.removeValue(forKey: path) }
+        live.withLock { _ = $0.problems.removeValue(forKey: PathKey(path)) }
     }
 
     /// Whether something is to be sent now: deletions only when the brake's gate lets them.

@@ -93,7 +93,7 @@ extension Database {
             .replacingOccurrences(of: "_", with: "\\_") + " (conflict %"
         return try IndexItem.fetchAll(self, sql: "SELECT * FROM item WHERE pending != 2 AND name LIKE ? ESCAPE '\\' ORDER BY path",
                                       arguments: [pattern])
-            .filter { $0.path.parent == original.parent && ConflictName.originalName(of: $0.path.name) == original.name }
+            .filter { $0.path.parent == original.parent && ConflictName.originalName(of: $0.path.name).bytesEqual(original.name) }
     }
 
     /// Whether the table `name` holds any row (the engine's side tables are nearly always empty).
