@@ -1,6 +1,7 @@
 import DocSyncCore
 import DocSyncStorage
 import Foundation
+import GRDB
 
 /// Recently Deleted (SPEC §4a) from this folder's side: listing what the backend keeps of
 /// the zone's deleted items, purging it, and recovering items as records that reach every
@@ -29,6 +30,32 @@ extension FolderEngine {
         }
         logger.notice("purged from Recently Deleted", metadata: ["items": "\(chosen.count)"])
         return chosen.map { ActionOutcome(folder: configuration.zone.name, path: $0.record.path.string, done: true, message: "purged") }
+    }
+
+    /// What to tell a person about each of `paths` (named for `recover`) that has nothing in
+    /// Recently Deleted: no such item, an item purged since it was deleted, or one that is
+    /// not deleted at all (`RecoverCheck`). Empty when every path names something recoverable.
+    /// Reads Recently Deleted and the index; changes nothing.
+    public func unrecoverable(paths: [RelativePath]) async throws(SyncError) -> [String] {
+        guard !paths.isEmpty else { return [] }
+        let deleted = try await backend.listDeleted(in: configuration.zone, since: nil).map(\.record.path)
+        var messages: [String] = []
+        for path in paths {
+            let inRecentlyDeleted = deleted.contains { $0.isSameOrBeneath(path) }
+            let facts = inRecentlyDeleted ? RecoverCheck.Facts(inRecentlyDeleted: true) : try readIndex { db in
+                let beneath: StatementArguments = [path.string, path.string + "/", path.string + "0"]  // "0" follows "/"
+                return RecoverCheck.Facts(
+                    inRecentlyDeleted: false,
+                    deletedCopyKeptHere: try Bool.fetchOne(db, sql: """
+                        SELECT EXISTS (SELECT 1 FROM version WHERE reason = 'deleted' AND (path = ? OR (path >= ? AND path < ?)))
+                        """, arguments: beneath) ?? false,
+                    livesHere: try db.item(at: path).map { $0.pending != .delete } ?? false)
+            }
+            if let message = RecoverCheck.verdict(facts).message(for: configuration.zone.name + "/" + path.string) {
+                messages.append(message)
+            }
+        }
+        return messages
     }
 
     /// Brings back the items the selection picks — with the folders they were in, when
