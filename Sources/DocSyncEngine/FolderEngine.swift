@@ -246,10 +246,13 @@ public final class FolderEngine: Sendable {
                 }
             }
             var sentEverything = true
-            // Joining (no change token yet: never fetched, or fetching everything again)
-            // sends nothing before the server's records are known, so a local file is
-            // matched with the record at its path instead of racing it as a new one.
-            let joined = loadToken() != nil
+            // Joining (no change token yet: never fetched, or fetching everything again; or
+            // a first fetch not complete yet) sends nothing before the server's records and
+            // Recently Deleted are known, so a local file is matched with the record at its
+            // path instead of racing it as a new one, and one another device deleted is not
+            // uploaded again (SPEC §4a).
+            var joined = loadToken() != nil
+            if joined, try joinUnfinished() { joined = false }
             if !joined { state.retry.fetchOwed = true }
             if hasSendablePending(), joined {
                 showWorking(.syncing)
@@ -471,6 +474,8 @@ public enum TurnOutcome: Sendable, Equatable {
 /// Keys of the engine's own state in the index.
 enum EngineKeys {
     static let changeToken = "changeToken"
+    /// Present while the folder joins its zone (`FolderEngine.beginJoining`).
+    static let joining = "joining"
 }
 
 /// Counts for status, from the index.

@@ -290,4 +290,31 @@ struct DeletionSafetyTests {
         #expect(kept.count == 1, "the older copy went to the version store: \(versions.output)\(versions.errors)")
         await devices.pair.stopBoth()
     }
+
+    @Test(arguments: Backend.allCases)
+    func aStaleBackupJoiningDoesNotBringBackWhatWasDeletedElsewhere(_ backend: Backend) async throws {
+        let devices = try await Devices.start(backend, files: 5)
+        for number in [1, 2] { try FileManager.default.removeItem(at: devices.a.file(Devices.name(number))) }
+        await devices.pair.converge("two files deleted on alpha", also: { syncedNames(devices.b.folder).count == 3 })
+        #expect(try await devices.a.waitSettled())
+        // Beta's folder is replaced by a backup made before the deletions, with one of the
+        // deleted files edited since, and its index gone: beta joins again.
+        await devices.b.stop()
+        try FileManager.default.removeItem(at: devices.b.folder)
+        try FileManager.default.removeItem(at: devices.b.stateDirectory)
+        try FileManager.default.createDirectory(at: devices.b.folder, withIntermediateDirectories: false)
+        for number in 0..<5 {
+            try (number == 2 ? "edited in the backup\n" : "file \(number)\n").write(to: devices.b.file(Devices.name(number)), atomically: false, encoding: .utf8)
+        }
+        try devices.b.start()
+        await devices.pair.converge("joined", also: { contents(devices.a.file(Devices.name(2))) == "edited in the backup\n" })
+        #expect(try await devices.b.waitSettled())
+        #expect(!FileManager.default.fileExists(atPath: devices.a.file(Devices.name(1)).path), "what alpha deleted stays deleted")
+        #expect(!FileManager.default.fileExists(atPath: devices.b.file(Devices.name(1)).path), "beta's stale copy left its folder")
+        #expect(Set(try await devices.pair.records().values) == Set([0, 2, 3, 4].map(Devices.name)), "the edit beats the deletion; nothing else came back")
+        let versions = try await devices.docsStatus(devices.b, ["--json", "versions", devices.b.file(Devices.name(1)).path])
+        let kept = try ControlFraming.makeDecoder().decode([VersionEntry].self, from: Data(versions.output.utf8))
+        #expect(kept.map(\.reason) == ["deleted"], "beta keeps its stale copy in the version store: \(versions.output)\(versions.errors)")
+        await devices.pair.stopBoth()
+    }
 }
