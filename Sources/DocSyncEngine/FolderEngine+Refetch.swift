@@ -136,8 +136,10 @@ extension FolderEngine {
 
     /// The joining item `name` is `deleted`'s last version: it becomes that record's item,
     /// as the server acknowledged it, so that the deletion applies to it as any remote
-    /// deletion does. False (nothing changed) when the item is gone or changed since it was
-    /// looked at, or when the index already has an item of that record.
+    /// deletion does — and, until the join is settled, an unconfirmed one, so that a
+    /// deletion cut short is applied when the settling is tried again. False (nothing
+    /// changed) when the item is gone or changed since it was looked at, or when the index
+    /// already has an item of that record.
     private func takeDeletedRecord(_ deleted: DocSyncCore.Record, for name: String) throws(SyncError) -> Bool {
         try writeIndex { db in
             guard var row = try db.item(named: name), row.acked == nil, row.pending == .save,
@@ -149,6 +151,7 @@ extension FolderEngine {
             try taken.insert(db)
             try db.execute(sql: "UPDATE chunkLocation SET recordName = ? WHERE recordName = ?", arguments: [taken.recordName, name])
             try db.deleteItem(named: name)
+            try db.execute(sql: "INSERT OR IGNORE INTO unconfirmed (recordName) VALUES (?)", arguments: [taken.recordName])
             logger.info("joining: this file is what another device deleted (the deletion arrived late); it goes to the version store, not to the server",
                         metadata: ["path": "\(taken.path)", "record": "\(taken.recordName)"])
             return true

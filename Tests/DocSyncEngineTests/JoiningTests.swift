@@ -3,6 +3,8 @@ import DocSyncEngine
 import DocSyncStorage
 import DocSyncTestSupport
 import Foundation
+import Logging
+import Synchronization
 import Testing
 
 /// SPEC §4a "Joining never deletes", and its counterpart: a joining device does not bring
@@ -68,5 +70,49 @@ struct JoiningTests {
         #expect(await eventually(timeout: .seconds(60)) { sameTrees(a, b) && a.engine.isSettled }, "alpha gets the edit and the new files")
         #expect(a.read("edited.txt") == "edited in the backup\n" && a.read("new.txt") == "only in the backup\n")
         #expect(b.status.items == 4 && b.status.pendingUploads == 0)
+    }
+
+    /// A late deletion cut short (the version store refuses the file once) is applied when
+    /// the join is settled again: the file does not stay behind as an item of the deleted
+    /// record.
+    @Test func aLateDeletionCutShortIsAppliedWhenTriedAgain() async throws {
+        let a = try EngineDevice(name: "alpha", base: base.url, backend: backend)
+        try Self.put(["gone.txt": "deleted on alpha\n", "kept.txt": "kept\n"], in: a.folder)
+        a.rescan()
+        #expect(await eventually(timeout: .seconds(60)) {
+            let stored = try? await storedPaths()
+            return a.engine.isSettled && stored?.count == 2
+        })
+        try FileManager.default.removeItem(at: a.file("gone.txt"))
+        a.rescan()
+        #expect(await eventually(timeout: .seconds(60)) {
+            let stored = try? await storedPaths()
+            return a.engine.isSettled && stored == ["kept.txt"]
+        })
+
+        // Beta, on an in-memory folder, joins with the deleted file; its first move of it into
+        // the version store fails.
+        let clock = Mutex(Int64(1_800_000_000_000_000_000))
+        let fs = MemoryFileSystem(clock: { Timestamp(nanosecondsSince1970: clock.withLock { $0 += 1_000_000; return $0 }) })
+        try fs.makeDirectories("/beta/Docs")
+        try fs.write(Data("deleted on alpha\n".utf8), to: "/beta/Docs/gone.txt")
+        let refused = Mutex(0)
+        fs.setFailing { call, path in
+            guard call == .rename, path == "/beta/Docs/gone.txt" else { return nil }
+            return refused.withLock { count in count += 1; return count == 1 ? EIO : nil }
+        }
+        var logger = Logger(label: "test.beta")
+        logger.logLevel = .critical
+        let configuration = EngineConfiguration(
+            zone: ZoneID("Docs"), root: URL(fileURLWithPath: "/beta/Docs"), stateDirectory: base.url.appendingPathComponent("beta-state"),
+            device: "beta", retryPolicy: RetryPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200), multiplier: 2))
+        let beta = try FolderEngine(configuration: configuration, backend: backend, logger: logger, fileSystem: fs)
+        let task = Task { await beta.run() }
+        defer { task.cancel() }
+        #expect(await eventually(timeout: .seconds(60)) { beta.isSettled && refused.withLock { $0 } >= 2 }, "beta tried again after the refusal")
+        #expect(fs.text("/beta/Docs/gone.txt") == nil, "the stale copy left beta's folder")
+        #expect(beta.status().items == 1, "beta indexes kept.txt alone")
+        #expect(try await storedPaths() == ["kept.txt"], "nothing came back")
+        #expect(try await backend.listDeleted(in: ZoneID("Docs"), since: nil).map(\.record.path) == [RelativePath("gone.txt")])
     }
 }
