@@ -59,6 +59,23 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
 
     public var description: String { "\(type.rawValue) \(id) at \(path) [\(changeTag?.rawValue ?? "unsaved")]" }
 
+    /// Field by field; the path, the link's target and the device's name by their bytes
+    /// (SPEC §4a: names that differ only in Unicode normalization differ).
+    public static func == (lhs: Record, rhs: Record) -> Bool {
+        lhs.id == rhs.id && lhs.type == rhs.type && lhs.changeTag == rhs.changeTag && lhs.path == rhs.path
+            && lhs.size == rhs.size && lhs.modified == rhs.modified && lhs.mode == rhs.mode
+            && lhs.contentDigest == rhs.contentDigest && lhs.asset == rhs.asset
+            && lhs.symlinkTarget.bytesEqual(rhs.symlinkTarget) && lhs.lastModifiedBy.bytesEqual(rhs.lastModifiedBy)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(changeTag)
+        hasher.combine(path)
+        hasher.combine(size)
+        hasher.combine(contentDigest)
+    }
+
     /// Throws `.invalidArguments` when the fields contradict the record's type, or
     /// `.limitExceeded` when the encoded record is larger than `maximumEncodedSize`.
     public func validate() throws(SyncError) {

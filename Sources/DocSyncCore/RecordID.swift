@@ -38,7 +38,7 @@ public struct RecordID: Hashable, Comparable, Codable, Sendable, CustomStringCon
     public var description: String { "\(zone.name)/\(recordName)" }
 
     public static func < (lhs: RecordID, rhs: RecordID) -> Bool {
-        (lhs.zone.name, lhs.recordName) < (rhs.zone.name, rhs.recordName)
+        lhs.zone != rhs.zone ? lhs.zone < rhs.zone : lhs.recordName < rhs.recordName
     }
 
     /// The record name of 32 lowercase hex characters made of `timeKey` (the first 16) and

@@ -3,6 +3,10 @@
 /// Valid paths are what a backend may store and a daemon may write without leaving its
 /// folder: not empty, not absolute, no `.` or `..` or empty components, no NUL, each
 /// component at most 255 bytes and the whole at most 4,096 bytes (Linux's limits).
+///
+/// Paths are bytes (SPEC §4a): two paths are equal, hash alike and are ordered by their
+/// UTF-8 bytes, as Linux names files and SQLite compares text — never by the canonical
+/// equivalence Swift's `String` uses, so NFC `caf\u{E9}` and NFD `cafe\u{301}` are two paths.
 public struct RelativePath: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
     public let string: String
 
@@ -71,12 +75,25 @@ public struct RelativePath: Hashable, Comparable, Codable, Sendable, CustomStrin
 
     public var description: String { string }
 
-    public static func < (lhs: RelativePath, rhs: RelativePath) -> Bool { lhs.string < rhs.string }
+    public static func == (lhs: RelativePath, rhs: RelativePath) -> Bool { lhs.string.bytesEqual(rhs.string) }
+
+    public func hash(into hasher: inout Hasher) { string.hashBytes(into: &hasher) }
+
+    /// Byte order (`precedesInByteOrder`).
+    public static func < (lhs: RelativePath, rhs: RelativePath) -> Bool { lhs.string.bytesPrecede(rhs.string) }
 
     /// Whether this path comes before `other` in the order of their UTF-8 bytes: the order
-    /// SQLite's BINARY collation keeps paths in, and `FolderScanner` walks them in.
+    /// SQLite's BINARY collation keeps paths in, and `FolderScanner` walks them in (`<`).
     public func precedesInByteOrder(_ other: RelativePath) -> Bool {
-        string.utf8.lexicographicallyPrecedes(other.string.utf8)
+        string.bytesPrecede(other.string)
+    }
+
+    /// Whether this path is `ancestor` or lies beneath it, comparing bytes.
+    public func isSameOrBeneath(_ ancestor: RelativePath) -> Bool { string.isSamePathOrBeneath(ancestor.string) }
+
+    /// Whether this path lies strictly beneath `ancestor`, comparing bytes.
+    public func isBeneath(_ ancestor: RelativePath) -> Bool {
+        string.utf8.count > ancestor.string.utf8.count && isSameOrBeneath(ancestor)
     }
 
     /// Why `string` is not a valid relative path, or `nil` when it is.

@@ -2,7 +2,9 @@
 ///
 /// Names are 1–255 bytes of UTF-8 made of letters, digits, `.`, `_`, `-` and spaces,
 /// not starting with `.`; `ZoneID(validating:)` enforces this so a zone name is always
-/// safe as a file name, a URL path segment and a SQL value.
+/// safe as a file name, a URL path segment and a SQL value. Zones are told apart, hashed and
+/// ordered by the bytes of their names, as the stores compare them (a zone is named after a
+/// folder, and names are bytes: SPEC §4a).
 public struct ZoneID: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
     public let name: String
 
@@ -36,7 +38,11 @@ public struct ZoneID: Hashable, Comparable, Codable, Sendable, CustomStringConve
 
     public var description: String { name }
 
-    public static func < (lhs: ZoneID, rhs: ZoneID) -> Bool { lhs.name < rhs.name }
+    public static func == (lhs: ZoneID, rhs: ZoneID) -> Bool { lhs.name.bytesEqual(rhs.name) }
+
+    public func hash(into hasher: inout Hasher) { name.hashBytes(into: &hasher) }
+
+    public static func < (lhs: ZoneID, rhs: ZoneID) -> Bool { lhs.name.bytesPrecede(rhs.name) }
 
     /// Why `name` is not a valid zone name, or `nil` when it is.
     public static func problem(with name: String) -> String? {

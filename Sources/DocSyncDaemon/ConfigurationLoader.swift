@@ -178,7 +178,7 @@ public struct ConfigurationLoader: Sendable {
         if let problem = ZoneID.problem(with: id) {
             throw document.error(.invalidValue, at: path.appending("id"), "\(quoted(id)) \(problem)")
         }
-        if let index = earlier.firstIndex(where: { $0.id == id }) {
+        if let index = earlier.firstIndex(where: { $0.id.bytesEqual(id) }) {
             throw document.error(.duplicateFolderID, at: path.appending("id"), "\(quoted(id)) is already the id of folders[\(index)]")
         }
         guard let folderPathText = try document.string(table, "path", at: path) else {
@@ -271,11 +271,12 @@ public struct ConfigurationLoader: Sendable {
         return bytes
     }
 
-    /// How `path` and `other` overlap ("is", "is inside", "contains"), or `nil`.
+    /// How `path` and `other` overlap ("is", "is inside", "contains"), or `nil`. Paths are
+    /// bytes (SPEC §4a): two folders whose names differ only in normalization are two.
     private static func overlap(_ path: String, _ other: String) -> String? {
-        if path == other { return "is also" }
-        if path.hasPrefix(other == "/" ? "/" : other + "/") { return "is inside" }
-        if other.hasPrefix(path == "/" ? "/" : path + "/") { return "contains" }
+        if path.bytesEqual(other) { return "is also" }
+        if path.hasBytePrefix(other == "/" ? "/" : other + "/") { return "is inside" }
+        if other.hasBytePrefix(path == "/" ? "/" : path + "/") { return "contains" }
         return nil
     }
 

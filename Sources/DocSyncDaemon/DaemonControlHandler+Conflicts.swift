@@ -43,6 +43,6 @@ extension DaemonControlHandler {
     /// Every folder's conflict log from `since` on, newest first.
     func conflictLog(since: Timestamp?) throws -> [ConflictLogEntry] {
         try folders.flatMap { try $0.engine.conflictLog(since: since) }
-            .sorted { $0.time != $1.time ? $0.time > $1.time : ($0.folder, $0.path) < ($1.folder, $1.path) }
+            .sorted { $0.time != $1.time ? $0.time > $1.time : !$0.folder.bytesEqual($1.folder) ? $0.folder.bytesPrecede($1.folder) : $0.path.bytesPrecede($1.path) }
     }
 }

@@ -35,9 +35,13 @@ extension DaemonControlHandler {
         return .items(items: current)
     }
 
-    /// What turns result `old` into `new`, items identified by folder and path.
+    /// What turns result `old` into `new`, items identified by folder and path (as bytes:
+    /// two names that differ only in normalization are two items).
     static func difference(from old: [ItemStatus], to new: [ItemStatus]) -> ItemChanges {
-        struct Key: Hashable { var folder: String; var path: String }
+        struct Key: Hashable {
+            var folder: PathKey, path: PathKey
+            init(folder: String, path: String) { (self.folder, self.path) = (PathKey(folder), PathKey(path)) }
+        }
         let before = Dictionary(old.map { (Key(folder: $0.folder, path: $0.path), $0) }, uniquingKeysWith: { a, _ in a })
         let after = Dictionary(new.map { (Key(folder: $0.folder, path: $0.path), $0) }, uniquingKeysWith: { a, _ in a })
         return ItemChanges(

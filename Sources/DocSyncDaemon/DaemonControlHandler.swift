@@ -62,8 +62,16 @@ struct DaemonControlHandler: ControlHandler {
                 }
                 return purge ? .actions(outcomes: outcomes) : .deleted(entries: entries)
             case .recover(let selection):
+                let chosen = try recentlyDeleted(selection)
+                // A named path that matches nothing is no such item: the call fails before
+                // anything is recovered (a predicate or a time that matches nothing is not).
+                var unrecoverable: [String] = []
+                for (folder, paths, _) in chosen { unrecoverable += try await folder.engine.unrecoverable(paths: paths) }
+                if !unrecoverable.isEmpty {
+                    throw HandlerFailure(ControlResponse.FailureCode.notFound, unrecoverable.joined(separator: "; "))
+                }
                 var outcomes: [ActionOutcome] = []
-                for (folder, paths, predicate) in try recentlyDeleted(selection) {
+                for (folder, paths, predicate) in chosen {
                     outcomes += try await folder.engine.recoverDeleted(paths: paths, predicate: predicate, since: selection.since.map(Timestamp.init))
                 }
                 return .actions(outcomes: outcomes)
@@ -150,7 +158,7 @@ struct DaemonControlHandler: ControlHandler {
         guard let path else { return folders }
         if let (folder, _) = try? resolve(path) { return [folder] }
         let name = URL(fileURLWithPath: path).lastPathComponent
-        if let folder = folders.first(where: { $0.engine.configuration.zone.name == name }) { return [folder] }
+        if let folder = folders.first(where: { $0.engine.configuration.zone.name.bytesEqual(name) }) { return [folder] }
         throw HandlerFailure(ControlResponse.FailureCode.notFound, "\(path) is neither inside a synced folder nor a folder id")
     }
 

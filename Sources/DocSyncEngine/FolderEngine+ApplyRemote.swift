@@ -53,7 +53,7 @@ extension FolderEngine {
     /// directory left behind is one the engine made, for whichever record takes that path.
     func move(_ row: inout IndexItem, to path: RelativePath) throws(SyncError) -> Bool {
         let from = absolute(row.path), to = absolute(path)
-        if row.kind == .folder, path.string.hasPrefix(row.path.string + "/") {
+        if row.kind == .folder, path.isBeneath(row.path) {
             if let there = (try? fileSystem.status(to)) ?? nil {
                 // A directory no item claims (made for the folder's items that came first) becomes it.
                 guard there.kind == .directory, try readIndex({ db in try db.item(at: path) }) == nil else { return false }
@@ -114,8 +114,8 @@ extension FolderEngine {
             }
             // Documents written ahead inside it moved with it.
             owned.withLock { owned in
-                for (name, file) in owned.preparedFiles where file.temporary.hasPrefix(from + "/") {
-                    owned.preparedFiles[name]?.temporary = to + file.temporary.dropFirst(from.count)
+                for (name, file) in owned.preparedFiles where file.temporary.hasBytePrefix(from + "/") {
+                    owned.preparedFiles[name]?.temporary = to + String(decoding: file.temporary.utf8.dropFirst(from.utf8.count), as: UTF8.self)
                 }
             }
         }

@@ -44,8 +44,8 @@ extension FolderEngine {
             }
         }
         // Every new name durable before the index records it (one flush per directory).
-        for directory in Set(rows.map { String(Materializer.directory(of: absolute($0.row.path))) }).sorted() {
-            try? fileSystem.flushDirectory(directory)
+        for directory in Set(rows.map { PathKey(Materializer.directory(of: absolute($0.row.path))) }).sorted() {
+            try? fileSystem.flushDirectory(directory.string)
         }
         let applied = Set(rows.map(\.row.recordName))
         let storeToken = complete && applied.count == ordered.count

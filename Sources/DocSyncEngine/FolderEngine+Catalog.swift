@@ -9,8 +9,9 @@ extension FolderEngine {
     /// when it is outside. A placeholder's path (`.NAME.docsync`) gives its item's path.
     public func relativePath(ofAbsolute absolute: String) -> RelativePath?? {
         let root = configuration.root.path
-        if absolute == root { return .some(nil) }
-        guard absolute.hasPrefix(root + "/"), let path = try? RelativePath(validating: String(absolute.dropFirst(root.count + 1))) else {
+        if absolute.bytesEqual(root) { return .some(nil) }
+        guard absolute.hasBytePrefix(root + "/"),
+              let path = try? RelativePath(validating: String(decoding: absolute.utf8.dropFirst(root.utf8.count + 1), as: UTF8.self)) else {
             return nil
         }
         return .some(Placeholder.itemPath(of: path) ?? path)
@@ -25,7 +26,7 @@ extension FolderEngine {
             let prefix = directory.string + "/"
             return try IndexItem.fetchAll(db, sql: """
                 SELECT * FROM item WHERE pending != 2 AND path > ? AND path < ? AND instr(substr(path, ?), '/') = 0 ORDER BY path
-                """, arguments: [prefix, directory.string + "0", prefix.utf8.count + 1])
+                """, arguments: [prefix, directory.string + "0", Database.characterPosition(after: directory) + 1])  // past the "/"
         }
         return rows.map(itemStatus)
     }

@@ -14,12 +14,16 @@ extension FolderEngine {
     func fetchAndApply() async throws(SyncError) {
         var token = loadToken()
         let fromScratch = token == nil
-        // Joining: a first fetch into an index that never had anything acknowledged.
-        let anythingAcknowledged = try readIndex { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item WHERE acked IS NOT NULL)") ?? false }
-        let joining = fromScratch && !anythingAcknowledged
+        if fromScratch {
+            // Joining: a first fetch into an index that never had anything acknowledged. It
+            // stays a join until a fetch completes (`settleUnseen`), should this one be cut short.
+            let anythingAcknowledged = try readIndex { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item WHERE acked IS NOT NULL)") ?? false }
+            if !anythingAcknowledged { try beginJoining() }
+            try beginRefetch()
+        }
+        let joining = try joinUnfinished()
         owned.withLock { $0.joining = joining }
         defer { owned.withLock { $0.joining = false } }
-        if fromScratch { try beginRefetch() }
         var next: Task<Result<ChangeSet, SyncError>, Never>?
         defer { next?.cancel() }
         while true {
@@ -46,7 +50,7 @@ extension FolderEngine {
         claimCreatedDirectories()
     }
 
-    /// True while a first fetch joins the zone (`collide` then treats older local files as stale copies).
+    /// True while a fetch joins the zone (`collide` then treats older local files as stale copies).
     var isJoining: Bool { owned.withLock { $0.joining } }
 
     /// Fetches the page after `token` on a task of its own.
@@ -81,7 +85,7 @@ extension FolderEngine {
             .map { (record: $0, isFile: $0.type != .folder, depth: $0.path.depth) }
             .sorted { a, b in
                 if a.isFile != b.isFile { return !a.isFile }
-                return (a.depth, a.record.path.string) < (b.depth, b.record.path.string)
+                return a.depth != b.depth ? a.depth < b.depth : a.record.path < b.record.path
             }
             .map(\.record)
         try markOutdated(ordered.filter { known.contains($0.id.recordName) })

@@ -18,10 +18,10 @@ extension FolderEngine {
     func onlyMovedByEngine(_ row: IndexItem) throws(SyncError) -> Bool {
         guard row.pending == .save, let acked = row.acked,
               let path = try readIndex({ db in try String.fetchOne(db, sql: "SELECT path FROM movedAside WHERE recordName = ?", arguments: [row.recordName]) }),
-              path == row.path.string else { return false }
+              path.bytesEqual(row.path.string) else { return false }
         let local = row.record(zone: configuration.zone, device: configuration.device)
         return local.type == acked.type && local.size == acked.size && local.contentDigest == acked.contentDigest
-            && local.symlinkTarget == acked.symlinkTarget && local.mode == acked.mode
+            && local.symlinkTarget.bytesEqual(acked.symlinkTarget) && local.mode == acked.mode
     }
 
     /// Whether `row`'s only change is a move no edit competes with: the engine's, or one to

@@ -1,6 +1,7 @@
 import DocSyncCore
 import DocSyncStorage
 import Foundation
+import GRDB
 
 /// Recently Deleted (SPEC §4a) from this folder's side: listing what the backend keeps of
 /// the zone's deleted items, purging it, and recovering items as records that reach every
@@ -29,6 +30,32 @@ extension FolderEngine {
         }
         logger.notice("purged from Recently Deleted", metadata: ["items": "\(chosen.count)"])
         return chosen.map { ActionOutcome(folder: configuration.zone.name, path: $0.record.path.string, done: true, message: "purged") }
+    }
+
+    /// What to tell a person about each of `paths` (named for `recover`) that has nothing in
+    /// Recently Deleted: no such item, an item purged since it was deleted, or one that is
+    /// not deleted at all (`RecoverCheck`). Empty when every path names something recoverable.
+    /// Reads Recently Deleted and the index; changes nothing.
+    public func unrecoverable(paths: [RelativePath]) async throws(SyncError) -> [String] {
+        guard !paths.isEmpty else { return [] }
+        let deleted = try await backend.listDeleted(in: configuration.zone, since: nil).map(\.record.path)
+        var messages: [String] = []
+        for path in paths {
+            let inRecentlyDeleted = deleted.contains { $0.isSameOrBeneath(path) }
+            let facts = inRecentlyDeleted ? RecoverCheck.Facts(inRecentlyDeleted: true) : try readIndex { db in
+                let beneath: StatementArguments = [path.string, path.string + "/", path.string + "0"]  // "0" follows "/"
+                return RecoverCheck.Facts(
+                    inRecentlyDeleted: false,
+                    deletedCopyKeptHere: try Bool.fetchOne(db, sql: """
+                        SELECT EXISTS (SELECT 1 FROM version WHERE reason = 'deleted' AND (path = ? OR (path >= ? AND path < ?)))
+                        """, arguments: beneath) ?? false,
+                    livesHere: try db.item(at: path).map { $0.pending != .delete } ?? false)
+            }
+            if let message = RecoverCheck.verdict(facts).message(for: configuration.zone.name + "/" + path.string) {
+                messages.append(message)
+            }
+        }
+        return messages
     }
 
     /// Brings back the items the selection picks — with the folders they were in, when
@@ -70,9 +97,8 @@ extension FolderEngine {
 
     private func select(_ all: [DeletedRecord], paths: [RelativePath], predicate: MetadataPredicate?, since: Timestamp? = nil) -> [DeletedRecord] {
         all.filter { deleted in
-            let path = deleted.record.path.string
             if let since, deleted.deletedAt < since { return false }
-            if !paths.isEmpty, !paths.contains(where: { path == $0.string || path.hasPrefix($0.string + "/") }) { return false }
+            if !paths.isEmpty, !paths.contains(where: { deleted.record.path.isSameOrBeneath($0) }) { return false }
             if let predicate, !predicate.evaluate(DeletedItem(deleted: deleted)) { return false }
             return true
         }
@@ -95,8 +121,7 @@ extension FolderEngine {
         for deleted in latestChosen.values {
             add(deleted)
             guard deleted.record.type == .folder else { continue }
-            let prefix = deleted.record.path.string + "/"
-            for inside in all where inside.record.path.string.hasPrefix(prefix)
+            for inside in all where inside.record.path.isBeneath(deleted.record.path)
                 && abs(inside.deletedAt.date.timeIntervalSince(deleted.deletedAt.date)) <= FolderEngine.deletedTogetherWindow
                 && latestAt[inside.record.path] == inside {
                 add(inside)
@@ -111,22 +136,23 @@ extension FolderEngine {
         }
         return byName.values.sorted { a, b in
             if (a.record.type == .folder) != (b.record.type == .folder) { return a.record.type == .folder }
-            return (a.record.path.depth, a.record.path.string) < (b.record.path.depth, b.record.path.string)
+            if a.record.path.depth != b.record.path.depth { return a.record.path.depth < b.record.path.depth }
+            return a.record.path < b.record.path
         }
     }
 
     /// Where each item comes back: its path, moved along with a folder recovered under
     /// another name, or a conflict name when something else is there.
     private func destinations(for ordered: [DeletedRecord]) -> [(deleted: DeletedRecord, path: RelativePath)] {
-        var moved: [String: RelativePath] = [:]
+        var moved: [RelativePath: RelativePath] = [:]
         var claimed = Set<RelativePath>()
         var placed: [(deleted: DeletedRecord, path: RelativePath)] = []
         for deleted in ordered {
             var path = deleted.record.path
             var ancestor = path.parent
             while let folder = ancestor {
-                if let target = moved[folder.string] {
-                    path = RelativePath(target.string + "/" + path.string.dropFirst(folder.string.count + 1))
+                if let target = moved[folder] {
+                    path = RelativePath(target.string + "/" + String(decoding: path.string.utf8.dropFirst(folder.string.utf8.count + 1), as: UTF8.self))
                     break
                 }
                 ancestor = folder.parent
@@ -134,10 +160,10 @@ extension FolderEngine {
             let isTaken = { [self] (candidate: RelativePath) in claimed.contains(candidate) || isTakenHere(candidate) }
             if isTaken(path) {
                 let aside = ConflictName.copyPath(for: path, device: configuration.device, time: deleted.deletedAt, isTaken: isTaken)
-                if deleted.record.type == .folder { moved[deleted.record.path.string] = aside }
+                if deleted.record.type == .folder { moved[deleted.record.path] = aside }
                 path = aside
             } else if path != deleted.record.path, deleted.record.type == .folder {
-                moved[deleted.record.path.string] = path
+                moved[deleted.record.path] = path
             }
             claimed.insert(path)
             placed.append((deleted, path))

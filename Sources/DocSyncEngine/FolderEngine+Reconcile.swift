@@ -7,7 +7,7 @@ import GRDB
 /// index (as pending changes) before anything else happens.
 extension FolderEngine {
     func reconcile(_ scopes: [EngineInbox.Scope]) throws(SyncError) {
-        if scopes.contains(where: { $0.path?.string == IgnoreRules.fileName || $0.path == nil }) {
+        if scopes.contains(where: { $0.path?.string.bytesEqual(IgnoreRules.fileName) ?? true }) {
             let rules = FolderEngine.loadIgnores(configuration.root, fileSystem)
             owned.withLock { $0.scanner = FolderScanner(root: configuration.root, ignores: rules, fileSystem: fileSystem) }
         }
@@ -34,7 +34,7 @@ extension FolderEngine {
             if path == nil { leftovers = walk.scan.leftoverTemporaryFiles }
             examined.append(Examined(path: path, walked: true, rows: walk.rows))
         }
-        for scope in scopes.sorted(by: { ($0.path?.string ?? "") < ($1.path?.string ?? "") }) {
+        for scope in scopes.sorted(by: { ($0.path?.string ?? "").bytesPrecede($1.path?.string ?? "") }) {
             guard var path = scope.path else {
                 try walk(nil)
                 continue

@@ -16,15 +16,15 @@ extension FolderEngine {
     /// matches. Reads the index from any task.
     public func conflictTargets(matching predicate: MetadataPredicate?) throws -> [RelativePath] {
         let conflicts = try conflictItems()
-        let originals = Set(conflicts.filter(\.hasUnresolvedConflicts).map(\.path))
-        guard let predicate else { return originals.sorted().map { RelativePath($0) } }
-        let matching = Set(try items(matching: predicate).map(\.path))
+        let originals = Set(conflicts.filter(\.hasUnresolvedConflicts).map { RelativePath($0.path) })
+        guard let predicate else { return originals.sorted() }
+        let matching = Set(try items(matching: predicate).map { RelativePath($0.path) })
         return conflicts.map { RelativePath($0.path) }.filter { path in
-            guard matching.contains(path.string) else { return false }
-            if originals.contains(path.string) { return true }
+            guard matching.contains(path) else { return false }
+            if originals.contains(path) { return true }
             // A copy, when its original is in conflict (a copy left alone is no conflict).
             guard let name = ConflictName.originalName(of: path.name) else { return false }
-            return originals.contains(path.parent.map { $0.string + "/" + name } ?? name)
+            return originals.contains(path.parent.map { RelativePath($0.string + "/" + name) } ?? RelativePath(name))
         }
     }
 

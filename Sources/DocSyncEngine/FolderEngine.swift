@@ -65,7 +65,8 @@ public final class FolderEngine: Sendable {
         var waitsOnTheBackend = false
         var pendingDownloads = 0
         var pendingDownloadBytes: Int64 = 0
-        var problems: [String: ItemProblem] = [:]
+        /// By path, as bytes (two names that differ only in normalization are two items).
+        var problems: [PathKey: ItemProblem] = [:]
         var lastSync: Date?
         /// Sync rounds finished (the loop went idle with the backend reached).
         var completedRounds = 0
@@ -246,10 +247,13 @@ public final class FolderEngine: Sendable {
                 }
             }
             var sentEverything = true
-            // Joining (no change token yet: never fetched, or fetching everything again)
-            // sends nothing before the server's records are known, so a local file is
-            // matched with the record at its path instead of racing it as a new one.
-            let joined = loadToken() != nil
+            // Joining (no change token yet: never fetched, or fetching everything again; or
+            // a first fetch not complete yet) sends nothing before the server's records and
+            // Recently Deleted are known, so a local file is matched with the record at its
+            // path instead of racing it as a new one, and one another device deleted is not
+            // uploaded again (SPEC §4a).
+            var joined = loadToken() != nil
+            if joined, try joinUnfinished() { joined = false }
             if !joined { state.retry.fetchOwed = true }
             if hasSendablePending(), joined {
                 showWorking(.syncing)
@@ -339,7 +343,7 @@ public final class FolderEngine: Sendable {
         let live = self.live.withLock { $0 }
         let released = live.deletionGate != .hold
         let counts = (try? index.read { db in try IndexCounts.fetch(db, deletionsReleased: released) }) ?? IndexCounts()
-        let problems = live.problems.values.sorted { $0.path < $1.path } + counts.problems
+        let problems = live.problems.values.sorted { $0.path.bytesPrecede($1.path) } + counts.problems
         let safety = self.safety.withLock { $0 }
         let held = heldFolderStatus(safety, items: counts.items) ?? heldDeletionsStatus(safety)
         return FolderStatus(
@@ -425,12 +429,12 @@ public final class FolderEngine: Sendable {
     }
 
     func report(_ problem: ItemProblem) {
-        live.withLock { $0.problems[problem.path] = problem }
+        live.withLock { $0.problems[PathKey(problem.path)] = problem }
         logger.warning("cannot sync item", metadata: ["path": "\(problem.path)", "problem": "\(problem.message)"])
     }
 
     func clearProblem(at path: String) {
-        live.withLock { _ = $0.problems.removeValue(forKey: path) }
+        live.withLock { _ = $0.problems.removeValue(forKey: PathKey(path)) }
     }
 
     /// Whether something is to be sent now: deletions only when the brake's gate lets them.
@@ -471,6 +475,8 @@ public enum TurnOutcome: Sendable, Equatable {
 /// Keys of the engine's own state in the index.
 enum EngineKeys {
     static let changeToken = "changeToken"
+    /// Present while the folder joins its zone (`FolderEngine.beginJoining`).
+    static let joining = "joining"
 }
 
 /// Counts for status, from the index.

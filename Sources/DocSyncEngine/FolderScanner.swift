@@ -150,7 +150,7 @@ public struct FolderScanner: Sendable {
                 result.problems.append(ItemProblem(path: path.string, message: "cannot be examined: \(error)"))
                 continue
             }
-            if name.hasPrefix(Materializer.temporaryPrefix), !name.hasPrefix(Materializer.ownTemporaryPrefix), stat.kind != .directory {
+            if name.hasBytePrefix(Materializer.temporaryPrefix), !name.hasBytePrefix(Materializer.ownTemporaryPrefix), stat.kind != .directory {
                 result.leftoverTemporaryFiles.append(path)
                 continue
             }

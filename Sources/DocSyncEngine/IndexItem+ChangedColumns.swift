@@ -22,7 +22,7 @@ extension IndexItem {
         Column(name: "mode", differs: { $0.mode != $1.mode }, bind: { $1.bind($2, Int64($0.mode)) }),
         Column(name: "digest", differs: { $0.digest != $1.digest }, bind: { $1.bind($2, $0.digest?.hex) }),
         Column(name: "asset", differs: { $0.asset != $1.asset }, bind: { $1.bind($2, $0.asset.map { CompactCoding.encode($0) }) }),
-        Column(name: "symlinkTarget", differs: { $0.symlinkTarget != $1.symlinkTarget }, bind: { $1.bind($2, $0.symlinkTarget) }),
+        Column(name: "symlinkTarget", differs: { !$0.symlinkTarget.bytesEqual($1.symlinkTarget) }, bind: { $1.bind($2, $0.symlinkTarget) }),
         Column(name: "acked", differs: { $0.acked != $1.acked }, bind: { $1.bind($2, $0.acked.map { CompactCoding.encode($0) }) }),
         Column(name: "pending", differs: { $0.pending != $1.pending }, bind: { $1.bind($2, Int64($0.pending.rawValue)) }),
         Column(name: "needsRead", differs: { $0.needsRead != $1.needsRead }, bind: { $1.bind($2, $0.needsRead) }),

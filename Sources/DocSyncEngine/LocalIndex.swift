@@ -93,7 +93,7 @@ extension Database {
             .replacingOccurrences(of: "_", with: "\\_") + " (conflict %"
         return try IndexItem.fetchAll(self, sql: "SELECT * FROM item WHERE pending != 2 AND name LIKE ? ESCAPE '\\' ORDER BY path",
                                       arguments: [pattern])
-            .filter { $0.path.parent == original.parent && ConflictName.originalName(of: $0.path.name) == original.name }
+            .filter { $0.path.parent == original.parent && ConflictName.originalName(of: $0.path.name).bytesEqual(original.name) }
     }
 
     /// Whether the table `name` holds any row (the engine's side tables are nearly always empty).
@@ -106,14 +106,18 @@ extension Database {
     func movePaths(beneath from: RelativePath, to: RelativePath, pendingDeletionsOnly: Bool = false) throws {
         try execute(sql: """
             UPDATE item SET path = ? || substr(path, ?) WHERE \(pendingDeletionsOnly ? "pending = 2 AND " : "")path >= ? AND path < ?
-            """, arguments: [to.string, from.string.utf8.count + 1, from.string + "/", from.string + "0"])
+            """, arguments: [to.string, Self.characterPosition(after: from), from.string + "/", from.string + "0"])
     }
+
+    /// Where the rest of a path beneath `prefix` starts, as SQLite's `substr` counts text:
+    /// in characters (code points), not bytes — a folder's name is not always ASCII.
+    static func characterPosition(after prefix: RelativePath) -> Int { prefix.string.unicodeScalars.count + 1 }
 
     /// Every row at `from` or beneath it now lies at `to` (a rename done on disk).
     func movePaths(from: RelativePath, to: RelativePath) throws {
         try execute(sql: """
             UPDATE item SET path = ? || substr(path, ?) WHERE path = ? OR (path >= ? AND path < ?)
-            """, arguments: [to.string, from.string.utf8.count + 1, from.string, from.string + "/", from.string + "0"])
+            """, arguments: [to.string, Self.characterPosition(after: from), from.string, from.string + "/", from.string + "0"])
     }
 
     /// The row at `path` of kind `kind` whose deletion is pending (not yet sent), if any.

@@ -19,9 +19,9 @@ enum Placeholder {
     /// The item a placeholder path stands for, or `nil` when `path` is not a placeholder's.
     static func itemPath(of path: RelativePath) -> RelativePath? {
         let name = path.name
-        guard name.hasPrefix("."), name.hasSuffix(IgnoreRules.placeholderSuffix),
+        guard name.hasBytePrefix("."), name.hasByteSuffix(IgnoreRules.placeholderSuffix),
               name.utf8.count > 1 + IgnoreRules.placeholderSuffix.utf8.count else { return nil }
-        let itemName = String(name.dropFirst().dropLast(IgnoreRules.placeholderSuffix.count))
+        let itemName = String(decoding: name.utf8.dropFirst().dropLast(IgnoreRules.placeholderSuffix.utf8.count), as: UTF8.self)
         return try? RelativePath(validating: path.parent.map { $0.string + "/" + itemName } ?? itemName)
     }
 

@@ -1,3 +1,5 @@
+import DocSyncCore
+
 /// Turns raw inotify events into the few `WatchEvent`s the engine needs, in an order that is
 /// safe to apply one after another.
 ///
@@ -22,6 +24,8 @@
 /// - Within one drain, a `.changed`, `.directoryAppeared` or `.rescan` equal to one already
 ///   returned is left out unless a `.moved` or `.removed` of that path or one of its
 ///   ancestors came between.
+/// - Paths are bytes (SPEC §4a): names that differ only in Unicode normalization are two
+///   paths, never one path's repeat, ancestor or pending write.
 /// - `nextDeadline` is when `drain` has something new to give (nil: nothing pending, only
 ///   a new event can change that); `isEmpty` is true when nothing at all is pending.
 public struct EventCoalescer: Sendable {
@@ -39,7 +43,7 @@ public struct EventCoalescer: Sendable {
     /// Unresolved `movedFrom` slots by cookie, as sequence numbers.
     private var unresolvedMoves: [UInt32: Int] = [:]
     /// Files being written: path → instant of the last event for it.
-    private var pendingWrites: [String: Instant] = [:]
+    private var pendingWrites: [PathKey: Instant] = [:]
 
     /// How far back a deletion looks for `.changed` events it makes pointless.
     private static let cancelLookBack = 64
@@ -59,7 +63,7 @@ public struct EventCoalescer: Sendable {
         var isDirectory: Bool
         var deadline: Instant
         /// Pending writes that moved with the item, by their path below it ("" for itself).
-        var carried: [String: Instant]
+        var carried: [PathKey: Instant]
     }
 
     // MARK: - State a caller may ask about
@@ -131,34 +135,36 @@ public struct EventCoalescer: Sendable {
     }
 
     private mutating func fileChanged(_ path: String, _ flags: RawFileEvent.Flags, at now: Instant) {
+        let key = PathKey(path)
         if flags.contains(.created) && flags.contains(.notRegularFile) {
-            pendingWrites.removeValue(forKey: path)
+            pendingWrites.removeValue(forKey: key)
             append(.changed(path), at: now)
             return
         }
         if !flags.isDisjoint(with: [.created, .modified]) {
-            pendingWrites[path] = now
+            pendingWrites[key] = now
         }
         if flags.contains(.attrib) {
-            if pendingWrites[path] != nil {
-                pendingWrites[path] = now  // folded into the write
+            if pendingWrites[key] != nil {
+                pendingWrites[key] = now  // folded into the write
             } else if !flags.contains(.closeWrite) {
                 append(.changed(path), at: now)
             }
         }
         if flags.contains(.closeWrite) {
-            pendingWrites.removeValue(forKey: path)
+            pendingWrites.removeValue(forKey: key)
             append(.changed(path), at: now)
         }
     }
 
     private mutating func movedFrom(_ path: String, cookie: UInt32, isDirectory: Bool, at now: Instant) {
         if let stale = unresolvedMoves[cookie] { resolveAsRemoved(sequence: stale, cookie: cookie) }
-        var carried: [String: Instant] = [:]
-        for (pending, lastActivity) in pendingWrites where Self.isSameOrUnder(pending, path) {
-            carried[String(pending.dropFirst(path.count))] = lastActivity
+        var carried: [PathKey: Instant] = [:]
+        for (pending, lastActivity) in pendingWrites where Self.isSameOrUnder(pending.string, path) {
+            // The part below `path`, cut by bytes (a `String` count is of characters).
+            carried[PathKey(String(decoding: pending.string.utf8.dropFirst(path.utf8.count), as: UTF8.self))] = lastActivity
         }
-        for suffix in carried.keys { pendingWrites.removeValue(forKey: path + suffix) }
+        for suffix in carried.keys { pendingWrites.removeValue(forKey: PathKey(path + suffix.string)) }
         unresolvedMoves[cookie] = firstSequence + queue.count
         queue.append(.movedFrom(PendingMove(path: path, isDirectory: isDirectory, deadline: now + moveWindow, carried: carried)))
     }
@@ -167,7 +173,7 @@ public struct EventCoalescer: Sendable {
         dropPendingWrites(atOrUnder: path)  // whatever was there has been replaced
         if let sequence = unresolvedMoves.removeValue(forKey: cookie), case .movedFrom(let move) = queue[sequence - firstSequence] {
             queue[sequence - firstSequence] = .ready(.moved(from: move.path, to: path), since: now)
-            for (suffix, lastActivity) in move.carried { pendingWrites[path + suffix] = lastActivity }
+            for (suffix, lastActivity) in move.carried { pendingWrites[PathKey(path + suffix.string)] = lastActivity }
         } else {
             append(isDirectory ? .directoryAppeared(path) : .changed(path), at: now)
         }
@@ -192,7 +198,7 @@ public struct EventCoalescer: Sendable {
             .sorted { ($0.value, $0.key) < ($1.value, $1.key) }
         for (path, lastActivity) in settled {
             pendingWrites.removeValue(forKey: path)
-            append(.changed(path), at: lastActivity + quietPeriod)
+            append(.changed(path.string), at: lastActivity + quietPeriod)
         }
         var ready = 0
         while ready < queue.count, case .ready = queue[ready] { ready += 1 }
@@ -218,9 +224,9 @@ public struct EventCoalescer: Sendable {
     }
 
     private mutating func dropPendingWrites(atOrUnder path: String) {
-        pendingWrites.removeValue(forKey: path)
+        pendingWrites.removeValue(forKey: PathKey(path))
         guard !pendingWrites.isEmpty else { return }
-        for pending in pendingWrites.keys where Self.isSameOrUnder(pending, path) {
+        for pending in pendingWrites.keys where Self.isSameOrUnder(pending.string, path) {
             pendingWrites.removeValue(forKey: pending)
         }
     }
@@ -248,12 +254,9 @@ public struct EventCoalescer: Sendable {
         }
     }
 
-    /// `path` is `ancestor` or lies beneath it ("" is the root, above everything).
+    /// `path` is `ancestor` or lies beneath it ("" is the root, above everything), by bytes.
     static func isSameOrUnder(_ path: String, _ ancestor: String) -> Bool {
-        if ancestor.isEmpty { return true }
-        guard path.hasPrefix(ancestor) else { return false }
-        let rest = path.utf8.dropFirst(ancestor.utf8.count)
-        return rest.isEmpty || rest.first == UInt8(ascii: "/")
+        path.isSamePathOrBeneath(ancestor)
     }
 
     static func related(_ a: String, _ b: String) -> Bool { isSameOrUnder(a, b) || isSameOrUnder(b, a) }
@@ -262,32 +265,32 @@ public struct EventCoalescer: Sendable {
 /// The output of one drain, with repeats left out (see `EventCoalescer`).
 private struct OrderedOutput {
     private enum Key: Hashable {
-        case changed(String), appeared(String), rescan(String)
+        case changed(PathKey), appeared(PathKey), rescan(PathKey)
     }
 
     private(set) var events: [WatchEvent] = []
     /// Index of the last output that moved or removed each path.
-    private var lastBarrier: [String: Int] = [:]
+    private var lastBarrier: [PathKey: Int] = [:]
     /// Index of the last output of each repeatable event.
     private var lastEmitted: [Key: Int] = [:]
 
     mutating func add(_ event: WatchEvent) {
         let index = events.count
         switch event {
-        case .changed(let path): if isRepeat(.changed(path), path) { return }
+        case .changed(let path): if isRepeat(.changed(PathKey(path)), path) { return }
         case .directoryAppeared(let path):
-            if isRepeat(.appeared(path), path) { return }
-            lastBarrier[path] = index
-        case .rescan(let path, _): if isRepeat(.rescan(path), path) { return }
-        case .removed(let path): lastBarrier[path] = index
+            if isRepeat(.appeared(PathKey(path)), path) { return }
+            lastBarrier[PathKey(path)] = index
+        case .rescan(let path, _): if isRepeat(.rescan(PathKey(path)), path) { return }
+        case .removed(let path): lastBarrier[PathKey(path)] = index
         case .moved(let from, let to):
-            lastBarrier[from] = index
-            lastBarrier[to] = index
+            lastBarrier[PathKey(from)] = index
+            lastBarrier[PathKey(to)] = index
         }
         switch event {
-        case .changed(let path): lastEmitted[.changed(path)] = index
-        case .directoryAppeared(let path): lastEmitted[.appeared(path)] = index
-        case .rescan(let path, _): lastEmitted[.rescan(path)] = index
+        case .changed(let path): lastEmitted[.changed(PathKey(path))] = index
+        case .directoryAppeared(let path): lastEmitted[.appeared(PathKey(path))] = index
+        case .rescan(let path, _): lastEmitted[.rescan(PathKey(path))] = index
         case .removed, .moved: break
         }
         events.append(event)
@@ -299,7 +302,7 @@ private struct OrderedOutput {
         guard let previous = lastEmitted[key] else { return false }
         var current = Substring(path)
         while true {
-            if let barrier = lastBarrier[String(current)], barrier > previous { return false }
+            if let barrier = lastBarrier[PathKey(current)], barrier > previous { return false }
             guard let slash = current.lastIndex(of: "/") else { return true }
             current = current[..<slash]
         }

@@ -1,4 +1,5 @@
 import CInotifyTools
+import DocSyncCore
 import Foundation
 import Logging
 
@@ -49,7 +50,7 @@ final class HubLoop {
         let logger: Logger
         let status: WatcherStatus
         /// Directories already warned about for names that are not UTF-8.
-        var warnedBadNames: Set<String> = []
+        var warnedBadNames: Set<PathKey> = []
         /// Whether the watch limit was reported already.
         var warnedWatchLimit = false
 
@@ -67,7 +68,7 @@ final class HubLoop {
 
         /// The folder-relative form of an absolute path inside the folder (no trailing slash).
         func relative(_ absolute: String) -> String {
-            absolute == root ? "" : String(absolute.dropFirst(prefix.count))
+            absolute.bytesEqual(root) ? "" : String(decoding: absolute.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
         }
     }
 
@@ -333,7 +334,7 @@ final class HubLoop {
     }
 
     private func reportBadName(in relativeDirectory: String, _ subscription: Subscription, at now: ContinuousClock.Instant) {
-        if subscription.warnedBadNames.insert(relativeDirectory).inserted {
+        if subscription.warnedBadNames.insert(PathKey(relativeDirectory)).inserted {
             warn(subscription, "a name in \(relativeDirectory.isEmpty ? "the folder" : relativeDirectory) is not valid UTF-8; "
                      + "it cannot be synced until it is renamed",
                  path: relativeDirectory)
@@ -387,7 +388,7 @@ final class HubLoop {
         }
         guard event.has(IN_MOVED_FROM), !event.has(IN_ISDIR), event.cookie != 0,
               let directory = library.path(ofWatch: event.wd),
-              let own = subscriptions.first(where: { directory.hasPrefix($0.prefix) })?.ownRenamePrefix,
+              let own = subscriptions.first(where: { directory.hasBytePrefix($0.prefix) })?.ownRenamePrefix,
               event.name.starts(with: own)
         else { return false }
         ownRenames[event.cookie] = (event.wd, reads, now + ownRenameWindow)
@@ -399,8 +400,8 @@ final class HubLoop {
             library.watchWasDropped(event.wd)
             return
         }
-        guard let directory = library.path(ofWatch: event.wd), !directory.hasPrefix(InotifyLibrary.internalMarker),
-              let subscription = subscriptions.first(where: { directory.hasPrefix($0.prefix) })
+        guard let directory = library.path(ofWatch: event.wd), !directory.hasBytePrefix(InotifyLibrary.internalMarker),
+              let subscription = subscriptions.first(where: { directory.hasBytePrefix($0.prefix) })
         else { return }
         let relativeDirectory = subscription.relative(String(directory.dropLast()))
         var flags = RawFileEvent.Flags(mask: event.mask)
@@ -419,7 +420,7 @@ final class HubLoop {
             reportBadName(in: relativeDirectory, subscription, at: now)
             return
         }
-        if !event.has(IN_ISDIR), let ignored = subscription.ignoredFilePrefix, name.hasPrefix(ignored) { return }
+        if !event.has(IN_ISDIR), let ignored = subscription.ignoredFilePrefix, name.hasBytePrefix(ignored) { return }
         if !event.has(IN_ISDIR), let own = subscription.ownRenamePrefix, event.name.starts(with: own) { return }
         let path = relativeDirectory.isEmpty ? name : relativeDirectory + "/" + name
         let absolute = directory + name
@@ -449,8 +450,8 @@ final class HubLoop {
             for (wd, _) in live { library.removeWatch(wd) }
             directoryMoves[cookie] = .dropped(deadline: deadline)
         } else if let next, next.cookie == cookie, next.has(IN_MOVED_TO), next.has(IN_ISDIR),
-                  let newDirectory = library.path(ofWatch: next.wd), !newDirectory.hasPrefix(InotifyLibrary.internalMarker),
-                  subscriptions.contains(where: { newDirectory.hasPrefix($0.prefix) }),
+                  let newDirectory = library.path(ofWatch: next.wd), !newDirectory.hasBytePrefix(InotifyLibrary.internalMarker),
+                  subscriptions.contains(where: { newDirectory.hasBytePrefix($0.prefix) }),
                   let newName = String(validating: next.name, as: UTF8.self) {
             library.rename(entries, from: oldPath, to: newDirectory + newName + "/")
             directoryMoves[cookie] = .renamed

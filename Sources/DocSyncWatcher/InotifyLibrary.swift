@@ -1,4 +1,5 @@
 import CInotifyTools
+import DocSyncCore
 import Foundation
 
 /// libinotifytools' one global inotify instance and its wd → path table, wrapped so the
@@ -125,7 +126,7 @@ final class InotifyLibrary {
     /// The kernel dropped `wd` (`IN_IGNORED`): its entry is dead from now on.
     /// An entry already renamed out of the way stays where it is.
     func watchWasDropped(_ wd: Int32) {
-        guard let path = path(ofWatch: wd), !path.hasPrefix(Self.internalMarker) else { return }
+        guard let path = path(ofWatch: wd), !path.hasBytePrefix(Self.internalMarker) else { return }
         deadWatches.insert(wd)
     }
 
@@ -135,7 +136,7 @@ final class InotifyLibrary {
     /// from the kernel's list of live watches. Costs a read of `/proc/self/fdinfo`.
     func liveWatches(under prefix: String) -> [(wd: Int32, path: String)] {
         Self.liveWatchDescriptors(of: descriptor).compactMap { wd in
-            guard let path = path(ofWatch: wd), path.hasPrefix(prefix) else { return nil }
+            guard let path = path(ofWatch: wd), path.hasBytePrefix(prefix) else { return nil }
             return (wd, path)
         }
     }
@@ -145,7 +146,7 @@ final class InotifyLibrary {
     func rename(_ entries: [String], from oldPrefix: String, to newPrefix: String) {
         // Deepest first: renaming an entry by its own path then touches no other entry.
         for entry in entries.sorted(by: { $0.utf8.count > $1.utf8.count }) {
-            let target = newPrefix + entry.dropFirst(oldPrefix.count)
+            let target = newPrefix + String(decoding: entry.utf8.dropFirst(oldPrefix.utf8.count), as: UTF8.self)
             claim(target)
             inotifytools_replace_filename(entry, target)
         }

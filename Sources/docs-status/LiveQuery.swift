@@ -61,10 +61,11 @@ actor WatchPrinter {
     /// The current result, by folder and path, to tell what changed.
     private var known: [Key: ItemStatus] = [:]
 
+    /// Folder and path as bytes: two names that differ only in normalization are two items.
     private struct Key: Hashable {
-        let folder: String
-        let path: String
-        init(_ item: ItemStatus) { (folder, path) = (item.folder, item.path) }
+        let folder: PathKey
+        let path: PathKey
+        init(_ item: ItemStatus) { (folder, path) = (PathKey(item.folder), PathKey(item.path)) }
     }
 
     init(json: Bool) {

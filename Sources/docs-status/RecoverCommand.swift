@@ -13,7 +13,9 @@ struct RecoverCommand: AsyncParsableCommand {
             them (see docs-status deleted). An item comes back at its last path, under its \
             own identity, when the path is free, and under a conflict name otherwise; a \
             folder comes back with what was deleted with it, and a file with the deleted \
-            folders it was in. Prints one outcome per item.
+            folders it was in. Prints one outcome per item. A PATH that matches nothing in \
+            Recently Deleted (purged, past its retention, or never deleted) is no such item: \
+            nothing is recovered, and the call exits 4 saying why.
 
             \(DocsStatusExit.help)
             """

@@ -31,14 +31,17 @@ import Testing
         // Special characters that are not special to a glob
         ("a.c", "a.c", true), ("a.c", "abc", false), ("(a)+$", "(a)+$", true), ("]", "]", true), ("a]b", "a]b", true),
         ("-", "-", true), ("!x", "!x", true), ("^x", "^x", true), ("#", "#", true),
-        // Unicode: characters are grapheme clusters, compared with canonical equivalence
-        ("caf?", "café", true), ("caf?", "cafe\u{301}", true), ("café", "cafe\u{301}", true), ("*é", "résumé", true),
+        // Unicode: characters are grapheme clusters, compared by their scalars exactly (names
+        // are bytes, SPEC §4a: NFC `café` and NFD `cafe\u{301}` are two names)
+        ("caf?", "café", true), ("caf?", "cafe\u{301}", true), ("café", "cafe\u{301}", false), ("cafe\u{301}", "café", false),
+        ("cafe\u{301}", "cafe\u{301}", true), ("*é", "résumé", true), ("*é", "re\u{301}sume\u{301}", false), ("[é]", "e\u{301}", false),
         ("?", "👩‍👩‍👧", true), ("??", "👩‍👩‍👧", false), ("日本*", "日本語.txt", true), ("[日月]", "月", true),
         ("[α-ω]", "λ", true), ("[α-ω]", "a", false), ("*.文書", "報告.文書", true), ("?", "\r\n", true),
         ("a b", "a b", true), ("a?b", "a\nb", true), ("*", "\n", true),
         // Literal ends that overlap in a short string
         ("ab*ba", "aba", false), ("ab*ba", "abba", true), ("ab*ba", "abXba", true), ("a*a", "a", false), ("a*a", "aa", true),
-        ("*.swp", "x.swp.txt", false), ("caf*é", "cafe\u{301}", true),
+        ("*.swp", "x.swp.txt", false), ("caf*é", "cafe\u{301}", false), ("caf*é", "caf\u{E9}", true),
+        ("caf*e\u{301}", "cafe\u{301}", true), ("caf*e\u{301}", "caf\u{E9}", false),
     ])
     func matches(pattern: String, string: String, expected: Bool) throws {
         #expect(try GlobPattern(pattern).matches(string) == expected)

@@ -72,13 +72,15 @@ final class EngineDevice: Sendable {
 }
 
 /// Both folders hold the same names with the same contents (recursively), their root
-/// markers aside (never synced, one per device).
+/// markers aside (never synced, one per device). Names are compared as bytes: two that
+/// differ only in Unicode normalization are two names.
 func sameTrees(_ a: EngineDevice, _ b: EngineDevice) -> Bool {
     let fm = FileManager.default
-    guard let left = try? fm.subpathsOfDirectory(atPath: a.folder.path).filter({ $0 != IgnoreRules.rootMarkerName }).sorted(),
-          let right = try? fm.subpathsOfDirectory(atPath: b.folder.path).filter({ $0 != IgnoreRules.rootMarkerName }).sorted(),
-          left == right else { return false }
-    return left.allSatisfy { fm.contents(atPath: a.file($0).path) == fm.contents(atPath: b.file($0).path) }
+    func paths(_ device: EngineDevice) -> [PathKey]? {
+        (try? fm.subpathsOfDirectory(atPath: device.folder.path))?.filter { $0 != IgnoreRules.rootMarkerName }.map { PathKey($0) }.sorted()
+    }
+    guard let left = paths(a), let right = paths(b), left == right else { return false }
+    return left.allSatisfy { fm.contents(atPath: a.file($0.string).path) == fm.contents(atPath: b.file($0.string).path) }
 }
 
 extension EngineDevice {

@@ -114,7 +114,7 @@ import Testing
         try alphaFS.write(Data("two\n".utf8), to: "/alpha/Docs/sub/two.txt")
         try alphaFS.makeSymlink("one.txt", at: "/alpha/Docs/link")
         alpha.noteLocal([.rescan("", reason: "test")])
-        let marker: Set<String> = [IgnoreRules.rootMarkerName]
+        let marker: Set<PathKey> = [PathKey(IgnoreRules.rootMarkerName)]
         #expect(await eventually(timeout: .seconds(120)) {
             betaFS.tree(under: "/beta/Docs", skipping: marker) == alphaFS.tree(under: "/alpha/Docs", skipping: marker)
                 && betaFS.text("/beta/Docs/sub/two.txt") == "two\n"
@@ -125,7 +125,7 @@ import Testing
         try alphaFS.write(Data("three\n".utf8), to: "/alpha/Docs/three.txt")
         alpha.noteLocal([.changed("three.txt")])
         #expect(await eventually(timeout: .seconds(120)) { beta.status().problems.isEmpty == false || beta.status().state == .offline })
-        #expect(betaFS.tree(under: "/beta/Docs").keys.allSatisfy { !$0.contains(IgnoreRules.temporaryFilePrefix) })
+        #expect(betaFS.tree(under: "/beta/Docs").keys.allSatisfy { !$0.string.contains(IgnoreRules.temporaryFilePrefix) })
         betaFS.setFailing(nil)
         beta.requestSync()
         #expect(await eventually(timeout: .seconds(120)) { betaFS.text("/beta/Docs/three.txt") == "three\n" })

@@ -21,27 +21,28 @@ extension Simulation {
 
     /// Every device's folder (less ignored files) is the store's records, item for item.
     func treesMatchTheStore(_ records: [String: DocSyncCore.Record]) -> [String] {
-        var expected: [String: String] = [:]
+        // Paths, and what is there, compared as bytes (a link's target is a path).
+        var expected: [PathKey: PathKey] = [:]
         for record in records.values {
-            expected[record.path.string] = switch record.type {
-            case .folder: "dir"
-            case .document: "file \(record.contentDigest?.shortHex ?? "?")"
-            case .symlink: "link \(record.symlinkTarget ?? "?")"
+            expected[PathKey(record.path.string)] = switch record.type {
+            case .folder: PathKey("dir")
+            case .document: PathKey("file \(record.contentDigest?.shortHex ?? "?")")
+            case .symlink: PathKey("link \(record.symlinkTarget ?? "?")")
             }
         }
         var problems: [String] = []
         for device in devices {
-            var actual: [String: String] = [:]
+            var actual: [PathKey: PathKey] = [:]
             for (path, entry) in SimulationTree.walk(device.fileSystem, root: device.root) {
                 actual[path] = switch entry.kind {
-                case .directory: "dir"
-                case .symlink: "link \(entry.content.map { String(decoding: $0, as: UTF8.self) } ?? "?")"
-                default: "file \(SHA256Digest(hashing: entry.content ?? Data()).shortHex)"
+                case .directory: PathKey("dir")
+                case .symlink: PathKey("link \(entry.content.map { String(decoding: $0, as: UTF8.self) } ?? "?")")
+                default: PathKey("file \(SHA256Digest(hashing: entry.content ?? Data()).shortHex)")
                 }
             }
             for path in Set(expected.keys).union(actual.keys).sorted() where expected[path] != actual[path] {
-                let held = records.values.filter { $0.path.string == path }.map { "\($0.id.recordName) by \($0.lastModifiedBy)" }.sorted()
-                let indexed = indexRows(device, at: path).map { "\($0.name) pending \($0.pending)" }
+                let held = records.values.filter { PathKey($0.path.string) == path }.map { "\($0.id.recordName) by \($0.lastModifiedBy)" }.sorted()
+                let indexed = indexRows(device, at: path.string).map { "\($0.name) pending \($0.pending)" }
                 problems.append("\(device.name): \(path) is \(actual[path] ?? "missing"), the store has \(expected[path] ?? "nothing")"
                     + " (store records \(held), its index \(indexed))")
             }
@@ -52,7 +53,7 @@ extension Simulation {
     /// The end state for triage: the store's records and each device's index rows, one per
     /// line, sorted by path.
     func endState() async -> String {
-        let records = await SimulationTree.storeRecords(store).values.sorted { $0.path.string < $1.path.string }
+        let records = await SimulationTree.storeRecords(store).values.sorted { $0.path < $1.path }
         var lines = ["store:"] + records.map { "  \($0.path) \($0.type.rawValue) \($0.id.recordName) tag \($0.changeTag.map { "\($0)" } ?? "-") by \($0.lastModifiedBy)" }
         for device in devices {
             var configuration = Configuration()
@@ -128,14 +129,14 @@ extension Simulation {
                 continue
             }
             let disk = SimulationTree.walk(device.fileSystem, root: device.root)
-            var indexed = Set<String>()
+            var indexed = Set<PathKey>()
             for row in rows {
                 let path: String = row["path"], kind: String = row["kind"], pending: Int = row["pending"]
                 let digest: String? = row["digest"]
                 if pending != 0 { problems.append("\(device.name): \(path) is still pending (\(pending)) in its index") }
                 guard pending != 2 else { continue }
-                indexed.insert(path)
-                guard let entry = disk[path] else {
+                indexed.insert(PathKey(path))
+                guard let entry = disk[PathKey(path)] else {
                     problems.append("\(device.name): its index has \(kind) \(path), its disk does not")
                     continue
                 }
@@ -161,7 +162,7 @@ extension Simulation {
         devices.flatMap { device in
             [device.root, device.configuration.stateDirectory.path].flatMap { root in
                 SimulationTree.walk(device.fileSystem, root: root, everything: true).keys
-                    .filter { $0.split(separator: "/").contains { $0.hasPrefix(IgnoreRules.temporaryFilePrefix) } }
+                    .filter { $0.string.split(separator: "/").contains { $0.hasBytePrefix(IgnoreRules.temporaryFilePrefix) } }
                     .map { "\(device.name): temporary file \(root)/\($0) left behind" }
             }
         }

@@ -106,10 +106,31 @@ extension Simulation {
 
     // MARK: the folder as a person sees it
 
-    /// Items under the device's root (relative paths, sorted), without the marker and
-    /// engine temporary files.
+    /// Items under the device's root (relative paths, sorted by their bytes), without the
+    /// marker and engine temporary files.
     func items(on device: SimulatedDevice, kind: FileStat.Kind? = nil) -> [String] {
-        SimulationTree.walk(device.fileSystem, root: device.root).filter { kind == nil || $0.value.kind == kind }.keys.sorted()
+        SimulationTree.walk(device.fileSystem, root: device.root).filter { kind == nil || $0.value.kind == kind }.keys.sorted().map(\.string)
+    }
+
+    /// The name of the file numbered `number` (0–5), and of the directory numbered `number`
+    /// (0–3). The last two of each are one name written in NFD and in NFC, which Linux
+    /// holds as two (SPEC §4a "Paths are bytes"): `f4e\u{301}.txt` and `f4\u{E9}.txt`,
+    /// `d2e\u{301}` and `d2\u{E9}`. In byte order they take the places `f4`/`f5` and
+    /// `d2`/`d3` had, so the items a seed picks from are ordered as before.
+    static func fileName(_ number: UInt64) -> String {
+        switch number {
+        case 4: "f4e\u{301}.txt"
+        case 5: "f4\u{E9}.txt"
+        default: "f\(number).txt"
+        }
+    }
+
+    static func directoryName(_ number: UInt64) -> String {
+        switch number {
+        case 2: "d2e\u{301}"
+        case 3: "d2\u{E9}"
+        default: "d\(number)"
+        }
     }
 
     func content(on device: SimulatedDevice, _ relative: String) -> Data? {
@@ -178,7 +199,7 @@ extension Simulation {
 
     func create(on device: SimulatedDevice, ignored: Bool) {
         let directory = pick([nil] + items(on: device, kind: .directory).map(Optional.some)) ?? nil
-        let name = ignored ? "scratch\(random.next() % 3).swp" : "f\(random.next() % 6).txt"
+        let name = ignored ? "scratch\(random.next() % 3).swp" : Self.fileName(random.next() % 6)
         personWrites(join(directory, name), on: device)
     }
 
@@ -203,7 +224,7 @@ extension Simulation {
 
     func makeDirectory(on device: SimulatedDevice) {
         let directory = pick([nil] + items(on: device, kind: .directory).map(Optional.some)) ?? nil
-        let relative = join(directory, "d\(random.next() % 4)")
+        let relative = join(directory, Self.directoryName(random.next() % 4))
         let path = device.root + "/" + relative
         do throws(FileSystemError) {
             try device.fileSystem.makeDirectory(path, mode: 0o755)
@@ -221,12 +242,12 @@ extension Simulation {
         guard let source = pick(items(on: device, kind: directories ? .directory : .file)) else { return }
         let targets = ([nil] + items(on: device, kind: .directory).map(Optional.some)).filter { target in
             guard let target else { return true }
-            return target != source && !target.hasPrefix(source + "/")
+            return !target.isSamePathOrBeneath(source)
         }
         let directory = pick(targets) ?? nil
-        let name = directories ? "d\(random.next() % 4)" : "f\(random.next() % 6).txt"
+        let name = directories ? Self.directoryName(random.next() % 4) : Self.fileName(random.next() % 6)
         let target = join(directory, name)
-        guard target != source else { return }
+        guard !target.bytesEqual(source) else { return }
         let moved = SimulationTree.walk(device.fileSystem, root: device.root + "/" + source)
         let sourceContent = directories ? nil : content(on: device, source)
         let replaced = directories ? nil : content(on: device, target)
@@ -240,7 +261,7 @@ extension Simulation {
             return
         }
         for (path, entry) in moved where entry.kind != .directory {
-            ledger.moved(entry.content, from: source + "/" + path, to: target + "/" + path, by: device.index)
+            ledger.moved(entry.content, from: source + "/" + path.string, to: target + "/" + path.string, by: device.index)
         }
         if !directories { ledger.moved(sourceContent, from: source, to: target, by: device.index) }
         if let replaced { recordDeletions([replaced], on: device) }
@@ -254,17 +275,23 @@ extension Simulation {
         note("\(device.name) deletes \(directories ? "directory " : "")\(victim)")
     }
 
+    /// Longer paths first (an item before the folder holding it), then byte order.
+    static func deepestFirst(_ a: (key: PathKey, value: SimulationTree.Entry), _ b: (key: PathKey, value: SimulationTree.Entry)) -> Bool {
+        let (left, right) = (a.key.string.utf8.count, b.key.string.utf8.count)
+        return left != right ? left > right : a.key < b.key
+    }
+
     /// Removes `relative` and everything beneath it, deepest first, reporting each removal.
     func removeTree(_ relative: String, on device: SimulatedDevice) {
         let fs = device.fileSystem
         let inside = SimulationTree.walk(fs, root: device.root + "/" + relative, everything: true)
         var events: [WatchEvent] = []
         var removed: [Data] = []
-        for (path, entry) in inside.sorted(by: { $0.key.count > $1.key.count }) {
-            let absolute = device.root + "/" + relative + "/" + path
+        for (path, entry) in inside.sorted(by: Self.deepestFirst) {
+            let absolute = device.root + "/" + relative + "/" + path.string
             if entry.kind == .directory { try? fs.removeDirectory(absolute) } else { try? fs.removeFile(absolute) }
             if let data = entry.content { removed.append(data) }
-            events.append(.removed(relative + "/" + path))
+            events.append(.removed(relative + "/" + path.string))
         }
         let absolute = device.root + "/" + relative
         if let data = fs.contents(absolute), (try? fs.status(absolute))??.kind == .file { removed.append(data) }
@@ -326,8 +353,8 @@ extension Simulation {
     func removeRoot(on device: SimulatedDevice) {
         guard !device.rootRemoved else { return }
         let fs = device.fileSystem
-        for (path, entry) in SimulationTree.walk(fs, root: device.root, everything: true).sorted(by: { $0.key.count > $1.key.count }) {
-            let absolute = device.root + "/" + path
+        for (path, entry) in SimulationTree.walk(fs, root: device.root, everything: true).sorted(by: Self.deepestFirst) {
+            let absolute = device.root + "/" + path.string
             if entry.kind == .directory { try? fs.removeDirectory(absolute) } else { try? fs.removeFile(absolute) }
             if let data = entry.content { ledger.deleted(data, by: device.index) }
         }

@@ -17,13 +17,14 @@ enum SimulationTree {
     /// root's marker, placeholders.
     static func isIgnored(_ relative: String) -> Bool {
         let name = relative.split(separator: "/").last.map(String.init) ?? relative
-        return name.hasSuffix(".swp") || name.hasPrefix(IgnoreRules.temporaryFilePrefix) || name.hasSuffix(IgnoreRules.placeholderSuffix)
-            || relative == IgnoreRules.rootMarkerName
+        return name.hasByteSuffix(".swp") || name.hasBytePrefix(IgnoreRules.temporaryFilePrefix) || name.hasByteSuffix(IgnoreRules.placeholderSuffix)
+            || relative.bytesEqual(IgnoreRules.rootMarkerName)
     }
 
-    /// Every item beneath `root` by relative path; without `everything`, ignored items are left out.
-    static func walk(_ fs: MemoryFileSystem, root: String, everything: Bool = false) -> [String: Entry] {
-        var found: [String: Entry] = [:]
+    /// Every item beneath `root` by relative path (as bytes: names that differ only in
+    /// normalization are two); without `everything`, ignored items are left out.
+    static func walk(_ fs: MemoryFileSystem, root: String, everything: Bool = false) -> [PathKey: Entry] {
+        var found: [PathKey: Entry] = [:]
         var pending = [""]
         while let next = pending.popLast() {
             let directory = next.isEmpty ? root : root + "/" + next
@@ -34,12 +35,12 @@ enum SimulationTree {
                 guard let stat = (try? fs.status(root + "/" + relative)) ?? nil else { continue }
                 switch stat.kind {
                 case .directory:
-                    found[relative] = Entry(kind: .directory)
+                    found[PathKey(relative)] = Entry(kind: .directory)
                     pending.append(relative)
                 case .symlink:
-                    found[relative] = Entry(kind: .symlink, content: (try? fs.linkTarget(root + "/" + relative)).map { Data($0) })
+                    found[PathKey(relative)] = Entry(kind: .symlink, content: (try? fs.linkTarget(root + "/" + relative)).map { Data($0) })
                 default:
-                    found[relative] = Entry(kind: stat.kind, content: fs.contents(root + "/" + relative))
+                    found[PathKey(relative)] = Entry(kind: stat.kind, content: fs.contents(root + "/" + relative))
                 }
             }
         }

@@ -1,3 +1,4 @@
+import DocSyncCore
 import Foundation
 
 /// Every file content a person wrote in a simulation, and what happened to it: which later
@@ -24,8 +25,8 @@ struct WriteLedger {
         var lastDeleted: [Int: Int] = [:]
         /// When each device last edited or moved it, or another version at one of its paths.
         var lastTouched: [Int: Int] = [:]
-        /// Every path it was at, on any device.
-        var paths: Set<String>
+        /// Every path it was at, on any device (as bytes).
+        var paths: Set<PathKey>
 
         /// Devices that deleted it while it was on their disk.
         var deletedBy: Set<Int> { Set(lastDeleted.keys) }
@@ -39,7 +40,7 @@ struct WriteLedger {
 
     private(set) var writes: [Write] = []
     /// Moves made so far: from path → [(to path, device)].
-    private var movesFrom: [String: [(target: String, device: Int)]] = [:]
+    private var movesFrom: [PathKey: [(target: String, device: Int)]] = [:]
     private var byContent: [Data: Int] = [:]
     /// Counts the ledger's events, to order touches and deletions.
     private var events = 0
@@ -55,10 +56,10 @@ struct WriteLedger {
         events += 1
         let id = nextID
         touchVersions(at: path, by: device)
-        var write = Write(id: id, device: device, path: path, content: content, paths: [path])
+        var write = Write(id: id, device: device, path: path, content: content, paths: [PathKey(path)])
         var frontier = [path]
         while let next = frontier.popLast() {
-            for move in movesFrom[next] ?? [] where move.device != device && write.paths.insert(move.target).inserted {
+            for move in movesFrom[PathKey(next)] ?? [] where move.device != device && write.paths.insert(PathKey(move.target)).inserted {
                 write.lastTouched[move.device] = events
                 frontier.append(move.target)
             }
@@ -83,17 +84,17 @@ struct WriteLedger {
         events += 1
         if let content, let id = byContent[content] {
             writes[id - 1].lastTouched[device] = events
-            writes[id - 1].paths.insert(target)
+            writes[id - 1].paths.insert(PathKey(target))
         }
-        for index in writes.indices where writes[index].paths.contains(path) {
+        for index in writes.indices where writes[index].paths.contains(PathKey(path)) {
             writes[index].lastTouched[device] = events
-            writes[index].paths.insert(target)
+            writes[index].paths.insert(PathKey(target))
         }
-        movesFrom[path, default: []].append((target, device))
+        movesFrom[PathKey(path), default: []].append((target, device))
     }
 
     /// Every write that was at `path` was touched by `device` (now).
     private mutating func touchVersions(at path: String, by device: Int) {
-        for index in writes.indices where writes[index].paths.contains(path) { writes[index].lastTouched[device] = events }
+        for index in writes.indices where writes[index].paths.contains(PathKey(path)) { writes[index].lastTouched[device] = events }
     }
 }

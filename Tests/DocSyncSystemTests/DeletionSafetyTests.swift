@@ -55,6 +55,29 @@ struct DeletionSafetyTests {
         func state(_ device: DaemonProcess) async throws -> FolderState? {
             try await device.status()?.folders.first?.state
         }
+
+        /// Waits until beta has fetched past everything alpha sent so far: alpha writes a new
+        /// file (into `folder`, when given), and beta has it and has settled. Deletions alpha
+        /// had sent before would have reached beta by then.
+        func heardFromAlphaSince(_ moment: String, in folder: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            let name = (folder.map { $0 + "/" } ?? "") + "written after \(moment).txt"
+            try "probe\n".write(to: a.file(name), atomically: false, encoding: .utf8)
+            #expect(await eventually(timeout: .seconds(60)) { contents(b.file(name)) == "probe\n" }, "beta got alpha's file written after \(moment)",
+                    sourceLocation: sourceLocation)
+            #expect(try await b.waitSettled(), sourceLocation: sourceLocation)
+        }
+
+        /// For a held alpha (it sends nothing at all, so beta cannot hear from it): its status
+        /// shows the folder held, and the store still holds the `records` both devices had.
+        /// Anything alpha sent before its status said held is in the store by then; once
+        /// held, its loop sends nothing until the folder is back or a person chooses.
+        func nothingSentWhileHeld(records: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            let folder = try await a.status()?.folders.first
+            #expect(folder?.state == .held && folder?.held != nil, "\(String(describing: folder))", sourceLocation: sourceLocation)
+            #expect(try await pair.records().count == records, "nothing of what alpha holds reached the store", sourceLocation: sourceLocation)
+            #expect(try await b.waitSettled(), sourceLocation: sourceLocation)
+            #expect(syncedNames(b.folder).count == records, "the other device keeps every file", sourceLocation: sourceLocation)
+        }
     }
 
     // MARK: held folders
@@ -126,8 +149,11 @@ struct DeletionSafetyTests {
         try await shell("rm -rf ./*", in: devices.a.folder)  // the marker (a dot file) stays
         #expect(await eventually { (try? await devices.state(devices.a)) == .deletionsHeld })
         #expect(try await devices.a.status()?.folders.first?.held?.items == 120)
-        try await Task.sleep(for: .seconds(1))
-        #expect(syncedNames(devices.b.folder).count == 120, "the other device keeps every file")
+        // Everything else keeps syncing: once beta has a file alpha wrote after the deletions
+        // were held, it has fetched whatever alpha sent before it.
+        try await devices.heardFromAlphaSince("the deletions were held")
+        #expect(syncedNames(devices.b.folder).count == 121, "the other device keeps every file")
+        #expect(try await devices.pair.records().count == 121, "no deletion reached the store")
         await devices.pair.stopBoth()
     }
 
@@ -145,8 +171,7 @@ struct DeletionSafetyTests {
         let held = try ControlFraming.makeDecoder().decode([HeldFolder].self, from: Data(listed.output.utf8))
         #expect(held.first?.total == 40)
         #expect(held.first?.items.count == 40)
-        try await Task.sleep(for: .seconds(2))
-        #expect(syncedNames(devices.b.folder).count == 40, "the other device keeps every file")
+        try await devices.nothingSentWhileHeld(records: 40)
 
         let restore = try await devices.docsStatus(devices.a, ["deletions", "--restore"])
         #expect(restore.status == 0, "\(restore.output)\(restore.errors)")
@@ -167,8 +192,7 @@ struct DeletionSafetyTests {
         try "written while held\n".write(to: devices.a.file("new.txt"), atomically: false, encoding: .utf8)
         try FileManager.default.removeItem(at: devices.a.file(Devices.name(3)))
         #expect(await eventually { (try? await devices.state(devices.a)) == .held })
-        try await Task.sleep(for: .seconds(2))
-        #expect(syncedNames(devices.b.folder).count == 10, "nothing is sent while held")
+        try await devices.nothingSentWhileHeld(records: 10)
 
         let confirm = try await devices.docsStatus(devices.a, ["deletions", "--confirm"])
         #expect(confirm.status == 0, "\(confirm.output)\(confirm.errors)")
@@ -214,8 +238,9 @@ struct DeletionSafetyTests {
         await devices.a.stop()
         try devices.a.start()
         #expect(await eventually { (try? await devices.state(devices.a)) == .deletionsHeld }, "held state survives a restart")
-        try await Task.sleep(for: .seconds(2))
-        #expect(syncedNames(devices.b.folder).count == 201)
+        try await devices.heardFromAlphaSince("the restart", in: "kept")
+        #expect(syncedNames(devices.b.folder).count == 201, "no deletion reached the other device")
+        #expect(try await devices.pair.records().count == 203, "nor the store (the 201 items, and two files written in kept/)")
 
         let confirm = try await devices.docsStatus(devices.a, ["--json", "deletions", "--confirm"])
         #expect(confirm.status == 0, "\(confirm.errors)")
@@ -230,7 +255,8 @@ struct DeletionSafetyTests {
     func deletionsArrivingInPiecesAreCountedWholeAndRestored(_ backend: Backend) async throws {
         let devices = try await Devices.start(backend, files: 200)
         for number in 0..<60 { try FileManager.default.removeItem(at: devices.a.file(Devices.name(number))) }
-        try await Task.sleep(for: .milliseconds(700))
+        // The first piece is recorded, and waits (the brake's quiet period) for what may follow.
+        #expect(await eventually { (try? await devices.a.status()?.folders.first?.pendingUploads) == 60 }, "alpha recorded the first 60 deletions")
         for number in 60..<120 { try FileManager.default.removeItem(at: devices.a.file(Devices.name(number))) }
         #expect(await eventually { (try? await devices.state(devices.a)) == .deletionsHeld })
         #expect(try await devices.a.status()?.folders.first?.held?.items == 120)
@@ -288,6 +314,33 @@ struct DeletionSafetyTests {
         let versions = try await devices.docsStatus(devices.b, ["--json", "versions", devices.b.file(Devices.name(0)).path])
         let kept = try ControlFraming.makeDecoder().decode([VersionEntry].self, from: Data(versions.output.utf8))
         #expect(kept.count == 1, "the older copy went to the version store: \(versions.output)\(versions.errors)")
+        await devices.pair.stopBoth()
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aStaleBackupJoiningDoesNotBringBackWhatWasDeletedElsewhere(_ backend: Backend) async throws {
+        let devices = try await Devices.start(backend, files: 5)
+        for number in [1, 2] { try FileManager.default.removeItem(at: devices.a.file(Devices.name(number))) }
+        await devices.pair.converge("two files deleted on alpha", also: { syncedNames(devices.b.folder).count == 3 })
+        #expect(try await devices.a.waitSettled())
+        // Beta's folder is replaced by a backup made before the deletions, with one of the
+        // deleted files edited since, and its index gone: beta joins again.
+        await devices.b.stop()
+        try FileManager.default.removeItem(at: devices.b.folder)
+        try FileManager.default.removeItem(at: devices.b.stateDirectory)
+        try FileManager.default.createDirectory(at: devices.b.folder, withIntermediateDirectories: false)
+        for number in 0..<5 {
+            try (number == 2 ? "edited in the backup\n" : "file \(number)\n").write(to: devices.b.file(Devices.name(number)), atomically: false, encoding: .utf8)
+        }
+        try devices.b.start()
+        await devices.pair.converge("joined", also: { contents(devices.a.file(Devices.name(2))) == "edited in the backup\n" })
+        #expect(try await devices.b.waitSettled())
+        #expect(!FileManager.default.fileExists(atPath: devices.a.file(Devices.name(1)).path), "what alpha deleted stays deleted")
+        #expect(!FileManager.default.fileExists(atPath: devices.b.file(Devices.name(1)).path), "beta's stale copy left its folder")
+        #expect(Set(try await devices.pair.records().values) == Set([0, 2, 3, 4].map(Devices.name)), "the edit beats the deletion; nothing else came back")
+        let versions = try await devices.docsStatus(devices.b, ["--json", "versions", devices.b.file(Devices.name(1)).path])
+        let kept = try ControlFraming.makeDecoder().decode([VersionEntry].self, from: Data(versions.output.utf8))
+        #expect(kept.map(\.reason) == ["deleted"], "beta keeps its stale copy in the version store: \(versions.output)\(versions.errors)")
         await devices.pair.stopBoth()
     }
 }

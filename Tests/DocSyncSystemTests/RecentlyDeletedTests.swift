@@ -96,8 +96,30 @@ struct RecentlyDeletedTests {
         #expect(all.status == 0, "\(all.output)\(all.errors)")
         let none = try await devices.docsStatus(devices.b, ["deleted"])
         #expect(none.output.contains("nothing in Recently Deleted"))
+        // A purged item cannot come back, and says so: no such item (exit 4), purged.
         let gone = try await devices.docsStatus(devices.b, ["recover", devices.b.file(Devices.name(1)).path])
-        #expect(gone.output.contains("nothing to do"), "a purged item cannot come back: \(gone.output)")
+        #expect(gone.status == 4 && gone.errors.contains("purged"), "\(gone.status): \(gone.output)\(gone.errors)")
+        let goneJSON = try await devices.docsStatus(devices.b, ["--json", "recover", devices.b.file(Devices.name(1)).path])
+        #expect(goneJSON.status == 4 && goneJSON.output.contains("\"notFound\""), "\(goneJSON.output)")
+        // On the device that deleted it (which kept no copy): no such item either.
+        let purgedHere = try await devices.docsStatus(devices.a, ["recover", devices.a.file(Devices.name(2)).path])
+        #expect(purgedHere.status == 4 && purgedHere.errors.contains("Recently Deleted"), "\(purgedHere.status): \(purgedHere.output)\(purgedHere.errors)")
+        // Never there at all.
+        let never = try await devices.docsStatus(devices.b, ["recover", devices.b.file("never-existed.txt").path])
+        #expect(never.status == 4 && never.errors.contains("no such item"), "\(never.status): \(never.output)\(never.errors)")
+        // Not deleted: it lives in the folder.
+        let alive = try await devices.docsStatus(devices.b, ["recover", devices.b.file(Devices.name(3)).path])
+        #expect(alive.status == 4 && alive.errors.contains("not deleted"), "\(alive.status): \(alive.output)\(alive.errors)")
+        // A named path that matches nothing fails the call: nothing else named is recovered.
+        try FileManager.default.removeItem(at: devices.a.file(Devices.name(3)))
+        await devices.pair.converge("the last file deleted", also: { syncedNames(devices.b.folder).isEmpty })
+        let mixed = try await devices.docsStatus(devices.b, ["recover", devices.b.file(Devices.name(3)).path, devices.b.file("never-existed.txt").path])
+        #expect(mixed.status == 4, "\(mixed.output)\(mixed.errors)")
+        let still = try await devices.docsStatus(devices.b, ["deleted", "--json"])
+        #expect(try ControlFraming.makeDecoder().decode([DeletedEntry].self, from: Data(still.output.utf8)).map(\.path) == [Devices.name(3)])
+        // A time that matches nothing is nothing to do, as before.
+        let later = try await devices.docsStatus(devices.b, ["recover", "--since", "2099-01-01"])
+        #expect(later.status == 0 && later.output.contains("nothing to do"), "\(later.status): \(later.output)\(later.errors)")
         await devices.pair.stopBoth()
     }
 }

@@ -4,17 +4,18 @@ import Foundation
 /// What a synced folder holds, as two devices must agree on it: every path with its kind,
 /// content digest (files) or target (symlinks), size and permission bits, and the file's
 /// mtime. Nothing is excluded but the root marker (never synced, one per device), so a
-/// leftover temporary file is a difference.
+/// leftover temporary file is a difference. Paths and targets are compared as bytes: names
+/// that differ only in Unicode normalization are two entries.
 struct TreeSnapshot: Equatable, CustomStringConvertible {
     struct Entry: Equatable {
         var kind: String
         var size: Int64
         var mode: UInt32
         var modified: Int64
-        var content: String
+        var content: PathKey
     }
 
-    var entries: [String: Entry] = [:]
+    var entries: [PathKey: Entry] = [:]
 
     init(_ root: URL) {
         var stack = [""]
@@ -29,17 +30,17 @@ struct TreeSnapshot: Equatable, CustomStringConvertible {
                 let mode = UInt32(st.st_mode) & 0o7777
                 switch st.st_mode & S_IFMT {
                 case S_IFDIR:
-                    entries[relative] = Entry(kind: "dir", size: 0, mode: mode, modified: 0, content: "")
+                    entries[PathKey(relative)] = Entry(kind: "dir", size: 0, mode: mode, modified: 0, content: "")
                     stack.append(relative)
                 case S_IFLNK:
                     let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "?"
-                    entries[relative] = Entry(kind: "link", size: 0, mode: 0, modified: 0, content: target)
+                    entries[PathKey(relative)] = Entry(kind: "link", size: 0, mode: 0, modified: 0, content: PathKey(target))
                 default:
                     let data = FileManager.default.contents(atPath: path) ?? Data()
-                    entries[relative] = Entry(
+                    entries[PathKey(relative)] = Entry(
                         kind: "file", size: Int64(st.st_size), mode: mode,
                         modified: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
-                        content: SHA256Digest(hashing: data).shortHex)
+                        content: PathKey(SHA256Digest(hashing: data).shortHex))
                 }
             }
         }

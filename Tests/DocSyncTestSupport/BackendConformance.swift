@@ -36,6 +36,7 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
     case purgeEmptiesSomeOrAllOfRecentlyDeleted
     case replacedVersionsKeepTheirChunks
     case keptVersionsExpireAfterTheRetention
+    case pathsDifferingOnlyInNormalizationAreTwo
 
     public var testDescription: String { rawValue }
 
@@ -80,6 +81,7 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
         case .purgeEmptiesSomeOrAllOfRecentlyDeleted: try await Conformance.purgeSomeOrAll(fixture, zone)
         case .replacedVersionsKeepTheirChunks: try await Conformance.replacedVersionsKeepTheirChunks(fixture, zone)
         case .keptVersionsExpireAfterTheRetention: try await Conformance.keptVersionsExpire(fixture, zone)
+        case .pathsDifferingOnlyInNormalizationAreTwo: try await Conformance.pathsAreBytes(backend, zone)
         }
     }
 

@@ -272,7 +272,7 @@ public final class MemoryFileSystem: FolderFileSystem, Sendable {
                 }
             }
             // A directory may not move into itself.
-            if state.nodes[inode]!.kind == .directory, (target + "/").hasPrefix(source + "/") { throw FileSystemError(EINVAL) }
+            if state.nodes[inode]!.kind == .directory, target.isSamePathOrBeneath(source) { throw FileSystemError(EINVAL) }
             state.nodes[from]!.entries[fromName] = nil
             state.nodes[to]!.entries[toName] = inode
             touch(from, in: &state)
@@ -463,26 +463,27 @@ extension MemoryFileSystem {
         contents(path).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// Every item beneath `root` (relative paths, sorted) with its kind and, for a file, its
-    /// content; `skipping` names left out (a root marker, say).
-    public func tree(under root: String, skipping: Set<String> = []) -> [String: String] {
-        var found: [String: String] = [:]
+    /// Every item beneath `root` by relative path (as bytes: names that differ only in
+    /// normalization are two) with its kind and, for a file, its content; `skipping` names
+    /// left out (a root marker, say).
+    public func tree(under root: String, skipping: Set<PathKey> = []) -> [PathKey: String] {
+        var found: [PathKey: String] = [:]
         var pending = [""]
         while let next = pending.popLast() {
             let directory = next.isEmpty ? root : root + "/" + next
             for name in (try? entryNames(directory)) ?? [] {
                 let text = String(decoding: name, as: UTF8.self)
-                if next.isEmpty, skipping.contains(text) { continue }
+                if next.isEmpty, skipping.contains(PathKey(text)) { continue }
                 let relative = next.isEmpty ? text : next + "/" + text
                 guard let found0 = try? status(root + "/" + relative) else { continue }
                 switch found0.kind {
                 case .directory:
-                    found[relative] = "dir"
+                    found[PathKey(relative)] = "dir"
                     pending.append(relative)
                 case .symlink:
-                    found[relative] = "link " + String(decoding: (try? linkTarget(root + "/" + relative)) ?? [], as: UTF8.self)
+                    found[PathKey(relative)] = "link " + String(decoding: (try? linkTarget(root + "/" + relative)) ?? [], as: UTF8.self)
                 default:
-                    found[relative] = "file " + (self.text(root + "/" + relative) ?? "?")
+                    found[PathKey(relative)] = "file " + (self.text(root + "/" + relative) ?? "?")
                 }
             }
         }

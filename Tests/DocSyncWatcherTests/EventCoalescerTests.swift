@@ -131,12 +131,45 @@ private let cases: [CoalescerCase] = [
                   drainAt: 3, expected: [.changed(".a.swp"), .moved(from: ".a.swp", to: "a")]),
 ]
 
+/// SPEC §4a "Paths are bytes": names that differ only in Unicode normalization are two
+/// paths, never one path's repeat or ancestor.
+private let nfc = "caf\u{E9}", nfd = "cafe\u{301}"
+private let normalizationCases: [CoalescerCase] = [
+    CoalescerCase(name: "two files written whose names differ only in normalization",
+                  events: [(0, event(nfc, .created)), (1, event(nfc, .closeWrite)), (2, event(nfd, .created)), (3, event(nfd, .closeWrite))],
+                  drainAt: 3, expected: [.changed(nfc), .changed(nfd)]),
+    CoalescerCase(name: "two writes settling together whose names differ only in normalization",
+                  events: [(0, event(nfc, .created)), (1, event(nfd, .created)), (2, event(nfd, .modified))],
+                  drainAt: 2000, expected: [.changed(nfc), .changed(nfd)]),
+    CoalescerCase(name: "the deletion of one does not cancel the write of the other",
+                  events: [(0, event(nfc, .created)), (1, event(nfd, .deleted))],
+                  drainAt: 2000, expected: [.removed(nfd), .changed(nfc)]),
+    // Two spellings of one name as long in bytes as each other: D with a dot above and one
+    // below, composed two ways.
+    CoalescerCase(name: "a folder deleted does not drop a change in its twin folder",
+                  events: [(0, event("\u{1E0A}\u{323}/f", .closeWrite)), (1, event("\u{1E0C}\u{307}", [.deleted, .isDirectory]))],
+                  drainAt: 1, expected: [.changed("\u{1E0A}\u{323}/f"), .removed("\u{1E0C}\u{307}")]),
+    CoalescerCase(name: "a change after a move of the twin name is a repeat",
+                  events: [(0, event(nfc, .attrib)), (1, event(nfd, .movedFrom, cookie: 5)), (1, event("x", .movedTo, cookie: 5)),
+                           (2, event(nfc, .attrib))],
+                  drainAt: 2, expected: [.changed(nfc), .moved(from: nfd, to: "x")]),
+]
+
 @Suite struct EventCoalescerTests {
     @Test(arguments: cases)
     func scripted(_ script: CoalescerCase) {
         var timeline = Timeline()
         for (ms, event) in script.events { timeline.coalescer.ingest(event, at: timeline.at(ms)) }
         #expect(timeline.drain(script.drainAt) == script.expected)
+    }
+
+    @Test(arguments: normalizationCases)
+    func namesDifferingInNormalization(_ script: CoalescerCase) {
+        var timeline = Timeline()
+        for (ms, event) in script.events { timeline.coalescer.ingest(event, at: timeline.at(ms)) }
+        let drained = timeline.drain(script.drainAt)
+        // Byte for byte: `WatchEvent`'s `==` is only as strict as its paths' comparison.
+        #expect(drained.map(\.byteDescription) == script.expected.map(\.byteDescription), "\(drained)")
     }
 
     @Test func aSettledChangeIsReportedOnlyOnce() {
@@ -328,5 +361,19 @@ private let cases: [CoalescerCase] = [
     @Test(arguments: [("a", "a", true), ("a/b", "a", true), ("ab", "a", false), ("a", "a/b", false), ("x/y", "", true), ("é/ü", "é", true)])
     func pathsAreComparedByWholeComponents(_ path: String, _ ancestor: String, _ expected: Bool) {
         #expect(EventCoalescer.isSameOrUnder(path, ancestor) == expected)
+    }
+}
+
+extension WatchEvent {
+    /// The event with its paths as UTF-8 bytes, for comparing without folding.
+    var byteDescription: String {
+        func bytes(_ path: String) -> String { path.utf8.map { String($0, radix: 16) }.joined(separator: " ") }
+        switch self {
+        case .changed(let path): return "changed \(bytes(path))"
+        case .directoryAppeared(let path): return "appeared \(bytes(path))"
+        case .removed(let path): return "removed \(bytes(path))"
+        case .moved(let from, let to): return "moved \(bytes(from)) -> \(bytes(to))"
+        case .rescan(let path, let reason): return "rescan \(bytes(path)) \(reason)"
+        }
     }
 }

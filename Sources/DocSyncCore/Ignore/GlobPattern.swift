@@ -3,9 +3,11 @@
 /// `*` matches any run of characters (including none, and including `/`), `?` exactly one
 /// character, `[abc]` / `[a-z]` / `[!a]` (or `[^a]`) one character of a class, and `\` makes
 /// the next character literal (inside a class too). A `]` right after `[` or `[!` is a member
-/// of the class. Characters are Swift `Character`s (extended grapheme clusters, compared with
-/// canonical equivalence). Matching takes time proportional to pattern × string length at
-/// worst — never exponential, however many `*` the pattern has.
+/// of the class. Characters are Swift `Character`s (extended grapheme clusters), compared by
+/// their Unicode scalars exactly, never by canonical equivalence: names are bytes (SPEC §4a),
+/// so `café` written in NFC does not match the name in NFD (a `?` matches either). Matching
+/// takes time proportional to pattern × string length at worst — never exponential, however
+/// many `*` the pattern has.
 public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
     /// The pattern as written.
     public let pattern: String
@@ -45,11 +47,11 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
 
     /// Patterns are equal when written alike with the same case rule (they then match alike).
     public static func == (lhs: GlobPattern, rhs: GlobPattern) -> Bool {
-        lhs.pattern == rhs.pattern && lhs.caseInsensitive == rhs.caseInsensitive
+        lhs.pattern.bytesEqual(rhs.pattern) && lhs.caseInsensitive == rhs.caseInsensitive
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(pattern)
+        pattern.hashBytes(into: &hasher)
         hasher.combine(caseInsensitive)
     }
 
@@ -86,8 +88,8 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
 
         func contains(_ character: Character) -> Bool {
             switch self {
-            case .character(let member): member == character
-            case .range(let low, let high): low <= character && character <= high
+            case .character(let member): member.isExactly(character)
+            case .range(let low, let high): !character.scalarsPrecede(low) && !high.scalarsPrecede(character)
             }
         }
     }
@@ -155,7 +157,7 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
                             high = characters[index]
                             index += 1
                         }
-                        guard member <= high else {
+                        guard !high.scalarsPrecede(member) else {
                             throw fail(highPosition, "reversed range '\(member)-\(high)'")
                         }
                         members.append(.range(member, high))
@@ -224,8 +226,8 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
             if let answer = string.withUTF8({ Self.matchPlain(byteTokens, $0) }) { return answer }
         }
         // Most names fail on a literal end ("*.swp"): say so without splitting them into characters.
-        if !compiled.requiredPrefix.isEmpty && !string.hasPrefix(compiled.requiredPrefix) { return false }
-        if !compiled.requiredSuffix.isEmpty && !string.hasSuffix(compiled.requiredSuffix) { return false }
+        if !compiled.requiredPrefix.isEmpty && !string.hasBytePrefix(compiled.requiredPrefix) { return false }
+        if !compiled.requiredSuffix.isEmpty && !string.hasByteSuffix(compiled.requiredSuffix) { return false }
         return matches(Array(string))
     }
 
@@ -267,7 +269,7 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
 
     private func matchesOne(_ token: Token, _ character: Character) -> Bool {
         switch token {
-        case .literal(let literal): (caseInsensitive ? character.lowercased() : String(character)) == literal
+        case .literal(let literal): (caseInsensitive ? character.lowercased() : String(character)).bytesEqual(literal)
         case .anyCharacter: true
         case .anyRun: false
         case .characterClass(let characterClass): characterClass.contains(character, caseInsensitive: caseInsensitive)
@@ -278,4 +280,14 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
     var matchesEverything: Bool { tokens == [.anyRun] }
 
     public var description: String { pattern }
+}
+
+extension Character {
+    /// The same Unicode scalars, in the same order (not merely canonically equivalent).
+    func isExactly(_ other: Character) -> Bool { unicodeScalars.elementsEqual(other.unicodeScalars) }
+
+    /// Before `other` in the order of their scalars' values (a class's range is a range of them).
+    func scalarsPrecede(_ other: Character) -> Bool {
+        unicodeScalars.lexicographicallyPrecedes(other.unicodeScalars) { $0.value < $1.value }
+    }
 }

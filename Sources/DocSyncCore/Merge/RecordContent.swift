@@ -18,9 +18,10 @@ struct RecordContent {
         symlinkTarget = record.symlinkTarget
     }
 
-    /// True when both describe the same content (type, digest and target).
+    /// True when both describe the same content (type, digest and target; a target is
+    /// compared as bytes, as a link's target is a path: SPEC §4a).
     func isSame(as other: RecordContent) -> Bool {
-        type == other.type && contentDigest == other.contentDigest && symlinkTarget == other.symlinkTarget
+        type == other.type && contentDigest == other.contentDigest && symlinkTarget.bytesEqual(other.symlinkTarget)
     }
 
     /// Writes this content into `record`'s content fields.

@@ -109,7 +109,7 @@ public enum ConflictResolution {
     /// True when `copy`'s name carries `device`: this device made it, and it holds this
     /// device's content.
     public static func isLocal(_ copy: RelativePath, device: String) -> Bool {
-        ConflictName.device(of: copy.name) == ConflictName.safeDevice(device)
+        ConflictName.device(of: copy.name).bytesEqual(ConflictName.safeDevice(device))
     }
 
     /// The path a copy kept with `--keep both` takes: `<stem> 2<.ext>` beside `original`

@@ -66,7 +66,7 @@ public enum LocalChangePlanner {
             for item in scan.indexed {
                 atPath[item.path] = item
                 if let found = scan.found[item.path], found.type == item.facts.type { continue }
-                if item.ignored || scan.unreadable.contains(where: { $0.isEmpty || item.path.string == $0 || item.path.string.hasPrefix($0 + "/") }) { continue }
+                if item.ignored || scan.unreadable.contains(where: { $0.isEmpty || item.path.string.isSamePathOrBeneath($0) }) { continue }
                 if item.isPlaceholder, item.placeholderPresent { continue }
                 vanished[item.recordName] = item
             }

@@ -228,7 +228,7 @@ public enum RemoteChangePlanner {
     /// conflict copy's name of it (what an engine does when another item takes its path).
     public static func onlyRelocated(_ ancestor: Record, _ changed: Record) -> Bool {
         guard changed.path != ancestor.path,
-              changed.path.name == ancestor.path.name || ConflictName.originalName(of: changed.path.name) == ancestor.path.name
+              changed.path.name.bytesEqual(ancestor.path.name) || ConflictName.originalName(of: changed.path.name).bytesEqual(ancestor.path.name)
         else { return false }
         return sameContent(changed, ancestor) && !metadataDiffers(ancestor, changed)
     }

@@ -119,4 +119,51 @@ import Testing
         #expect(LocalChangePlanner.contentToRead(row.scan) == row.toRead, "\(row.name)")
         #expect(LocalChangePlanner.plan(row.scan) == row.expected, "\(row.name)")
     }
+
+    /// SPEC §4a "Paths are bytes": names that differ only in Unicode normalization are two
+    /// paths. (Built key by key: a dictionary literal with two keys a `String` hash folds
+    /// would trap instead of failing.)
+    static let normalizationCases: [Case] = {
+        let nfc = RelativePath("caf\u{E9}.txt"), nfd = RelativePath("cafe\u{301}.txt")
+        let one = facts(inode: 1), two = facts(size: 20, inode: 2)
+        func found(_ pairs: [(RelativePath, ItemFacts)]) -> [RelativePath: ItemFacts] {
+            var found: [RelativePath: ItemFacts] = [:]
+            for (path, facts) in pairs { found[path] = facts }
+            return found
+        }
+        let first = nfd < nfc ? nfd : nfc, second = nfd < nfc ? nfc : nfd
+        return [
+            Case(name: "two new files whose names differ only in normalization",
+                 scan: LocalScan(found: found([(nfc, one), (nfd, two)]), indexed: []), toRead: [],
+                 expected: [.created(first, facts: first == nfc ? one : two), .created(second, facts: second == nfc ? one : two)]),
+            Case(name: "a new file beside one known whose name differs only in normalization",
+                 scan: LocalScan(found: found([(nfc, one), (nfd, two)]), indexed: [indexed("A", nfc, one)]), toRead: [],
+                 expected: [.created(nfd, facts: two)]),
+            Case(name: "renamed from its NFC name to its NFD name",
+                 scan: LocalScan(found: found([(nfd, one)]), indexed: [indexed("A", nfc, one)]), toRead: [],
+                 expected: [.renamed(recordName: F.name("A"), to: nfd, facts: one, contentChanged: false)]),
+            Case(name: "one of the two deleted",
+                 scan: LocalScan(found: found([(nfd, two)]), indexed: [indexed("A", nfc, one), indexed("B", nfd, two)]), toRead: [],
+                 expected: [.vanished(recordName: F.name("A"), path: nfc, acknowledged: true)]),
+            Case(name: "beside an unreadable folder named in the other normalization, an item is deleted",
+                 scan: LocalScan(found: [:], indexed: [indexed("A", RelativePath("cafe\u{301}/x"), one)], unreadable: ["caf\u{E9}"]), toRead: [],
+                 expected: [.vanished(recordName: F.name("A"), path: RelativePath("cafe\u{301}/x"), acknowledged: true)]),
+        ]
+    }()
+
+    @Test(arguments: normalizationCases) func planNamesDifferingInNormalization(_ row: Case) {
+        let planned = LocalChangePlanner.plan(row.scan)
+        // Compared path by path as bytes: `==` on the changes is only as good as the paths'.
+        #expect(planned == row.expected && planned.map(\.pathBytes) == row.expected.map(\.pathBytes), "\(row.name): \(planned)")
+    }
+}
+
+extension LocalChange {
+    /// The bytes of the path the change names, if any.
+    var pathBytes: [UInt8]? {
+        switch self {
+        case .created(let path, _), .renamed(_, let path, _, _), .renamedByContent(_, let path, _), .vanished(_, let path, _): Array(path.string.utf8)
+        case .modified, .revived: nil
+        }
+    }
 }
