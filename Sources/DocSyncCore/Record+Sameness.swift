@@ -15,8 +15,8 @@ import Foundation
 ///   every name byte for byte included (canonically equivalent names are different).
 ///   What an index compares a page's record with the acknowledged one by, without decoding.
 ///
-/// `==` (`Hashable`) compares every field, the change tag included, strings as Swift
-/// compares them.
+/// `==` (`Hashable`) compares every field, the change tag included, and names (path, link
+/// target, device) by their bytes, as Linux does (SPEC §4a).
 extension Record {
     /// The same item in the same state, the bookkeeping fields aside (see above).
     public func isSameRecord(as other: Record) -> Bool {

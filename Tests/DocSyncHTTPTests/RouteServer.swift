@@ -77,14 +77,7 @@ struct RouteServer: Sendable {
         _ body: @Sendable (RouteServer) async throws -> T
     ) async throws -> T {
         let server = try await start(kind, settings: settings)
-        do {
-            let value = try await body(server)
-            await server.stop()
-            return value
-        } catch {
-            await server.stop()
-            throw error
-        }
+        return try await closing(server.stop) { try await body(server) }
     }
 }
 

@@ -42,13 +42,7 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
 
     public func run(with factory: some BackendFixtureFactory) async throws {
         let fixture = try await factory.makeFixture(settings: settings)
-        do {
-            try await run(fixture)
-        } catch {
-            await fixture.close()
-            throw error
-        }
-        await fixture.close()
+        try await closing(fixture.close) { try await run(fixture) }
     }
 
     private func run(_ fixture: BackendFixture) async throws {

@@ -13,3 +13,16 @@ public func eventually(
         try? await Task.sleep(for: interval)
     }
 }
+
+/// Runs `body`, then `close` — whether `body` returned or threw (async code has no `defer`
+/// that awaits): how a case releases its fixture.
+public func closing<T>(_ close: () async -> Void, after body: () async throws -> T) async throws -> T {
+    do {
+        let value = try await body()
+        await close()
+        return value
+    } catch {
+        await close()
+        throw error
+    }
+}

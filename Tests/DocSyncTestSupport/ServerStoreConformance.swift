@@ -29,13 +29,7 @@ public enum ServerStoreCase: String, CaseIterable, Sendable, CustomTestStringCon
     public func run(with factory: some ServerStoreFixtureFactory) async throws {
         let settings = StoreSettings(collectionInterval: 0, collectionGrace: self == .collectingOneUserLeavesTheOthers ? 0 : 3600)
         let fixture = try await factory.makeFixture(settings: settings)
-        do {
-            try await run(fixture)
-        } catch {
-            await fixture.close()
-            throw error
-        }
-        await fixture.close()
+        try await closing(fixture.close) { try await run(fixture) }
     }
 
     private func run(_ fixture: ServerStoreFixture) async throws {
