@@ -33,6 +33,9 @@ extension FolderEngine {
         /// The index's row of each item to save or delete as it stood once the page was
         /// recorded: `changedSincePrepared` compares with these.
         var fingerprints: [String: IndexItem.Fingerprint]
+        /// The saves read for this page whose row is written only with the server's answer
+        /// (`SentRowWrites`): the row as the index holds it, by record name.
+        var unwritten: [String: IndexItem]
         /// How many pending items the page covered, and how long reading them took (for the log).
         var itemCount: Int
         var preparation: Duration
@@ -51,6 +54,12 @@ extension FolderEngine {
     /// Reads the pending items after `cursor` (up to 1,000, fewer when their content fills
     /// the memory budget), writes what was read and decided to the index in one transaction,
     /// and returns what is to be sent; `nil` when nothing is pending after `cursor`.
+    ///
+    /// A save read here is written once, with the server's answer to it (`SentRowWrites`),
+    /// unless it is a document over `SentRowWrites.progressThreshold` or one whose bytes are
+    /// not kept for the upload: those are written here as uploading (0 %), their progress
+    /// as their chunks travel, and then their answer. Everything else read or decided here
+    /// (failed, too large, unchanged after all, dropped) is written here.
     func preparePage(after cursor: PageCursor) throws(SyncError) -> PreparedPage? {
         var fetched: [String: IndexItem.Fingerprint] = [:]
         let condition = sendableCondition  // deletions only when the brake lets them go
@@ -107,11 +116,13 @@ extension FolderEngine {
             if page[index].kind == .document, page[index].size <= keptFileLimit { expectedBytes += page[index].size }
             toRead.append(index)
         }
+        var readHere: [String: ReadContent?] = [:]
         for (index, outcome) in zip(toRead, readConcurrently(page, toRead, keepingUpTo: keptFileLimit)) {
             switch outcome.result {
             case .success(let content):
                 page[index] = outcome.row
                 read.append((page[index], content))
+                readHere[page[index].recordName] = content
                 written.insert(page[index].recordName)
             case .failure(let error) where error.code == .assetFileModified:
                 complete = false
@@ -124,6 +135,7 @@ extension FolderEngine {
         }
         // Then decide each item's fate; one transaction writes every row in `written`.
         var dropped: [String] = []
+        var unwritten = Set<String>()
         for index in page.indices where !unreadable.contains(page[index].recordName) {
             if page[index].pending == .delete {
                 if page[index].acked == nil { dropped.append(page[index].recordName) } else { deletions.append(page[index]) }
@@ -139,7 +151,11 @@ extension FolderEngine {
                 written.insert(page[index].recordName)
                 continue
             }
-            if page[index].kind == .document && !page[index].chunksUploaded {
+            if let content = readHere[page[index].recordName], SentRowWrites.waitsForAnswer(page[index], content: content) {
+                // Written once, with the answer.
+                written.remove(page[index].recordName)
+                unwritten.insert(page[index].recordName)
+            } else if page[index].kind == .document && !page[index].chunksUploaded {
                 // Its chunks are about to travel: `isUploading` from 0 %.
                 page[index].status.isUploading = true
                 page[index].status.percentUploaded = 0
@@ -153,11 +169,17 @@ extension FolderEngine {
         var changedMeanwhile = Set<String>()
         // Rows not written keep the fingerprint they were fetched with.
         var fingerprints = fetched
+        // Each row as it was fetched: only the columns this page changed are written.
+        var stored: [String: IndexItem] = [:]
+        for row in rows { stored[row.recordName] = row }
+        let acknowledgedUnwritten = unwritten.intersection(wasAcknowledged)
+        if !acknowledgedUnwritten.isEmpty {
+            try readIndex { db in
+                for name in acknowledgedUnwritten { knownStored.formUnion(try db.recordedChunks(of: name).map(\.digest)) }
+            }
+        }
         if !written.isEmpty || !dropped.isEmpty {
             let final = page.filter { written.contains($0.recordName) }
-            // Each row as it was fetched: only the columns this page changed are written.
-            var stored: [String: IndexItem] = [:]
-            for row in rows { stored[row.recordName] = row }
             try writeIndex { db in
                 for row in final {
                     guard try fetched[row.recordName]?.isCurrent(db, row.recordName) == true else {
@@ -183,7 +205,8 @@ extension FolderEngine {
         saves.removeAll { changedMeanwhile.contains($0.recordName) }
         deletions.removeAll { changedMeanwhile.contains($0.recordName) }
         return PreparedPage(saves: saves, deletions: deletions, justRead: justRead, knownStored: knownStored, cursor: cursor,
-                            complete: complete, fingerprints: fingerprints, itemCount: page.count, preparation: environment.now() - started)
+                            complete: complete, fingerprints: fingerprints, unwritten: stored.filter { unwritten.contains($0.key) },
+                            itemCount: page.count, preparation: environment.now() - started)
     }
 
     /// Reads the content of `page[i]` for each `i` of `indices`, on as many threads as the

@@ -60,6 +60,8 @@ extension FolderEngine {
     struct UploadedPage: Sendable {
         var page: PreparedPage
         var unsent: Set<String>
+        /// The page's saves whose read is written with their answer.
+        var reads: UnwrittenReads
         var took: Duration
     }
 
@@ -91,9 +93,11 @@ extension FolderEngine {
         let started = environment.now()
         let unsent = try await uploadChunks(for: page.saves.filter { $0.kind == .document && !$0.chunksUploaded }, justRead: page.justRead,
                                             knownStored: page.knownStored)
+        var reads = UnwrittenReads(stored: page.unwritten)
+        for name in page.unwritten.keys { reads.chunks[name] = page.justRead[name]?.chunks }
         var uploaded = page
         uploaded.justRead = [:]  // the bytes are on the backend: not kept while the records wait
-        return UploadedPage(page: uploaded, unsent: unsent, took: environment.now() - started)
+        return UploadedPage(page: uploaded, unsent: unsent, reads: reads, took: environment.now() - started)
     }
 
     /// Saves and deletes an uploaded page's records in batches, recording each answer; rows
@@ -127,11 +131,12 @@ extension FolderEngine {
                 continue
             } catch where error.isTransient {
                 // The batch may have landed: its saves are remembered until an answer comes.
+                try writeBackRead(slice.map(\.row), reads: uploaded.reads)
                 try noteUncertainSaves(batch.saves)
                 logger.trace("a batch's answer was lost", metadata: ["saves": "\(batch.saves.map(\.id.recordName).sorted())"])
                 throw error
             }
-            try await record(result, sent: slice.map(\.row), knownToken: batch.knownToken)
+            try await record(result, sent: slice.map(\.row), reads: uploaded.reads, knownToken: batch.knownToken)
             noteDeletionsSent(batch.deletions.filter { result.deleted.contains($0.id) }.count)
             items.removeFirst(slice.count)
         }
@@ -175,9 +180,10 @@ extension FolderEngine {
     /// Records the backend's answer to one modify request, item by item. When the answer
     /// carries a token past the batch's own changes and the stored token is still the one
     /// the batch named (no fetch stored another meanwhile), that token is stored with the
-    /// items: the notification of this save then finds nothing to fetch back.
-    private func record(_ result: ModifyResult, sent: [IndexItem], knownToken: ChangeToken?) async throws(SyncError) {
-        let sentRevision = Dictionary(sent.map { ($0.recordName, $0.revision) }, uniquingKeysWith: { a, _ in a })
+    /// items: the notification of this save then finds nothing to fetch back. A save whose
+    /// read waited for its answer (`reads`) is written once here, read and settled.
+    private func record(_ result: ModifyResult, sent: [IndexItem], reads: UnwrittenReads, knownToken: ChangeToken?) async throws(SyncError) {
+        let sentRows = Dictionary(sent.map { ($0.recordName, $0) }, uniquingKeysWith: { a, _ in a })
         logger.trace("a batch answered", metadata: ["saved": "\(result.saved.count)", "deleted": "\(result.deleted.map(\.recordName).sorted())",
                                                     "failed": "\(result.failed.map { "\($0.key.recordName): \($0.value.code)" }.sorted())"])
         // What was remembered until an answer came is done with (a conflict's answer is
@@ -190,8 +196,12 @@ extension FolderEngine {
             for (id, saved) in result.saved {
                 // Settled; or, when changed again meanwhile (another revision), still pending
                 // and now based on this save.
-                guard let revision = sentRevision[id.recordName] else { continue }
-                try db.settleItem(named: id.recordName, acked: saved, ifAt: revision)
+                guard let row = sentRows[id.recordName] else { continue }
+                if reads.contains(id.recordName) {
+                    try settleSent(row, acked: saved, reads: reads, in: db)
+                } else {
+                    try db.settleItem(named: id.recordName, acked: saved, ifAt: row.revision)
+                }
             }
             for id in result.deleted {
                 let path = try db.item(named: id.recordName)?.path
@@ -199,18 +209,17 @@ extension FolderEngine {
                 if let path { try refreshConflictFlags(db, around: [path]) }
             }
         }
+        try writeBackRead(result.failed.keys.compactMap { sentRows[$0.recordName] }, reads: reads)
         var wholeFailure: SyncError?
+        var changedElsewhere: [DocSyncCore.Record] = []
+        var changedElsewhereUnsent: [RecordID] = []
         for (id, error) in result.failed.sorted(by: { $0.key < $1.key }) {
             guard var row = try readIndex({ db in try db.item(named: id.recordName) }) else { continue }
             switch error.code {
             case .serverRecordChanged:
-                var server = error.serverRecord
-                if server == nil { server = try await backend.fetchRecords([id])[id] }
-                guard let server else { continue }
-                // This device's own earlier save, whose answer was lost: now acknowledged.
-                if try settleUncertainSaves(changed: [server]).contains(id.recordName) { continue }
-                // Deleted here, changed there: the edit wins; changed on both: merged.
-                try await applyRemoteChange(.saved(server))
+                // Changed elsewhere since this save's base: the server's record is a remote
+                // change for the next plan (`applyAnsweredChanges`), not applied here.
+                if let server = error.serverRecord { changedElsewhere.append(server) } else { changedElsewhereUnsent.append(id) }
             case .unknownItem:
                 if try onlyMoved(row) {
                     // Deleted elsewhere, and only moved here (by the engine, or to another
@@ -236,6 +245,17 @@ extension FolderEngine {
             default:
                 wholeFailure = wholeFailure ?? error
             }
+        }
+        if !changedElsewhereUnsent.isEmpty {
+            // A backend that answers without the server's record: asked for all of them at once.
+            let fetched = try await backend.fetchRecords(changedElsewhereUnsent)
+            changedElsewhere += changedElsewhereUnsent.compactMap { fetched[$0] }
+        }
+        if !changedElsewhere.isEmpty {
+            // This device's own earlier saves, whose answers were lost, are acknowledged now;
+            // the others wait for the plan after this send.
+            let own = try settleUncertainSaves(changed: changedElsewhere)
+            noteAnswered(changedElsewhere.filter { !own.contains($0.id.recordName) })
         }
         if let wholeFailure { throw wholeFailure }
     }
@@ -356,7 +376,7 @@ extension FolderEngine {
                     changedNames.formUnion(batch.changed)
                     for (name, bytes) in batch.sent { sentSoFar[name, default: 0] += bytes }
                     // Progress is worth a write only for files that take more than a batch.
-                    noteUploadProgress(sentSoFar.filter { batch.sent[$0.key] != nil && totals[$0.key, default: 0] > 1 << 20 }, of: totals)
+                    noteUploadProgress(sentSoFar.filter { batch.sent[$0.key] != nil && totals[$0.key, default: 0] > SentRowWrites.progressThreshold }, of: totals)
                 case .failure(let error): failure = failure ?? error
                 }
                 if failure == nil { add() }

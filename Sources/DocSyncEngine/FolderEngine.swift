@@ -237,6 +237,8 @@ public final class FolderEngine: Sendable {
             // A failed fetch does not hold back sending (stale saves are merged when the
             // server answers serverRecordChanged); its error is handled after the send.
             var fetchFailure: SyncError?
+            // Answers a send cut short left waiting go first: the fetch may bring newer versions.
+            try await applyAnsweredChanges()
             if state.retry.fetchOwed {
                 showWorking(.syncing)
                 do {
@@ -260,6 +262,7 @@ public final class FolderEngine: Sendable {
                 let started = environment.now()
                 _ = decideDeletionGate()
                 sentEverything = try await sendPending()
+                try await applyAnsweredChanges()
                 logger.debug("sent pending changes", metadata: ["took": "\(environment.now() - started)"])
             }
             if let fetchFailure { throw fetchFailure }

@@ -17,6 +17,9 @@ struct LoopOwned: Sendable {
     var joining = false
     /// Until the first full scan: it removes what downloads a crash interrupted left.
     var leftoversToRemove = true
+    /// Records the server answered saves with, changed elsewhere, waiting for their plan
+    /// (`applyAnsweredChanges`), by record name.
+    var answeredChanges = [String: DocSyncCore.Record]()
     /// When the reconciler last saw local deletions (the brake's quiet period).
     var lastLocalDeletion: ContinuousClock.Instant?
 }

@@ -1,0 +1,49 @@
+import DocSyncCore
+
+/// Records the server answered a save with (`serverRecordChanged`: another device changed
+/// the record since the save's base). Each is a remote change like a fetched one: it goes
+/// through observe → plan → execute after the send that met it, in the same turn, instead
+/// of being applied in the middle of a page being sent. What the plan makes of it (a merge,
+/// a conflict copy, an edit that beats a deletion) is then pending, and the next turn sends it.
+extension FolderEngine {
+    /// Keeps `records` for `applyAnsweredChanges` (a later answer for a record replaces an
+    /// earlier one).
+    func noteAnswered(_ records: [DocSyncCore.Record]) {
+        guard !records.isEmpty else { return }
+        owned.withLock { state in
+            for record in records { state.answeredChanges[record.id.recordName] = record }
+        }
+    }
+
+    /// Applies the records kept by `noteAnswered`, folders first and shallow before deep (as
+    /// a fetched page is applied). Those not applied when an error stops it are kept for the
+    /// next call; a fetch bringing the same record meanwhile makes applying it again a no-op.
+    func applyAnsweredChanges() async throws(SyncError) {
+        let answered = owned.withLock { state in
+            defer { state.answeredChanges = [:] }
+            return state.answeredChanges
+        }
+        guard !answered.isEmpty else { return }
+        var ordered = Self.applicationOrder(Array(answered.values))[...]
+        do throws(SyncError) {
+            while let record = ordered.first {
+                try await applyRemoteChange(.saved(record))
+                ordered = ordered.dropFirst()
+            }
+        } catch {
+            noteAnswered(Array(ordered))
+            throw error
+        }
+    }
+
+    /// `records` in the order a page's saves are applied: folders first, shallow before deep,
+    /// then by path.
+    static func applicationOrder(_ records: [DocSyncCore.Record]) -> [DocSyncCore.Record] {
+        records.map { (record: $0, isFile: $0.type != .folder, depth: $0.path.depth) }
+            .sorted { a, b in
+                if a.isFile != b.isFile { return !a.isFile }
+                return a.depth != b.depth ? a.depth < b.depth : a.record.path < b.record.path
+            }
+            .map(\.record)
+    }
+}
