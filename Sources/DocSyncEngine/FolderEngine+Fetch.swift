@@ -81,13 +81,7 @@ extension FolderEngine {
                                                 deletedVersions: try await lastVersionsOfUncertainlySaved(deleted: deletedNames))
         let (known, echoes) = try lookUp(page.changed)
         // Folders first, shallow before deep, so parents exist before their children.
-        let ordered = page.changed.filter { !echoes.contains($0.id.recordName) && !ownSaves.contains($0.id.recordName) }
-            .map { (record: $0, isFile: $0.type != .folder, depth: $0.path.depth) }
-            .sorted { a, b in
-                if a.isFile != b.isFile { return !a.isFile }
-                return a.depth != b.depth ? a.depth < b.depth : a.record.path < b.record.path
-            }
-            .map(\.record)
+        let ordered = RemotePagePlanner.order(page.changed, skipping: echoes.union(ownSaves))
         try markOutdated(ordered.filter { known.contains($0.id.recordName) })
         await prepareNewDocuments(ordered, known: known)
         defer { discardPreparedFiles() }
@@ -108,9 +102,8 @@ extension FolderEngine {
         live.withLock { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 }
         let names = page.deleted.map(\.recordName)
         try forgetShadowedFolders(names)
-        let deletions = try readIndex { db in try names.compactMap { name in try db.item(named: name) } }
-            .map { (row: $0, depth: $0.path.depth) }.sorted { $0.depth > $1.depth }.map(\.row)
-        for row in deletions { try await applyRemoteDeletion(row.recordName) }
+        let deletedHere = try readIndex { db in try names.compactMap { name in try db.item(named: name).map { (recordName: name, path: $0.path) } } }
+        for name in RemotePagePlanner.deletionOrder(deletedHere) { try await applyRemoteDeletion(name) }
         return false
     }
 
