@@ -172,9 +172,15 @@ extension FolderEngine {
         try writeIndex { db in
             let names = try String.fetchAll(db, sql: "SELECT recordName FROM carriedAlong")
             try db.execute(sql: "DELETE FROM carriedAlong")
-            for name in names {
-                guard var row = try db.item(named: name), row.pending == .none, let acked = row.acked, acked.path != row.path else { continue }
-                logger.debug("a folder's move carried an item whose record stayed; sending its new place", metadata: ["path": "\(row.path)", "from": "\(acked.path)", "record": "\(name)"])
+            var rows: [String: IndexItem] = [:]
+            for name in names { rows[name] = try db.item(named: name) }
+            let carried = names.compactMap { name in
+                rows[name].map { StrandedItemsPlanner.Item(recordName: name, change: $0.pending.change, path: $0.path, acknowledgedPath: $0.acked?.path) }
+            }
+            for name in StrandedItemsPlanner.plan(carried) {
+                guard var row = rows[name] else { continue }
+                logger.debug("a folder's move carried an item whose record stayed; sending its new place",
+                             metadata: ["path": "\(row.path)", "from": "\(row.acked?.path.string ?? "")", "record": "\(name)"])
                 markChanged(&row)
                 try row.update(db)
                 try noteMovedByEngine(row, in: db)
