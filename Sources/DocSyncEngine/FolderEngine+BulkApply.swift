@@ -63,24 +63,23 @@ extension FolderEngine {
         return (applied, storeToken)
     }
 
-    /// The new folders and documents of `records` that nothing here claims: an unknown
-    /// record name, no live item at the path, not ignored, and no other record of the page
-    /// at the same path.
+    /// The records of `records` (a page's saves, in order) that are plainly new here
+    /// (`RemotePagePlanner.plainlyNew`), from what the index and the ignore rules say of each.
     private func freshRecords(_ records: [DocSyncCore.Record]) throws(SyncError) -> [DocSyncCore.Record] {
-        var pathCounts: [RelativePath: Int] = [:]
-        for record in records { pathCounts[record.path, default: 0] += 1 }
-        let plausible = records.filter { record in
-            record.type != .symlink && pathCounts[record.path] == 1 && !(configuration.onDemand && record.type == .document)
-                && !owned.withLock({ $0.scanner.isIgnored(record.path, isDirectory: record.type == .folder) })
-        }
-        return try readIndex { db in
+        let scanner = owned.withLock { $0.scanner }
+        let facts = try readIndex { db in
             let named = try db.cachedStatement(sql: "SELECT 1 FROM item WHERE recordName = ?")
             let atPath = try db.cachedStatement(sql: "SELECT 1 FROM item WHERE path = ? AND pending != 2")
-            return try plausible.filter { record in
-                try Bool.fetchOne(named, arguments: [record.id.recordName]) == nil
-                    && Bool.fetchOne(atPath, arguments: [record.path.string]) == nil
+            var facts: [String: RemotePagePlanner.NewRecordFacts] = [:]
+            for record in RemotePagePlanner.factsNeeded(records, onDemand: configuration.onDemand) {
+                facts[record.id.recordName] = RemotePagePlanner.NewRecordFacts(
+                    known: try Bool.fetchOne(named, arguments: [record.id.recordName]) != nil,
+                    pathTaken: try Bool.fetchOne(atPath, arguments: [record.path.string]) != nil,
+                    ignored: scanner.isIgnored(record.path, isDirectory: record.type == .folder))
             }
+            return facts
         }
+        return RemotePagePlanner.plainlyNew(records, facts: facts, onDemand: configuration.onDemand)
     }
 
     /// The index row of a remote item just put in place, acknowledged and settled.

@@ -81,13 +81,7 @@ extension FolderEngine {
                                                 deletedVersions: try await lastVersionsOfUncertainlySaved(deleted: deletedNames))
         let (known, echoes) = try lookUp(page.changed)
         // Folders first, shallow before deep, so parents exist before their children.
-        let ordered = page.changed.filter { !echoes.contains($0.id.recordName) && !ownSaves.contains($0.id.recordName) }
-            .map { (record: $0, isFile: $0.type != .folder, depth: $0.path.depth) }
-            .sorted { a, b in
-                if a.isFile != b.isFile { return !a.isFile }
-                return a.depth != b.depth ? a.depth < b.depth : a.record.path < b.record.path
-            }
-            .map(\.record)
+        let ordered = RemotePagePlanner.order(page.changed, skipping: echoes.union(ownSaves))
         try markOutdated(ordered.filter { known.contains($0.id.recordName) })
         await prepareNewDocuments(ordered, known: known)
         defer { discardPreparedFiles() }
@@ -108,9 +102,8 @@ extension FolderEngine {
         live.withLock { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 }
         let names = page.deleted.map(\.recordName)
         try forgetShadowedFolders(names)
-        let deletions = try readIndex { db in try names.compactMap { name in try db.item(named: name) } }
-            .map { (row: $0, depth: $0.path.depth) }.sorted { $0.depth > $1.depth }.map(\.row)
-        for row in deletions { try await applyRemoteDeletion(row.recordName) }
+        let deletedHere = try readIndex { db in try names.compactMap { name in try db.item(named: name).map { (recordName: name, path: $0.path) } } }
+        for name in RemotePagePlanner.deletionOrder(deletedHere) { try await applyRemoteDeletion(name) }
         return false
     }
 
@@ -179,9 +172,15 @@ extension FolderEngine {
         try writeIndex { db in
             let names = try String.fetchAll(db, sql: "SELECT recordName FROM carriedAlong")
             try db.execute(sql: "DELETE FROM carriedAlong")
-            for name in names {
-                guard var row = try db.item(named: name), row.pending == .none, let acked = row.acked, acked.path != row.path else { continue }
-                logger.debug("a folder's move carried an item whose record stayed; sending its new place", metadata: ["path": "\(row.path)", "from": "\(acked.path)", "record": "\(name)"])
+            var rows: [String: IndexItem] = [:]
+            for name in names { rows[name] = try db.item(named: name) }
+            let carried = names.compactMap { name in
+                rows[name].map { StrandedItemsPlanner.Item(recordName: name, change: $0.pending.change, path: $0.path, acknowledgedPath: $0.acked?.path) }
+            }
+            for name in StrandedItemsPlanner.plan(carried) {
+                guard var row = rows[name] else { continue }
+                logger.debug("a folder's move carried an item whose record stayed; sending its new place",
+                             metadata: ["path": "\(row.path)", "from": "\(row.acked?.path.string ?? "")", "record": "\(name)"])
                 markChanged(&row)
                 try row.update(db)
                 try noteMovedByEngine(row, in: db)

@@ -102,12 +102,7 @@ extension FolderEngine {
 
     /// The planner's view of an index row.
     func localItem(_ row: IndexItem) -> LocalItem {
-        let change: LocalItem.Change
-        switch row.pending {
-        case .none: change = .none
-        case .save: change = .edited
-        case .delete: change = .deleted
-        }
+        let change = row.pending.change
         return LocalItem(recordName: row.recordName, change: change, isPlaceholder: row.isPlaceholder, ancestor: row.acked,
                          observed: row.record(zone: configuration.zone, device: configuration.device),
                          onlyMovedByEngine: change == .edited && ((try? onlyMovedByEngine(row)) ?? false))

@@ -30,21 +30,26 @@ extension FolderEngine {
     /// Places the waiting folder records whose path no folder of this device holds any more,
     /// through the planner as new records; drops those that became items here meanwhile.
     func placeShadowedFolders() async throws(SyncError) {
-        let waiting: [(name: String, record: DocSyncCore.Record?, free: Bool, known: Bool)] = try readIndex { db in
+        let waiting: [ShadowedFoldersPlanner.Waiting] = try readIndex { db in
             try Row.fetchAll(db, sql: """
                 SELECT s.recordName, s.record,
                     NOT EXISTS (SELECT 1 FROM item i WHERE i.path = s.path AND i.kind = ? AND i.pending != 2) AS free,
                     EXISTS (SELECT 1 FROM item i WHERE i.recordName = s.recordName) AS known
                 FROM shadowedFolder s
                 """, arguments: [RecordType.folder.rawValue]).map { row in
-                (row["recordName"], try? CompactCoding.decodeRecord(row["record"] as Data), row["free"], row["known"])
+                ShadowedFoldersPlanner.Waiting(recordName: row["recordName"], record: try? CompactCoding.decodeRecord(row["record"] as Data),
+                                               pathFree: row["free"], known: row["known"])
             }
         }
-        for entry in waiting where entry.known || entry.free || entry.record == nil {
-            try forgetShadowedFolders([entry.name])
-            guard !entry.known, let record = entry.record else { continue }
-            logger.debug("a waiting folder record's path is free; placing it", metadata: ["path": "\(record.path)", "record": "\(entry.name)"])
-            try await applyRemoteChange(.saved(record))
+        for decision in ShadowedFoldersPlanner.plan(waiting) {
+            switch decision {
+            case .forget(let name):
+                try forgetShadowedFolders([name])
+            case .place(let record):
+                try forgetShadowedFolders([record.id.recordName])
+                logger.debug("a waiting folder record's path is free; placing it", metadata: ["path": "\(record.path)", "record": "\(record.id.recordName)"])
+                try await applyRemoteChange(.saved(record))
+            }
         }
     }
 }
