@@ -24,7 +24,7 @@ extension FolderEngine {
             return state.answeredChanges
         }
         guard !answered.isEmpty else { return }
-        var ordered = Self.applicationOrder(Array(answered.values))[...]
+        var ordered = RemotePagePlanner.order(Array(answered.values), skipping: [])[...]
         do throws(SyncError) {
             while let record = ordered.first {
                 try await applyRemoteChange(.saved(record))
@@ -34,16 +34,5 @@ extension FolderEngine {
             noteAnswered(Array(ordered))
             throw error
         }
-    }
-
-    /// `records` in the order a page's saves are applied: folders first, shallow before deep,
-    /// then by path.
-    static func applicationOrder(_ records: [DocSyncCore.Record]) -> [DocSyncCore.Record] {
-        records.map { (record: $0, isFile: $0.type != .folder, depth: $0.path.depth) }
-            .sorted { a, b in
-                if a.isFile != b.isFile { return !a.isFile }
-                return a.depth != b.depth ? a.depth < b.depth : a.record.path < b.record.path
-            }
-            .map(\.record)
     }
 }
