@@ -94,7 +94,10 @@ extension FolderEngine {
         let unsent = try await uploadChunks(for: page.saves.filter { $0.kind == .document && !$0.chunksUploaded }, justRead: page.justRead,
                                             knownStored: page.knownStored)
         var reads = UnwrittenReads(stored: page.unwritten)
-        for name in page.unwritten.keys { reads.chunks[name] = page.justRead[name]?.chunks }
+        for name in page.unwritten.keys {
+            reads.fingerprints[name] = page.fingerprints[name]
+            reads.chunks[name] = page.justRead[name]?.chunks
+        }
         var uploaded = page
         uploaded.justRead = [:]  // the bytes are on the backend: not kept while the records wait
         return UploadedPage(page: uploaded, unsent: unsent, reads: reads, took: environment.now() - started)

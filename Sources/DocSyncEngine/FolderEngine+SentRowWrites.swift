@@ -33,9 +33,16 @@ extension FolderEngine {
     /// the chunks read for the documents among them.
     struct UnwrittenReads: Sendable {
         var stored: [String: IndexItem] = [:]
+        /// Each stored row's fingerprint as the page read it (not computed again).
+        var fingerprints: [String: IndexItem.Fingerprint] = [:]
         var chunks: [String: [ChunkRef]] = [:]
 
         func contains(_ recordName: String) -> Bool { stored[recordName] != nil }
+
+        /// True when the index still holds `recordName`'s row as the page read it.
+        func isCurrent(_ recordName: String, in db: Database) throws -> Bool {
+            try fingerprints[recordName]?.isCurrent(db, recordName) == true
+        }
     }
 
     /// Writes `sent` (a save read for its page and not written since) acknowledged as
@@ -47,7 +54,7 @@ extension FolderEngine {
     func settleSent(_ sent: IndexItem, acked record: DocSyncCore.Record, reads: UnwrittenReads, in db: Database) throws {
         guard let stored = reads.stored[sent.recordName] else { return }
         let current: IndexItem
-        if try IndexItem.Fingerprint(stored).isCurrent(db, sent.recordName) {
+        if try reads.isCurrent(sent.recordName, in: db) {
             current = stored
         } else {
             guard let now = try db.item(named: sent.recordName) else { return }
@@ -74,7 +81,7 @@ extension FolderEngine {
         guard !rows.isEmpty else { return }
         try writeIndex { db in
             for row in rows {
-                guard let stored = reads.stored[row.recordName], try IndexItem.Fingerprint(stored).isCurrent(db, row.recordName) else { continue }
+                guard let stored = reads.stored[row.recordName], try reads.isCurrent(row.recordName, in: db) else { continue }
                 var read = stored
                 read.takeRead(from: row)
                 try read.update(db, from: stored)
@@ -88,10 +95,7 @@ extension IndexItem {
     /// Takes what reading `read`'s file found: its size and times as read, digest, asset and
     /// link target, and that nothing is left to read.
     mutating func takeRead(from read: IndexItem) {
-        size = read.size
-        modified = read.modified
-        inode = read.inode
-        mode = read.mode
+        take(read.stat)
         digest = read.digest
         asset = read.asset
         symlinkTarget = read.symlinkTarget
