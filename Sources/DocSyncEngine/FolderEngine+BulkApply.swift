@@ -59,7 +59,7 @@ extension FolderEngine {
         }
         for (row, _) in rows { clearProblem(at: row.path.string) }
         let bytes = rows.reduce(Int64(0)) { $0 + $1.row.size }
-        live.withLock { $0.pendingDownloads -= rows.count; $0.pendingDownloadBytes -= bytes }
+        updateLive { $0.pendingDownloads -= rows.count; $0.pendingDownloadBytes -= bytes }
         return (applied, storeToken)
     }
 

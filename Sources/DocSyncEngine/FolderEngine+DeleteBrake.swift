@@ -26,7 +26,7 @@ extension FolderEngine {
     /// letting it go, is stored and told.
     func decideDeletionGate() -> DeletionGate {
         let counts = (try? index.readLatest { db in try DeletionCounts.fetch(db) }) ?? DeletionCounts()
-        let state = safety.withLock { $0 }
+        let state = published.withLock { $0.safety }
         let now = environment.now()
         let facts = DeletionCheck.Facts(pending: counts.pending, live: counts.live, sentSinceSettled: state.deletionsSentSinceSettled,
                                         askedFor: state.deletionsAskedFor, confirmed: state.deletionsConfirmed, engaged: state.brakeEngagedAt != nil,
@@ -48,12 +48,12 @@ extension FolderEngine {
             }
             gate = .hold
         }
-        live.withLock { $0.deletionGate = gate }
+        updateLive { $0.deletionGate = gate }
         return gate
     }
 
     /// The gate as last decided.
-    var deletionGate: DeletionGate { live.withLock { $0.deletionGate } }
+    var deletionGate: DeletionGate { published.withLock { $0.live.deletionGate } }
 
     /// The condition on `item` rows that are sent now: saves, and deletions unless the gate
     /// keeps them back.

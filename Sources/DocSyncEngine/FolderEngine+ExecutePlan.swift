@@ -8,8 +8,9 @@ import GRDB
 /// it) stops the plan with `assetFileModified`: the loop records the change and the remote
 /// change is observed and planned again.
 extension FolderEngine {
-    /// Observes `change`, plans it and carries the plan out.
+    /// Records local changes where `change` lands, observes it, plans it and carries the plan out.
     func applyRemoteChange(_ change: RemoteChange, deletedInFetch: Set<String> = []) async throws(SyncError) {
+        try recordLocalChanges(where: change)
         let observed = try observe(change, deletedInFetch: deletedInFetch)
         let plan = RemoteChangePlanner.plan(observed.scope, settings: plannerSettings)
         if !plan.isEmpty {

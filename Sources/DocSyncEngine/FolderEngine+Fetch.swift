@@ -30,7 +30,7 @@ extension FolderEngine {
             let page: ChangeSet
             if let next { page = try await next.value.get() } else { page = try await fetchPage(after: token) }
             next = page.moreComing && !environment.serial ? prefetch(after: page.token) : nil
-            live.withLock {
+            updateLive {
                 $0.pendingDownloads = page.changed.count
                 $0.pendingDownloadBytes = page.changed.reduce(0) { $0 + $1.size }
             }
@@ -41,7 +41,7 @@ extension FolderEngine {
             }
             if !tokenStored { try storeToken(page.token) }
             token = page.token
-            live.withLock { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 }
+            updateLive { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 }
             if !page.moreComing { break }
         }
         try await settleUnseen()
@@ -97,9 +97,9 @@ extension FolderEngine {
                 // place): report it and go on; it is tried again when it changes.
                 report(ItemProblem(path: record.path.string, message: "cannot apply the change from \(record.lastModifiedBy): \(error.message)"))
             }
-            live.withLock { $0.pendingDownloads -= 1; $0.pendingDownloadBytes -= record.size }
+            updateLive { $0.pendingDownloads -= 1; $0.pendingDownloadBytes -= record.size }
         }
-        live.withLock { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 }
+        updateLive { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 }
         let names = page.deleted.map(\.recordName)
         try forgetShadowedFolders(names)
         let deletedHere = try readIndex { db in try names.compactMap { name in try db.item(named: name).map { (recordName: name, path: $0.path) } } }

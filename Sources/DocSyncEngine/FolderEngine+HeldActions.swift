@@ -10,7 +10,7 @@ extension FolderEngine {
     /// how many there are: a held folder holds every item of its index, the brake its
     /// pending deletions.
     public func heldItems(limit: Int) -> (items: [HeldItem], total: Int) {
-        let folderHeld = safety.withLock { $0.heldReason != nil }
+        let folderHeld = published.withLock { $0.safety.heldReason != nil }
         let condition = folderHeld ? "1" : "pending = 2"
         let found = try? index.readLatest { db -> ([HeldItem], Int) in
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE \(condition)") ?? 0
@@ -169,7 +169,7 @@ extension FolderEngine {
 
     /// Writes the root's marker again, naming the instance the index recorded.
     private func remark() throws(SyncError) {
-        let instance = safety.withLock { $0.markerInstance } ?? environment.newRecordName()
+        let instance = published.withLock { $0.safety.markerInstance } ?? environment.newRecordName()
         try RootMarker.write(instance: instance, zone: configuration.zone, into: configuration.root.path, modified: environment.wallNow(), in: fileSystem)
         updateSafety { $0.markerInstance = instance }
         _ = checkRoot()

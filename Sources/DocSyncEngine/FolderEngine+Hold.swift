@@ -30,7 +30,7 @@ extension FolderEngine {
 
     private func lookAtRoot(_ root: String) -> RootCheck {
         let observed = RootMarker.observe(root, in: fileSystem)
-        let recorded = safety.withLock { $0.markerInstance }
+        let recorded = published.withLock { $0.safety.markerInstance }
         let hasItems = (try? index.readLatest { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item)") }) ?? true
         switch FolderHold.verdict(root: observed, recorded: recorded, indexedItems: hasItems == true ? 1 : 0, newInstance: environment.newRecordName()) {
         case .proceed:
@@ -90,10 +90,10 @@ extension FolderEngine {
     /// state in memory stays right, and is stored again with the next change).
     @discardableResult
     func updateSafety<T>(_ change: (inout SafetyState) -> T) -> T {
-        let (result, state, changed) = safety.withLock { state in
-            let before = state
-            let result = change(&state)
-            return (result, state, state != before)
+        let (result, state, changed) = published.withLock { published in
+            let before = published.safety
+            let result = change(&published.safety)
+            return (result, published.safety, published.safety != before)
         }
         if changed {
             do { try index.write { db in try db.setEngineValue(SafetyState.key, state.encoded) } } catch {

@@ -2,9 +2,11 @@ import DocSyncCore
 import Foundation
 import GRDB
 
-/// The first step of applying a remote change: looking at the disk where the change lands,
-/// recording any local change found there in the index, and reading the planner's input
-/// (`RemoteChangeScope`) from the index. Nothing here decides or writes the folder.
+/// The first step of applying a remote change: looking at the disk where the change lands
+/// and reading the planner's input (`RemoteChangeScope`) from the index. Everything here only
+/// reads: a local change found there and not recorded yet is named (`unrecordedLocalChanges`)
+/// for the local scan to record before the change is observed (`recordLocalChanges`), so an
+/// edit is never taken for the file a remote change replaces or deletes.
 extension FolderEngine {
     /// The scope of one remote change, and the index rows of the items it names (by record
     /// name), which the executor works on.
@@ -13,8 +15,63 @@ extension FolderEngine {
         var rows: [String: IndexItem]
     }
 
-    /// What the planner needs to decide `change`. `deletedInFetch` names the records the same
-    /// fetch deletes (an item in a saved record's way may be one of them).
+    /// Where `change` lands, the local changes the index has not recorded, in two rounds:
+    /// `.item`, the item the change names (changed here, gone, or a folder whose contents a
+    /// deletion must see); then `.path`, once those are recorded, what is at a saved record's
+    /// path (something the index does not know, or an edited item there that changed or went
+    /// since it was recorded). Reads only.
+    func unrecordedLocalChanges(_ change: RemoteChange, _ round: ObservationRound) throws(SyncError) -> [EngineInbox.Scope] {
+        let name = change.recordName
+        let row = try readIndex { db in try db.item(named: name) }
+        switch (change, round) {
+        case (.deleted, .item):
+            guard let row, row.pending == .none, !row.isPlaceholder else { return [] }
+            let stat = try? fileSystem.status(absolute(row.path))
+            guard stat.map({ !row.matches($0) }) ?? true || row.kind == .folder else { return [] }
+            return [EngineInbox.Scope(path: row.path, subtree: row.kind == .folder)]
+        case (.deleted, .path):
+            return []
+        case (.saved(let server), _):
+            if isIgnored(server) { return [] }
+            if round == .item {
+                guard let known = row, known.pending != .delete, !known.isPlaceholder, known.acked?.changeTag != server.changeTag,
+                      !((try? fileSystem.status(absolute(known.path))).flatMap { $0.map(known.matches) } ?? false) else { return [] }
+                // A local change the watcher has not reported yet (or an edited file gone
+                // since, a plan cut short having moved it aside).
+                return [EngineInbox.Scope(path: known.path, subtree: false)]
+            }
+            guard row?.path != server.path || row?.pending == .delete else { return [] }
+            if let occupant = try readIndex({ db in try db.item(at: server.path) }).flatMap({ $0.recordName == name ? nil : $0 }) {
+                // An edited item in the way that changed or went since it was recorded.
+                guard occupant.pending == .save, !occupant.isPlaceholder,
+                      (try? fileSystem.status(absolute(occupant.path))).flatMap({ $0.map(occupant.matches) }) != true else { return [] }
+                return [EngineInbox.Scope(path: occupant.path, subtree: false)]
+            }
+            // Something the index does not know yet (a directory for a new folder record is
+            // taken as that folder, not recorded).
+            guard let found = try? fileSystem.status(absolute(server.path)),
+                  !(found.kind == .directory && server.type == .folder && row == nil) else { return [] }
+            return [EngineInbox.Scope(path: server.path, subtree: false)]
+        }
+    }
+
+    /// The two rounds of `unrecordedLocalChanges`: the second looks at what the first recorded.
+    enum ObservationRound {
+        case item, path
+    }
+
+    /// Records, through the local scan, the local changes where `change` lands that the index
+    /// has not recorded yet (`unrecordedLocalChanges`, both rounds).
+    func recordLocalChanges(where change: RemoteChange) throws(SyncError) {
+        for round in [ObservationRound.item, .path] {
+            let scopes = try unrecordedLocalChanges(change, round)
+            if !scopes.isEmpty { try reconcile(scopes) }
+        }
+    }
+
+    /// What the planner needs to decide `change`, read from the index and the disk (local
+    /// changes there recorded first: `recordLocalChanges`). `deletedInFetch` names the records
+    /// the same fetch deletes (an item in a saved record's way may be one of them). Reads only.
     func observe(_ change: RemoteChange, deletedInFetch: Set<String> = []) throws(SyncError) -> ObservedScope {
         var scope = RemoteChangeScope(change: change, freshRecordName: "", joining: isJoining)
         var rows: [String: IndexItem] = [:]
@@ -22,34 +79,16 @@ extension FolderEngine {
         switch change {
         case .deleted:
             guard var row = try readIndex({ db in try db.item(named: name) }) else { return ObservedScope(scope: scope, rows: rows) }
-            if row.pending == .none, !row.isPlaceholder {
-                let stat = try? fileSystem.status(absolute(row.path))
-                if stat.map({ !row.matches($0) }) ?? true || row.kind == .folder {
-                    // Changed here (or gone) and not recorded yet: record it first, so an edit
-                    // is not taken for the file the deletion means.
-                    try reconcile([EngineInbox.Scope(path: row.path, subtree: row.kind == .folder)])
-                    guard let again = try readIndex({ db in try db.item(named: name) }) else { return ObservedScope(scope: scope, rows: rows) }
-                    row = again
-                }
-            }
             try readEditedContent(&row)
             scope.item = localItem(row)
             rows[name] = row
             if row.kind == .folder { scope.hasLiveChildren = try hasLiveChildren(row) }
         case .saved(let server):
-            if owned.withLock({ $0.scanner.isIgnored(server.path, isDirectory: server.type == .folder) }) {
+            if isIgnored(server) {
                 scope.isIgnored = true
                 return ObservedScope(scope: scope, rows: rows)
             }
-            var row = try readIndex { db in try db.item(named: name) }
-            if let known = row, known.pending != .delete, !known.isPlaceholder, known.acked?.changeTag != server.changeTag {
-                if let stat = try? fileSystem.status(absolute(known.path)), known.matches(stat) {} else {
-                    // A local change the watcher has not reported yet (or an edited file gone
-                    // since, a plan cut short having moved it aside): record it first.
-                    try reconcile([EngineInbox.Scope(path: known.path, subtree: false)])
-                    row = try readIndex { db in try db.item(named: name) }
-                }
-            }
+            let row = try readIndex { db in try db.item(named: name) }
             if var known = row {
                 try readEditedContent(&known)
                 // A merge may keep this device's version beside as a new item.
@@ -60,26 +99,15 @@ extension FolderEngine {
             // What is at the record's path, when the item is not there already (a deleted
             // item is not, wherever its row says it was).
             if row?.path != server.path || row?.pending == .delete {
-                var occupant = try readIndex { db in try db.item(at: server.path) }.flatMap { $0.recordName == name ? nil : $0 }
+                let occupant = try readIndex { db in try db.item(at: server.path) }.flatMap { $0.recordName == name ? nil : $0 }
                 if occupant == nil, let found = try? fileSystem.status(absolute(server.path)) {
                     if found.kind == .directory, server.type == .folder, row == nil {
                         scope.directoryAtPath = true
                     } else {
-                        // Something the index does not know yet: record it first.
-                        try reconcile([EngineInbox.Scope(path: server.path, subtree: false)])
-                        occupant = try readIndex { db in try db.item(at: server.path) }.flatMap { $0.recordName == name ? nil : $0 }
-                        if occupant == nil {
-                            let rows = try readIndex { db in try IndexItem.fetchAll(db, sql: "SELECT * FROM item WHERE path = ?", arguments: [server.path.string]) }
-                            logger.debug("an item the index does not claim is in a record's way", metadata: [
-                                "path": "\(server.path)", "kind": "\(found.kind)", "rows": "\(rows.map { "\($0.recordName) pending \($0.pending)" })"])
-                        }
+                        let rows = try readIndex { db in try IndexItem.fetchAll(db, sql: "SELECT * FROM item WHERE path = ?", arguments: [server.path.string]) }
+                        logger.debug("an item the index does not claim is in a record's way", metadata: [
+                            "path": "\(server.path)", "kind": "\(found.kind)", "rows": "\(rows.map { "\($0.recordName) pending \($0.pending)" })"])
                     }
-                }
-                if let found = occupant, found.pending == .save, !found.isPlaceholder,
-                   (try? fileSystem.status(absolute(found.path))).flatMap({ $0.map(found.matches) }) != true {
-                    // An edited item in the way that changed or went since it was recorded.
-                    try reconcile([EngineInbox.Scope(path: found.path, subtree: false)])
-                    occupant = try readIndex { db in try db.item(at: server.path) }.flatMap { $0.recordName == name ? nil : $0 }
                 }
                 if var occupant {
                     try readEditedContent(&occupant)
@@ -92,6 +120,10 @@ extension FolderEngine {
             scope.pathsInUse = conflictNamesInUse(for: rows.values.filter { $0.pending == .save || $0.recordName != name }, server: server)
         }
         return ObservedScope(scope: scope, rows: rows)
+    }
+
+    private func isIgnored(_ server: DocSyncCore.Record) -> Bool {
+        owned.withLock { $0.scanner.isIgnored(server.path, isDirectory: server.type == .folder) }
     }
 
     /// Reads the content of an item changed here whose content is not read yet: the planner

@@ -20,7 +20,7 @@ import Synchronization
 ///
 /// Ownership: the loop's task owns the engine's state. Others reach it in two ways only:
 /// they hand work to the loop through `inbox`, and they read what the loop publishes
-/// (`live`, `safety`, the index). Everything else that changes is `owned`. Pipelining stays
+/// (`published`, the index). Everything else that changes is `owned`. Pipelining stays
 /// where it pays, inside a step and unless `environment` asks for serial work: while the
 /// loop saves a page, the next is uploaded and the one after read on tasks of their own
 /// (`sendPending`), chunk batches upload side by side, a page's files are read on up to four
@@ -43,11 +43,9 @@ public final class FolderEngine: Sendable {
     /// What anyone hands the loop: watcher events, notifications, a person's actions.
     let inbox = Mutex(EngineInbox())
     let wake = WakeSignal()
-    /// What the loop shows status readers; only the loop writes it.
-    let live = Mutex(LiveStatus())
-    /// Deletion safety (SPEC §4a), as stored in the index; only the loop writes it, status
-    /// readers read it.
-    let safety: Mutex<SafetyState>
+    /// What the loop publishes for status readers, one snapshot of both parts; only the
+    /// loop writes it (`updateLive`, `updateSafety`).
+    let published: Mutex<Published>
     /// Everything else that changes: the loop's own (`LoopOwned`).
     let owned: Mutex<LoopOwned>
 
@@ -55,6 +53,14 @@ public final class FolderEngine: Sendable {
     /// name is an engine's own write moved into place, recorded in its index by the engine
     /// itself, so a watcher need not report it (`InotifyWatcher`'s `ownRenamePrefix`).
     public static var ownTemporaryPrefix: String { Materializer.ownTemporaryPrefix }
+
+    /// What status readers see, taken whole: a reader never sees one part of a change
+    /// without the other.
+    struct Published: Sendable {
+        var live = LiveStatus()
+        /// Deletion safety (SPEC §4a), as stored in the index.
+        var safety: SafetyState
+    }
 
     /// What the loop is doing, for status.
     struct LiveStatus: Sendable {
@@ -90,7 +96,7 @@ public final class FolderEngine: Sendable {
         try FileManager.default.createDirectory(at: configuration.stateDirectory, withIntermediateDirectories: true)
         self.index = try LocalIndex(url: configuration.indexURL)
         let stored = try index.read { db in try db.engineValue(SafetyState.key) }
-        self.safety = Mutex(SafetyState.load(stored))
+        self.published = Mutex(Published(safety: SafetyState.load(stored)))
         self.versions = VersionStore(directory: configuration.versionsURL, fileSystem: fileSystem, now: environment.wallNow)
         self.owned = Mutex(LoopOwned(scanner: FolderScanner(root: configuration.root, ignores: FolderEngine.loadIgnores(configuration.root, fileSystem),
                                                             fileSystem: fileSystem)))
@@ -199,7 +205,7 @@ public final class FolderEngine: Sendable {
                 return .wait(until: until)
             }
             setBusy(false)
-            if live.withLock({ [.idle, .syncing, .scanning, .deletionsHeld].contains($0.state) }) {
+            if published.withLock({ [.idle, .syncing, .scanning, .deletionsHeld].contains($0.live.state) }) {
                 finishedSync()
             }
             if let since = state.busySince, environment.now() - since > .seconds(1) {
@@ -343,11 +349,10 @@ public final class FolderEngine: Sendable {
 
     /// The folder's state and counts now.
     public func status() -> FolderStatus {
-        let live = self.live.withLock { $0 }
+        let (live, safety) = published.withLock { ($0.live, $0.safety) }
         let released = live.deletionGate != .hold
         let counts = (try? index.read { db in try IndexCounts.fetch(db, deletionsReleased: released) }) ?? IndexCounts()
         let problems = live.problems.values.sorted { $0.path.bytesPrecede($1.path) } + counts.problems
-        let safety = self.safety.withLock { $0 }
         let held = heldFolderStatus(safety, items: counts.items) ?? heldDeletionsStatus(safety)
         return FolderStatus(
             id: configuration.zone.name, path: configuration.root.path, state: live.state, message: live.message,
@@ -362,7 +367,7 @@ public final class FolderEngine: Sendable {
 
     /// How many sync rounds have finished: a round asked for with `requestSync` is done once
     /// this has grown and the engine is settled.
-    public var completedRounds: Int { live.withLock { $0.completedRounds } }
+    public var completedRounds: Int { published.withLock { $0.live.completedRounds } }
 
     /// True when the loop is waiting with nothing to do and nothing pending (held deletions
     /// and a held folder are not settled: they wait for a person).
@@ -370,14 +375,14 @@ public final class FolderEngine: Sendable {
         // The inbox is read before the loop's flags: a turn marks itself busy before it
         // takes the inbox, so input is always seen in one place or the other.
         guard inbox.withLock({ $0.isEmpty }) else { return false }
-        let idle = live.withLock { !$0.busy && $0.state == .idle && $0.deletionGate == .release }
+        let idle = published.withLock { !$0.live.busy && $0.live.state == .idle && $0.live.deletionGate == .release }
         return idle && !hasSendablePending()
     }
 
     /// What the folder holds back for a person now (a held folder, or deletions the brake
     /// holds), `nil` when nothing.
     public var held: HeldDeletions? {
-        let safety = self.safety.withLock { $0 }
+        let safety = published.withLock { $0.safety }
         if safety.heldReason != nil {
             return heldFolderStatus(safety, items: indexedItemCount())
         }
@@ -385,13 +390,19 @@ public final class FolderEngine: Sendable {
     }
 
     func setState(_ state: FolderState, message: String? = nil, waitsOnTheBackend: Bool = false) {
-        live.withLock { $0.state = state; $0.message = message; $0.waitsOnTheBackend = waitsOnTheBackend }
+        updateLive { $0.state = state; $0.message = message; $0.waitsOnTheBackend = waitsOnTheBackend }
+    }
+
+    /// Changes what status readers see of the loop's work (the loop alone calls it).
+    @discardableResult
+    func updateLive<T>(_ change: (inout LiveStatus) -> T) -> T {
+        published.withLock { change(&$0.live) }
     }
 
     /// Shows `state` for work under way, except over a refused sign-in or full storage: that
     /// stays shown until a turn succeeds, so a retry never reads as "signed in" with room.
     private func showWorking(_ state: FolderState) {
-        live.withLock { live in
+        updateLive { live in
             guard !live.waitsOnTheBackend else { return }
             live.state = state
             live.message = nil
@@ -399,7 +410,7 @@ public final class FolderEngine: Sendable {
     }
 
     private func setBusy(_ busy: Bool) {
-        live.withLock { $0.busy = busy }
+        updateLive { $0.busy = busy }
     }
 
     /// The loop went idle with the backend reached: a round is done. Held deletions keep the
@@ -407,7 +418,7 @@ public final class FolderEngine: Sendable {
     private func finishedSync() {
         let holding = deletionGate == .hold
         if !holding { settleDeletionCount() }
-        live.withLock { live in
+        updateLive { live in
             live.lastSync = environment.wallNow().date
             live.state = holding ? .deletionsHeld : .idle
             live.message = holding ? "local deletions held by the mass-delete brake: see 'docs-status deletions'" : nil
@@ -432,12 +443,12 @@ public final class FolderEngine: Sendable {
     }
 
     func report(_ problem: ItemProblem) {
-        live.withLock { $0.problems[PathKey(problem.path)] = problem }
+        updateLive { $0.problems[PathKey(problem.path)] = problem }
         logger.warning("cannot sync item", metadata: ["path": "\(problem.path)", "problem": "\(problem.message)"])
     }
 
     func clearProblem(at path: String) {
-        live.withLock { _ = $0.problems.removeValue(forKey: PathKey(path)) }
+        updateLive { _ = $0.problems.removeValue(forKey: PathKey(path)) }
     }
 
     /// Whether something is to be sent now: deletions only when the brake's gate lets them.
