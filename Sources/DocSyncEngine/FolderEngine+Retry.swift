@@ -1,0 +1,56 @@
+import DocSyncCore
+import Foundation
+
+/// How the loop meets a failed step: SPEC §5's behaviour for each error code, with backoff.
+extension FolderEngine {
+    /// Loop-local bookkeeping of failures.
+    struct RetryState: Sendable {
+        var attempt = 0
+        /// The backend is not called again before this instant.
+        var notBefore: ContinuousClock.Instant?
+        var fetchOwed = false
+        /// The zone must be created (again) before anything else.
+        var zoneMissing = false
+        mutating func succeeded() {
+            attempt = 0
+            notBefore = nil
+        }
+    }
+
+    /// SPEC §5: one behaviour per error code.
+    func handle(_ error: SyncError, retry: inout RetryState) {
+        var generator = EnvironmentRandom(source: environment.random)
+        retry.attempt += 1
+        let backoff = configuration.retryPolicy.delay(attempt: retry.attempt, after: error, using: &generator)
+        let now = environment.now()
+        switch ErrorDisposition.of(error) {
+        case .retryWithBackoff, .retryAfterDelay:
+            setState(.offline, message: "backend unavailable: \(error.message)")
+            retry.notBefore = now + backoff
+            logger.warning("backend unavailable; work stays queued", metadata: ["error": "\(error)", "retryIn": "\(backoff)"])
+        case .createZoneAndResend, .recreateZoneAndReupload:
+            retry.zoneMissing = true
+            retry.fetchOwed = true
+            if retry.attempt > 1 { retry.notBefore = now + backoff }
+        case .refetchFromScratch:
+            _ = try? index.write { db in try db.setChangeToken(nil) }
+            retry.fetchOwed = true
+            logger.notice("change token expired; fetching everything again")
+        case .pauseUploads:
+            setState(.error, message: FolderStatus.storageFull(error.quota), waitsOnTheBackend: true)
+            // Space frees without telling (a purge elsewhere, a larger quota): look again at
+            // least every half minute.
+            retry.notBefore = now + min(backoff, .seconds(30))
+            logger.error("storage full; uploads paused, everything is kept on this device", metadata: ["error": "\(error.message)"])
+        case .stopUntilSignedIn:
+            setState(.error, message: FolderStatus.notAuthenticated, waitsOnTheBackend: true)
+            retry.notBefore = now + backoff
+            logger.error("not authenticated; sync stopped, everything is kept on this device", metadata: ["error": "\(error.message)"])
+        case .rereadLater, .mergeAndResend, .handleEachItem, .splitAndResend, .itemError:
+            // Per-item outcomes are handled where they arise; reaching here means a pass was
+            // cut short (a file changed while being read, a corrupt chunk): try again soon.
+            retry.notBefore = now + backoff
+            logger.notice("sync pass interrupted; trying again", metadata: ["error": "\(error)", "retryIn": "\(backoff)"])
+        }
+    }
+}

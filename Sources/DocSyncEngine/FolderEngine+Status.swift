@@ -1,0 +1,137 @@
+import DocSyncCore
+import Foundation
+import GRDB
+
+/// What the loop publishes for status readers (`published`), and how readers take it.
+extension FolderEngine {
+    /// What status readers see, taken whole: a reader never sees one part of a change
+    /// without the other.
+    struct Published: Sendable {
+        var live = LiveStatus()
+        /// Deletion safety (SPEC §4a), as stored in the index.
+        var safety: SafetyState
+    }
+
+    /// What the loop is doing, for status.
+    struct LiveStatus: Sendable {
+        var state: FolderState = .scanning
+        var message: String?
+        /// The message waits on something outside the engine (a refused sign-in, storage
+        /// full): retries do not hide it; only a turn that succeeds clears it.
+        var waitsOnTheBackend = false
+        var pendingDownloads = 0
+        var pendingDownloadBytes: Int64 = 0
+        /// By path, as bytes (two names that differ only in normalization are two items).
+        var problems: [PathKey: ItemProblem] = [:]
+        var lastSync: Date?
+        /// Sync rounds finished (the loop went idle with the backend reached).
+        var completedRounds = 0
+        var busy = true
+        /// Whether pending local deletions are sent (`decideDeletionGate`).
+        var deletionGate: DeletionGate = .release
+    }
+
+    /// The folder's state and counts now.
+    public func status() -> FolderStatus {
+        let (live, safety) = published.withLock { ($0.live, $0.safety) }
+        let released = live.deletionGate != .hold
+        let counts = (try? index.read { db in try IndexCounts.fetch(db, deletionsReleased: released) }) ?? IndexCounts()
+        let problems = live.problems.values.sorted { $0.path.bytesPrecede($1.path) } + counts.problems
+        let held = heldFolderStatus(safety, items: counts.items) ?? heldDeletionsStatus(safety)
+        return FolderStatus(
+            id: configuration.zone.name, path: configuration.root.path, state: live.state, message: live.message,
+            items: counts.items, pendingUploads: counts.pendingUploads, pendingUploadBytes: counts.pendingUploadBytes,
+            pendingDownloads: live.pendingDownloads, pendingDownloadBytes: live.pendingDownloadBytes,
+            conflicts: counts.conflicts, problems: problems, lastSync: live.lastSync, held: held)
+    }
+
+    /// True when an input (a watcher event, a notification, a request, an action) waits for
+    /// the next turn.
+    public var hasInput: Bool { inbox.withLock { !$0.isEmpty } }
+
+    /// How many sync rounds have finished: a round asked for with `requestSync` is done once
+    /// this has grown and the engine is settled.
+    public var completedRounds: Int { published.withLock { $0.live.completedRounds } }
+
+    /// True when the loop is waiting with nothing to do and nothing pending (held deletions
+    /// and a held folder are not settled: they wait for a person).
+    public var isSettled: Bool {
+        // The inbox is read before the loop's flags: a turn marks itself busy before it
+        // takes the inbox, so input is always seen in one place or the other.
+        guard inbox.withLock({ $0.isEmpty }) else { return false }
+        let idle = published.withLock { !$0.live.busy && $0.live.state == .idle && $0.live.deletionGate == .release }
+        return idle && !hasSendablePending()
+    }
+
+    /// What the folder holds back for a person now (a held folder, or deletions the brake
+    /// holds), `nil` when nothing.
+    public var held: HeldDeletions? {
+        let safety = published.withLock { $0.safety }
+        if safety.heldReason != nil {
+            return heldFolderStatus(safety, items: indexedItemCount())
+        }
+        return heldDeletionsStatus(safety)
+    }
+
+    func setState(_ state: FolderState, message: String? = nil, waitsOnTheBackend: Bool = false) {
+        updateLive { $0.state = state; $0.message = message; $0.waitsOnTheBackend = waitsOnTheBackend }
+    }
+
+    /// Changes what status readers see of the loop's work (the loop alone calls it).
+    @discardableResult
+    func updateLive<T>(_ change: (inout LiveStatus) -> T) -> T {
+        published.withLock { change(&$0.live) }
+    }
+
+    /// Shows `state` for work under way, except over a refused sign-in or full storage: that
+    /// stays shown until a turn succeeds, so a retry never reads as "signed in" with room.
+    func showWorking(_ state: FolderState) {
+        updateLive { live in
+            guard !live.waitsOnTheBackend else { return }
+            live.state = state
+            live.message = nil
+        }
+    }
+
+    func setBusy(_ busy: Bool) {
+        updateLive { $0.busy = busy }
+    }
+
+    /// The loop went idle with the backend reached: a round is done. Held deletions keep the
+    /// folder's state (and the count of deletions since it last settled).
+    func finishedSync() {
+        let holding = deletionGate == .hold
+        if !holding { settleDeletionCount() }
+        updateLive { live in
+            live.lastSync = environment.wallNow().date
+            live.state = holding ? .deletionsHeld : .idle
+            live.message = holding ? "local deletions held by the mass-delete brake: see 'docs-status deletions'" : nil
+            live.completedRounds += 1
+        }
+    }
+
+    /// Every item of the index, pending deletions too.
+    public func indexedItemCount() -> Int {
+        ((try? index.readLatest { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") }) ?? nil) ?? 0
+    }
+
+    /// Shows why the loop does nothing: a held folder, or no folder to sync yet.
+    func showStopped(_ root: RootCheck) {
+        switch root {
+        case .proceed: return
+        case .held(let reason):
+            setState(.held, message: reason.explanation(root: configuration.root.path, items: indexedItemCount()))
+        case .waiting(let message):
+            setState(.error, message: message)
+        }
+    }
+
+    func report(_ problem: ItemProblem) {
+        updateLive { $0.problems[PathKey(problem.path)] = problem }
+        logger.warning("cannot sync item", metadata: ["path": "\(problem.path)", "problem": "\(problem.message)"])
+    }
+
+    func clearProblem(at path: String) {
+        updateLive { _ = $0.problems.removeValue(forKey: PathKey(path)) }
+    }
+}
