@@ -51,6 +51,9 @@ import Testing
         #expect(code { try fs.removeDirectory("/r/d") } == ENOTEMPTY)
         #expect(code { try fs.removeFile("/r/d") } == EISDIR)
         #expect(code { try fs.rename("/r/d", to: "/r/d/inside") } == EINVAL)
+        try fs.makeSymlink("d", at: "/r/to-d")
+        #expect(code { try fs.rename("/r/d", to: "/r/to-d/inside") } == EINVAL, "into itself through a symlink, as the kernel refuses it")
+        try fs.removeFile("/r/to-d")
         try fs.removeFile("/r/d/b")
         try fs.removeDirectory("/r/d")
         #expect(try fs.entryNames("/r").map { String(decoding: $0, as: UTF8.self) } == ["a", "link"])
@@ -82,6 +85,22 @@ import Testing
         try fs.rename("/r/kept", to: "/r/moved")
         fs.crash()
         #expect(fs.tree(under: "/r") == ["kept": "file kept"], "the rename and the new file were not durable")
+    }
+
+    /// A rename is durable whole or not at all, whichever directory is made durable: a crash
+    /// never leaves a directory in two places (which made a folder its own descendant).
+    @Test(arguments: ["/r/from", "/r/to", nil])
+    func aRenameSurvivesACrashWholeOrNotAtAll(flushed: String?) throws {
+        let fs = fileSystem()
+        try fs.makeDirectories("/r/from/moving")
+        try fs.makeDirectories("/r/to")
+        #expect(fs.flushFileSystem(containing: "/r"))
+        try fs.rename("/r/from/moving", to: "/r/to/moving")
+        if let flushed { try fs.flushDirectory(flushed) }
+        fs.crash()
+        let there = try fs.status("/r/to/moving") != nil, left = try fs.status("/r/from/moving") != nil
+        #expect(there != left, "in exactly one place: moved \(there), left \(left)")
+        #expect(there == (flushed != nil))
     }
 
     @Test func twoEnginesOnMemoryFileSystemsConverge() async throws {

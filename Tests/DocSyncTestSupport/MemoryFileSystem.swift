@@ -14,7 +14,10 @@ import Synchronization
 /// Durability: a file's content is durable once its `WritableFile` finished with `flush`, or
 /// after `flushFileSystem`; a directory's entries once `flushDirectory` or `flushFileSystem`
 /// ran on it. `crash()` puts every file and directory back to what was durable (renames,
-/// creations and deletions since are undone; files keep their last durable content).
+/// creations and deletions since are undone; files keep their last durable content). A
+/// rename is durable whole or not at all, as a journal keeps it: making either directory
+/// durable makes it (and the renames before it) durable in both, so a crash never leaves an
+/// item in both places or a directory inside itself.
 public final class MemoryFileSystem: FolderFileSystem, Sendable {
     /// A call, as `failing` sees it.
     public enum Call: String, Sendable, CaseIterable {
@@ -40,6 +43,15 @@ public final class MemoryFileSystem: FolderFileSystem, Sendable {
         var nodes: [UInt64: Node] = [1: Node(kind: .directory, mode: 0o755, modified: Timestamp(nanosecondsSince1970: 0))]
         var nextInode: UInt64 = 2
         var failing: (@Sendable (Call, String) -> Int32?)?
+        /// Renames since the last crash or `flushFileSystem` not yet durable, in order.
+        var unflushedRenames: [Rename] = []
+    }
+
+    /// One rename: `inode` left `from` (a directory's inode and a name) for `to`.
+    struct Rename {
+        var inode: UInt64
+        var from: (directory: UInt64, name: [UInt8])
+        var to: (directory: UInt64, name: [UInt8])
     }
 
     private let state = Mutex(State())
@@ -63,6 +75,7 @@ public final class MemoryFileSystem: FolderFileSystem, Sendable {
                 state.nodes[key]!.content = state.nodes[key]!.durableContent
                 state.nodes[key]!.entries = state.nodes[key]!.durableEntries
             }
+            state.unflushedRenames = []
         }
     }
 
@@ -271,13 +284,26 @@ public final class MemoryFileSystem: FolderFileSystem, Sendable {
                     throw FileSystemError(ENOTDIR)
                 }
             }
-            // A directory may not move into itself.
-            if state.nodes[inode]!.kind == .directory, target.isSamePathOrBeneath(source) { throw FileSystemError(EINVAL) }
+            // A directory may not move into itself, however the target is spelt (through a
+            // symlink to it too): as the kernel, by the directories themselves, not their paths.
+            if state.nodes[inode]!.kind == .directory, Self.directory(to, isOrIsBeneath: inode, in: state) { throw FileSystemError(EINVAL) }
             state.nodes[from]!.entries[fromName] = nil
             state.nodes[to]!.entries[toName] = inode
+            state.unflushedRenames.append(Rename(inode: inode, from: (from, fromName), to: (to, toName)))
             touch(from, in: &state)
             touch(to, in: &state)
         }
+    }
+
+    /// Whether the directory `inode` is `ancestor` or lies anywhere beneath it.
+    private static func directory(_ inode: UInt64, isOrIsBeneath ancestor: UInt64, in state: State) -> Bool {
+        var pending = [ancestor]
+        while let next = pending.popLast() {
+            if next == inode { return true }
+            guard let node = state.nodes[next], node.kind == .directory else { continue }
+            pending.append(contentsOf: node.entries.values.filter { state.nodes[$0]?.kind == .directory })
+        }
+        return false
     }
 
     public func makeSymlink(_ target: String, at path: String) throws(FileSystemError) {
@@ -335,8 +361,22 @@ public final class MemoryFileSystem: FolderFileSystem, Sendable {
     public func flushDirectory(_ path: String) throws(FileSystemError) {
         try perform(.flushDirectory, path) { (state) throws(FileSystemError) in
             let inode = try Self.resolve(path, follow: true, in: state).get()
+            Self.makeRenamesDurable(through: inode, in: &state)
             state.nodes[inode]!.durableEntries = state.nodes[inode]!.entries
         }
+    }
+
+    /// Makes durable, in both of their directories, the unflushed renames up to the last one
+    /// that touched `directory`.
+    private static func makeRenamesDurable(through directory: UInt64, in state: inout State) {
+        guard let last = state.unflushedRenames.lastIndex(where: { $0.from.directory == directory || $0.to.directory == directory }) else { return }
+        for rename in state.unflushedRenames[...last] {
+            if state.nodes[rename.from.directory]?.durableEntries[rename.from.name] == rename.inode {
+                state.nodes[rename.from.directory]?.durableEntries[rename.from.name] = nil
+            }
+            state.nodes[rename.to.directory]?.durableEntries[rename.to.name] = rename.inode
+        }
+        state.unflushedRenames.removeFirst(last + 1)
     }
 
     public func flushFileSystem(containing path: String) -> Bool {
@@ -346,6 +386,7 @@ public final class MemoryFileSystem: FolderFileSystem, Sendable {
                     state.nodes[key]!.durableContent = state.nodes[key]!.content
                     state.nodes[key]!.durableEntries = state.nodes[key]!.entries
                 }
+                state.unflushedRenames = []
             }
             return true
         } catch {
