@@ -26,6 +26,9 @@ enum SimulationTree {
     static func walk(_ fs: MemoryFileSystem, root: String, everything: Bool = false) -> [PathKey: Entry] {
         var found: [PathKey: Entry] = [:]
         var pending = [""]
+        // A directory met twice (a file system that let one into itself) is walked once: the
+        // walk ends, and the tree it returns shows the damage to the invariants.
+        var walked = Set<UInt64>()
         while let next = pending.popLast() {
             let directory = next.isEmpty ? root : root + "/" + next
             for nameBytes in (try? fs.entryNames(directory)) ?? [] {
@@ -36,7 +39,7 @@ enum SimulationTree {
                 switch stat.kind {
                 case .directory:
                     found[PathKey(relative)] = Entry(kind: .directory)
-                    pending.append(relative)
+                    if walked.insert(stat.inode).inserted { pending.append(relative) }
                 case .symlink:
                     found[PathKey(relative)] = Entry(kind: .symlink, content: (try? fs.linkTarget(root + "/" + relative)).map { Data($0) })
                 default:
