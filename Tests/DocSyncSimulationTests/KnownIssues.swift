@@ -103,6 +103,7 @@ enum RegressionSeeds {
         898: movedNotEdited,
         906: retriedCreate,
         1087: retriedCreate,
+        1015: "a crash left one directory in two folders (the simulation's file system made a rename durable on one side only), the engine's move of one into the other made a cycle and the harness's tree walk never ended (a rename is now durable whole or not at all)",
         1116: lostSaveMovedAlong,
         1152: deletedUnderMovedFolder,
         2635: writtenAheadMoved,
