@@ -24,6 +24,7 @@ extension DaemonControlHandler {
             }
             add(folder, relative)
         }
+        try requireItems(byFolder)
         if all || text != nil {
             var predicate: MetadataPredicate?
             if let text {

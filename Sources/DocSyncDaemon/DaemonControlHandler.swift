@@ -208,6 +208,18 @@ struct DaemonControlHandler: ControlHandler {
         return items
     }
 
+    /// Fails with `notFound` (exit 4), before anything is done, when a path a person named is
+    /// no item of its folder (never synced, or deleted): "no such item", as `recover` says.
+    func requireItems(_ byFolder: [(FolderService, [RelativePath])]) throws(HandlerFailure) {
+        var missing: [String] = []
+        for (folder, relatives) in byFolder {
+            for relative in relatives where ((try? folder.engine.item(at: relative)) ?? nil) == nil {
+                missing.append("no such item: \(folder.root.path)/\(relative.string)")
+            }
+        }
+        guard missing.isEmpty else { throw HandlerFailure(ControlResponse.FailureCode.notFound, missing.joined(separator: "; ")) }
+    }
+
     /// Runs an action on the named items (grouped by folder) and on every item `predicate` matches.
     private func act(paths: [String], predicate: String?, _ make: ([RelativePath]) -> EngineAction) async throws -> [ActionOutcome] {
         var byFolder: [(FolderService, [RelativePath])] = []
@@ -218,6 +230,7 @@ struct DaemonControlHandler: ControlHandler {
             let (folder, relative) = try resolveItem(path)
             add(folder, relative)
         }
+        try requireItems(byFolder)
         if let predicate {
             for (folder, items) in try matches(predicate) {
                 for item in items { add(folder, RelativePath(item.path)) }

@@ -80,6 +80,12 @@ struct DocsStatusSystemTests {
         let byPredicate = try await call(["download", "--where", "name ENDSWITH '.pdf'"], on: beta)
         #expect(byPredicate.status == 0 && byPredicate.output.contains("report.pdf"), "\(byPredicate)")
         #expect(contents(beta.file("docs/report.pdf")) == report)
+        // A named path that is no item: no such item (exit 4), and nothing else is done.
+        for action in [["download"], ["evict"], ["resolve", "--keep", "local"]] {
+            let missing = try await call(action + [beta.file("docs/report.pdf").path, beta.file("never-synced.txt").path], on: beta)
+            #expect(missing.status == 4 && missing.errors.contains("no such item") && missing.errors.contains("never-synced.txt"), "\(action): \(missing)")
+        }
+        #expect(contents(beta.file("docs/report.pdf")) == report, "the evict that named a missing item evicted nothing")
         let refused = try await call(["evict", alpha.file("huge.bin").path], on: alpha)
         #expect(refused.status == 1 && refused.output.contains("huge.bin"), "an un-uploaded file is not evicted: \(refused)")
         #expect(FileManager.default.fileExists(atPath: alpha.file("huge.bin").path))
