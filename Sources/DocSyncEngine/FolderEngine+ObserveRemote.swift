@@ -3,10 +3,10 @@ import Foundation
 import GRDB
 
 /// The first step of applying a remote change: looking at the disk where the change lands
-/// and reading the planner's input (`RemoteChangeScope`) from the index. Everything here only
-/// reads: a local change found there and not recorded yet is named (`unrecordedLocalChanges`)
-/// for the local scan to record before the change is observed (`recordLocalChanges`), so an
-/// edit is never taken for the file a remote change replaces or deletes.
+/// and reading the planner's input (`RemoteChangeScope`) from the index. Looking only reads: a
+/// local change found there and not recorded yet is named (`unrecordedItemChange`,
+/// `unrecordedChangeInTheWay`) and the local scan records it (`recordLocalChanges`) before the
+/// change is observed, so an edit is never taken for the file a remote change replaces or deletes.
 extension FolderEngine {
     /// The scope of one remote change, and the index rows of the items it names (by record
     /// name), which the executor works on.
@@ -15,58 +15,54 @@ extension FolderEngine {
         var rows: [String: IndexItem]
     }
 
-    /// Where `change` lands, the local changes the index has not recorded, in two rounds:
-    /// `.item`, the item the change names (changed here, gone, or a folder whose contents a
-    /// deletion must see); then `.path`, once those are recorded, what is at a saved record's
-    /// path (something the index does not know, or an edited item there that changed or went
-    /// since it was recorded). Reads only.
-    func unrecordedLocalChanges(_ change: RemoteChange, _ round: ObservationRound) throws(SyncError) -> [EngineInbox.Scope] {
-        let name = change.recordName
-        let row = try readIndex { db in try db.item(named: name) }
-        switch (change, round) {
-        case (.deleted, .item):
-            guard let row, row.pending == .none, !row.isPlaceholder else { return [] }
+    /// The local change the index has not recorded in the item `change` names (`row`, its
+    /// index row): changed here, gone, or a folder whose contents a deletion must see. Reads only.
+    func unrecordedItemChange(_ change: RemoteChange, row: IndexItem?) -> EngineInbox.Scope? {
+        switch change {
+        case .deleted:
+            guard let row, row.pending == .none, !row.isPlaceholder else { return nil }
             let stat = try? fileSystem.status(absolute(row.path))
-            guard stat.map({ !row.matches($0) }) ?? true || row.kind == .folder else { return [] }
-            return [EngineInbox.Scope(path: row.path, subtree: row.kind == .folder)]
-        case (.deleted, .path):
-            return []
-        case (.saved(let server), _):
-            if isIgnored(server) { return [] }
-            if round == .item {
-                guard let known = row, known.pending != .delete, !known.isPlaceholder, known.acked?.changeTag != server.changeTag,
-                      !((try? fileSystem.status(absolute(known.path))).flatMap { $0.map(known.matches) } ?? false) else { return [] }
-                // A local change the watcher has not reported yet (or an edited file gone
-                // since, a plan cut short having moved it aside).
-                return [EngineInbox.Scope(path: known.path, subtree: false)]
-            }
-            guard row?.path != server.path || row?.pending == .delete else { return [] }
-            if let occupant = try readIndex({ db in try db.item(at: server.path) }).flatMap({ $0.recordName == name ? nil : $0 }) {
-                // An edited item in the way that changed or went since it was recorded.
-                guard occupant.pending == .save, !occupant.isPlaceholder,
-                      (try? fileSystem.status(absolute(occupant.path))).flatMap({ $0.map(occupant.matches) }) != true else { return [] }
-                return [EngineInbox.Scope(path: occupant.path, subtree: false)]
-            }
-            // Something the index does not know yet (a directory for a new folder record is
-            // taken as that folder, not recorded).
-            guard let found = try? fileSystem.status(absolute(server.path)),
-                  !(found.kind == .directory && server.type == .folder && row == nil) else { return [] }
-            return [EngineInbox.Scope(path: server.path, subtree: false)]
+            guard stat.map({ !row.matches($0) }) ?? true || row.kind == .folder else { return nil }
+            return EngineInbox.Scope(path: row.path, subtree: row.kind == .folder)
+        case .saved(let server):
+            guard let known = row, known.pending != .delete, !known.isPlaceholder, known.acked?.changeTag != server.changeTag,
+                  !((try? fileSystem.status(absolute(known.path))).flatMap { $0.map(known.matches) } ?? false) else { return nil }
+            // A local change the watcher has not reported yet (or an edited file gone since,
+            // a plan cut short having moved it aside).
+            return EngineInbox.Scope(path: known.path, subtree: false)
         }
     }
 
-    /// The two rounds of `unrecordedLocalChanges`: the second looks at what the first recorded.
-    enum ObservationRound {
-        case item, path
+    /// The local change the index has not recorded at `server`'s path, when the item (`row`)
+    /// is not there: something the index does not know yet, or an edited item there that
+    /// changed or went since it was recorded. Reads only.
+    func unrecordedChangeInTheWay(of server: DocSyncCore.Record, row: IndexItem?) throws(SyncError) -> EngineInbox.Scope? {
+        guard row?.path != server.path || row?.pending == .delete else { return nil }
+        let name = server.id.recordName
+        if let occupant = try readIndex({ db in try db.item(at: server.path) }).flatMap({ $0.recordName == name ? nil : $0 }) {
+            guard occupant.pending == .save, !occupant.isPlaceholder,
+                  (try? fileSystem.status(absolute(occupant.path))).flatMap({ $0.map(occupant.matches) }) != true else { return nil }
+            return EngineInbox.Scope(path: occupant.path, subtree: false)
+        }
+        // A directory for a new folder record is taken as that folder, not recorded.
+        guard let found = try? fileSystem.status(absolute(server.path)),
+              !(found.kind == .directory && server.type == .folder && row == nil) else { return nil }
+        return EngineInbox.Scope(path: server.path, subtree: false)
     }
 
     /// Records, through the local scan, the local changes where `change` lands that the index
-    /// has not recorded yet (`unrecordedLocalChanges`, both rounds).
+    /// has not recorded yet: the item's own first, then (with the item's row as that left it)
+    /// what is in a saved record's way. Nothing for an ignored record.
     func recordLocalChanges(where change: RemoteChange) throws(SyncError) {
-        for round in [ObservationRound.item, .path] {
-            let scopes = try unrecordedLocalChanges(change, round)
-            if !scopes.isEmpty { try reconcile(scopes) }
+        if case .saved(let server) = change, isIgnored(server) { return }
+        let name = change.recordName
+        var row = try readIndex { db in try db.item(named: name) }
+        if let scope = unrecordedItemChange(change, row: row) {
+            try reconcile([scope])
+            row = try readIndex { db in try db.item(named: name) }
         }
+        guard case .saved(let server) = change, let scope = try unrecordedChangeInTheWay(of: server, row: row) else { return }
+        try reconcile([scope])
     }
 
     /// What the planner needs to decide `change`, read from the index and the disk (local
