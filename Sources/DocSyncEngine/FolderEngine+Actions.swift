@@ -44,14 +44,14 @@ extension FolderEngine {
 
     /// Runs queued actions; called by the loop. While the folder is held (`root` is not
     /// `.proceed`) only the choices over what it holds run: nothing else writes into it.
-    func run(_ queued: [QueuedAction], root: RootCheck) async {
+    func run(_ queued: [QueuedAction], root: RootCheck, loop: inout EngineLoop) async {
         for item in queued {
             var outcomes: [ActionOutcome] = []
             switch (item.action, root) {
             case (.confirmDeletions, _):
-                outcomes = await confirmHeldDeletions(root: root)
+                outcomes = await confirmHeldDeletions(root: root, loop: &loop)
             case (.restoreHeld, _):
-                outcomes = await restoreHeldItems(root: root)
+                outcomes = await restoreHeldItems(root: root, loop: &loop)
             case (_, .held), (_, .waiting):
                 let message = switch root {
                 case .held(let reason): "refused: the folder is held (\(reason.rawValue)); see 'docs-status deletions'"
@@ -60,13 +60,13 @@ extension FolderEngine {
                 }
                 outcomes = affectedPaths(item.action).map { ActionOutcome(folder: configuration.zone.name, path: $0.string, done: false, message: message) }
             case (.download(let paths), .proceed):
-                for path in paths { outcomes.append(await download(path)) }
+                for path in paths { outcomes.append(await download(path, loop: &loop)) }
             case (.evict(let paths), .proceed):
                 for path in paths { outcomes.append(evict(path)) }
             case (.restore(let path, let version), .proceed):
-                outcomes.append(restore(path, version: version))
+                outcomes.append(restore(path, version: version, loop: &loop))
             case (.resolve(let paths, let keep), .proceed):
-                outcomes = resolve(paths, keep: keep)
+                outcomes = resolve(paths, keep: keep, loop: &loop)
             }
             item.reply(outcomes)
         }
@@ -93,7 +93,7 @@ extension FolderEngine {
 
     /// Copies a kept version back to its path as a new local change. What is at the path now
     /// is kept in the version store first, so restoring never loses anything either.
-    func restore(_ path: RelativePath, version id: Int64?) -> ActionOutcome {
+    func restore(_ path: RelativePath, version id: Int64?, loop: inout EngineLoop) -> ActionOutcome {
         func outcome(_ done: Bool, _ message: String? = nil) -> ActionOutcome {
             ActionOutcome(folder: configuration.zone.name, path: path.string, done: done, message: message)
         }
@@ -114,7 +114,7 @@ extension FolderEngine {
                 return outcome(false, "the kept file of version \(entry.id) cannot be read")
             }
             let made = try Materializer.makeParents(of: path, root: configuration.root.path, in: fileSystem)
-            rememberCreated(made)
+            loop.rememberCreated(made)
             let (file, temporary) = try Materializer.createTemporary(beside: target, size: bytes.count, in: fileSystem)
             defer { file.close() }
             do throws(SyncError) {
@@ -135,7 +135,7 @@ extension FolderEngine {
                 try? fileSystem.removeFile(temporary)
                 throw error
             }
-            try reconcile([EngineInbox.Scope(path: path, subtree: false)])
+            try reconcile([EngineInbox.Scope(path: path, subtree: false)], loop: &loop)
             logger.info("restored a kept version", metadata: ["path": "\(path)", "version": "\(entry.id)", "savedAt": "\(entry.savedAt)"])
             return outcome(true, "restored the version of \(entry.savedAt.formatted(.iso8601)) from \(entry.device)")
         } catch {

@@ -6,32 +6,21 @@ import DocSyncCore
 /// of being applied in the middle of a page being sent. What the plan makes of it (a merge,
 /// a conflict copy, an edit that beats a deletion) is then pending, and the next turn sends it.
 extension FolderEngine {
-    /// Keeps `records` for `applyAnsweredChanges` (a later answer for a record replaces an
-    /// earlier one).
-    func noteAnswered(_ records: [DocSyncCore.Record]) {
-        guard !records.isEmpty else { return }
-        owned.withLock { state in
-            for record in records { state.answeredChanges[record.id.recordName] = record }
-        }
-    }
-
-    /// Applies the records kept by `noteAnswered`, folders first and shallow before deep (as
+    /// Applies the records kept by `EngineLoop.noteAnswered`, folders first and shallow before deep (as
     /// a fetched page is applied). Those not applied when an error stops it are kept for the
     /// next call; a fetch bringing the same record meanwhile makes applying it again a no-op.
-    func applyAnsweredChanges() async throws(SyncError) {
-        let answered = owned.withLock { state in
-            defer { state.answeredChanges = [:] }
-            return state.answeredChanges
-        }
+    func applyAnsweredChanges(loop: inout EngineLoop) async throws(SyncError) {
+        let answered = loop.answeredChanges
+        loop.answeredChanges = [:]
         guard !answered.isEmpty else { return }
         var ordered = RemotePagePlanner.order(Array(answered.values), skipping: [])[...]
         do throws(SyncError) {
             while let record = ordered.first {
-                try await applyRemoteChange(.saved(record))
+                try await applyRemoteChange(.saved(record), loop: &loop)
                 ordered = ordered.dropFirst()
             }
         } catch {
-            noteAnswered(Array(ordered))
+            loop.noteAnswered(Array(ordered))
             throw error
         }
     }

@@ -10,7 +10,7 @@ extension FolderEngine {
 
     /// The unindexed directory at `server.path` (made for the items inside it, or by hand)
     /// becomes the folder `server`.
-    func adoptDirectory(_ server: DocSyncCore.Record) throws(SyncError) {
+    func adoptDirectory(_ server: DocSyncCore.Record, loop: inout EngineLoop) throws(SyncError) {
         guard let stat = try? fileSystem.status(absolute(server.path)), stat.kind == .directory else { throw localChangeMidway(server.path) }
         var row = IndexItem(recordName: server.id.recordName, path: server.path, kind: .folder, stat: stat)
         if stat.mode != server.mode { try? fileSystem.setMode(absolute(server.path), server.mode) }
@@ -19,12 +19,12 @@ extension FolderEngine {
         settle(&row, acked: server)
         let adopted = row
         try writeIndex { db in try adopted.insert(db) }
-        owned.withLock { _ = $0.createdDirectories.remove(server.path) }
+        loop.createdDirectories.remove(server.path)
     }
 
     /// Writes `server` at its path over `replacing` (or into an empty place) and stores its row.
-    func place(_ server: DocSyncCore.Record, replacing expected: IndexItem?) async throws(SyncError) {
-        switch try await write(server, at: server.path, expected: expected, keepReplacedAs: expected == nil ? nil : .overwritten) {
+    func place(_ server: DocSyncCore.Record, replacing expected: IndexItem?, loop: inout EngineLoop) async throws(SyncError) {
+        switch try await write(server, at: server.path, expected: expected, keepReplacedAs: expected == nil ? nil : .overwritten, loop: &loop) {
         case .targetChanged:
             throw localChangeMidway(server.path)
         case .written(let stat, let chunks):
@@ -51,13 +51,14 @@ extension FolderEngine {
     /// that together form a cycle) cannot take its entries along: a directory is made for it
     /// at `path`, and what was inside stays where it is, following its own records; the
     /// directory left behind is one the engine made, for whichever record takes that path.
-    func move(_ row: inout IndexItem, to path: RelativePath) throws(SyncError) -> Bool {
+    func move(_ row: inout IndexItem, to path: RelativePath, loop: inout EngineLoop) throws(SyncError) -> Bool {
         let from = absolute(row.path), to = absolute(path)
         if row.kind == .folder, path.isBeneath(row.path) {
             if let there = (try? fileSystem.status(to)) ?? nil {
                 // A directory no item claims (made for the folder's items that came first) becomes it.
                 guard there.kind == .directory, try readIndex({ db in try db.item(at: path) }) == nil else { return false }
-                owned.withLock { _ = $0.createdDirectories.remove(path); $0.createdDirectories.insert(row.path) }
+                loop.createdDirectories.remove(path)
+                loop.createdDirectories.insert(row.path)
             } else {
                 let made = try Materializer.makeParents(of: path, root: configuration.root.path, in: fileSystem)
                 do { try fileSystem.makeDirectory(to, mode: row.mode) } catch {
@@ -67,7 +68,7 @@ extension FolderEngine {
                 // Durable before anything moves into it: a power cut must not take it, and
                 // what a later move puts inside, away.
                 try? fileSystem.flushDirectory(String(Materializer.directory(of: to)))
-                owned.withLock { $0.createdDirectories.formUnion(made + [row.path]) }
+                loop.rememberCreated(made + [row.path])
             }
             logger.notice("a folder's record moved inside its own old place (moves made apart on two devices); its entries stay and follow their own records",
                           metadata: ["path": "\(path)", "from": "\(row.path)"])
@@ -78,18 +79,18 @@ extension FolderEngine {
         var asides: [(from: RelativePath, to: RelativePath)] = []
         if let there = (try? fileSystem.status(to)) ?? nil {
             let claimedBy = try readIndex({ db in try db.item(at: path) })
-            guard row.kind == .folder, there.kind == .directory, owned.withLock({ $0.createdDirectories.contains(path) }),
-                  claimedBy == nil, try mergeDirectory(row.path, into: path, asides: &asides) else {
+            guard row.kind == .folder, there.kind == .directory, loop.createdDirectories.contains(path),
+                  claimedBy == nil, try mergeDirectory(row.path, into: path, asides: &asides, loop: &loop) else {
                 logger.debug("a move's target is taken", metadata: ["path": "\(path)", "from": "\(row.path)",
                                                                    "by": "\(claimedBy.map { "\($0.kind.rawValue) \($0.recordName) pending \($0.pending)" } ?? "an unindexed \(there.kind)")"])
                 return false
             }
-            owned.withLock { _ = $0.createdDirectories.remove(path) }
+            loop.createdDirectories.remove(path)
             row.inode = there.inode
             row.mode = there.mode
         } else {
             let made = try Materializer.makeParents(of: path, root: configuration.root.path, in: fileSystem)
-            rememberCreated(made)
+            loop.rememberCreated(made)
             // Whatever appeared at `to` since the look above stays: the move is then given up.
             let code = Materializer.moveIfFree(from, to, in: fileSystem)
             guard code == 0 else {
@@ -113,10 +114,8 @@ extension FolderEngine {
                 try db.movePaths(beneath: old, to: path)
             }
             // Documents written ahead inside it moved with it.
-            owned.withLock { owned in
-                for (name, file) in owned.preparedFiles where file.temporary.hasBytePrefix(from + "/") {
-                    owned.preparedFiles[name]?.temporary = to + String(decoding: file.temporary.utf8.dropFirst(from.utf8.count), as: UTF8.self)
-                }
+            for (name, file) in loop.preparedFiles where file.temporary.hasBytePrefix(from + "/") {
+                loop.preparedFiles[name]?.temporary = to + String(decoding: file.temporary.utf8.dropFirst(from.utf8.count), as: UTF8.self)
             }
         }
         return true
@@ -128,7 +127,8 @@ extension FolderEngine {
     /// otherwise it moves in under a free conflict-copy name, listed in `asides` (its items
     /// then send their new place, as every item a folder's move carries does). False when an
     /// entry cannot be moved at all: what moved stays moved, and the next scan records it.
-    private func mergeDirectory(_ from: RelativePath, into: RelativePath, asides: inout [(from: RelativePath, to: RelativePath)]) throws(SyncError) -> Bool {
+    private func mergeDirectory(_ from: RelativePath, into: RelativePath, asides: inout [(from: RelativePath, to: RelativePath)],
+                                loop: inout EngineLoop) throws(SyncError) -> Bool {
         let names: [[UInt8]]
         do { names = try fileSystem.entryNames(absolute(from)) } catch { return false }
         for name in names {
@@ -137,9 +137,9 @@ extension FolderEngine {
             if Materializer.moveIfFree(absolute(source), absolute(target), in: fileSystem) == 0 { continue }
             guard let found = (try? fileSystem.status(absolute(source))) ?? nil else { continue }  // gone meanwhile
             if found.kind == .directory, ((try? fileSystem.status(absolute(target))) ?? nil)?.kind == .directory,
-               owned.withLock({ $0.createdDirectories.contains(target) }), try readIndex({ db in try db.item(at: target) }) == nil {
-                guard try mergeDirectory(source, into: target, asides: &asides) else { return false }
-                owned.withLock { _ = $0.createdDirectories.remove(target) }
+               loop.createdDirectories.contains(target), try readIndex({ db in try db.item(at: target) }) == nil {
+                guard try mergeDirectory(source, into: target, asides: &asides, loop: &loop) else { return false }
+                loop.createdDirectories.remove(target)
                 continue
             }
             let aside = try readIndex { db in

@@ -15,8 +15,9 @@ extension FolderEngine {
     /// Applies what it can of `ordered` (folders first, shallow before deep). Returns the
     /// record names it applied, and whether it stored `token` (only when it applied the whole
     /// page: `complete` says the page holds nothing besides `ordered`).
-    func applyNewInBulk(_ ordered: [DocSyncCore.Record], token: ChangeToken?, complete: Bool) throws(SyncError) -> (applied: Set<String>, tokenStored: Bool) {
-        let candidates = try freshRecords(ordered)
+    func applyNewInBulk(_ ordered: [DocSyncCore.Record], token: ChangeToken?, complete: Bool,
+                        loop: inout EngineLoop) throws(SyncError) -> (applied: Set<String>, tokenStored: Bool) {
+        let candidates = try freshRecords(ordered, scanner: loop.scanner)
         guard !candidates.isEmpty else { return ([], false) }
         var rows: [(row: IndexItem, chunks: [ChunkRef]?)] = []
         for record in candidates {
@@ -24,16 +25,16 @@ extension FolderEngine {
             switch record.type {
             case .folder:
                 guard let made = try? Materializer.makeParents(of: record.path, root: configuration.root.path, in: fileSystem) else { continue }
-                rememberCreated(made)
+                loop.rememberCreated(made)
                 do { try fileSystem.makeDirectory(target, mode: record.mode) } catch {
                     guard error.code == EEXIST, ((try? fileSystem.status(target)) ?? nil)?.kind == .directory else { continue }
                 }
                 try? fileSystem.setMode(target, record.mode)
                 guard let stat = try? fileSystem.status(target), stat.kind == .directory else { continue }
-                owned.withLock { _ = $0.createdDirectories.remove(record.path) }
+                loop.createdDirectories.remove(record.path)
                 rows.append((settledRow(record, stat: stat), nil))
             case .document:
-                guard let file = takePrepared(record, at: target) else { continue }
+                guard let file = takePrepared(record, at: target, loop: &loop) else { continue }
                 guard Materializer.renameWithoutReplacing(file.temporary, target, in: fileSystem) == 0 else {
                     try? fileSystem.removeFile(file.temporary)
                     continue
@@ -65,8 +66,7 @@ extension FolderEngine {
 
     /// The records of `records` (a page's saves, in order) that are plainly new here
     /// (`RemotePagePlanner.plainlyNew`), from what the index and the ignore rules say of each.
-    private func freshRecords(_ records: [DocSyncCore.Record]) throws(SyncError) -> [DocSyncCore.Record] {
-        let scanner = owned.withLock { $0.scanner }
+    private func freshRecords(_ records: [DocSyncCore.Record], scanner: FolderScanner) throws(SyncError) -> [DocSyncCore.Record] {
         let facts = try readIndex { db in
             let named = try db.cachedStatement(sql: "SELECT 1 FROM item WHERE recordName = ?")
             let atPath = try db.cachedStatement(sql: "SELECT 1 FROM item WHERE path = ? AND pending != 2")

@@ -23,14 +23,15 @@ extension FolderEngine {
 
     /// Decides the gate over everything pending (`DeletionCheck`), from the index's counts
     /// and the safety state, and carries out what the verdict says: engaging the brake, or
-    /// letting it go, is stored and told.
-    func decideDeletionGate() -> DeletionGate {
+    /// letting it go, is stored and told. `lastLocalDeletion` is when the loop last saw
+    /// local deletions (`EngineLoop.lastLocalDeletion`).
+    func decideDeletionGate(lastLocalDeletion: ContinuousClock.Instant?) -> DeletionGate {
         let counts = (try? index.readLatest { db in try DeletionCounts.fetch(db) }) ?? DeletionCounts()
         let state = published.withLock { $0.safety }
         let now = environment.now()
         let facts = DeletionCheck.Facts(pending: counts.pending, live: counts.live, sentSinceSettled: state.deletionsSentSinceSettled,
                                         askedFor: state.deletionsAskedFor, confirmed: state.deletionsConfirmed, engaged: state.brakeEngagedAt != nil,
-                                        sinceLastDeletion: owned.withLock { $0.lastLocalDeletion }.map { now - $0 })
+                                        sinceLastDeletion: lastLocalDeletion.map { now - $0 })
         let gate: DeletionGate
         switch DeletionCheck.verdict(facts, brake: configuration.deleteBrake, quietPeriod: FolderEngine.deletionQuietPeriod) {
         case .release(let settle):
@@ -64,11 +65,6 @@ extension FolderEngine {
     /// uses the partial indexes `item_pending` (counts) and `item_sendable` (pages).
     static func sendableCondition(deletionsReleased: Bool) -> String {
         deletionsReleased ? "pending != 0 AND uploadingError IS NULL" : "pending != 0 AND pending != 2 AND uploadingError IS NULL"
-    }
-
-    /// The reconciler saw local deletions just now.
-    func noteLocalDeletions() {
-        owned.withLock { $0.lastLocalDeletion = environment.now() }
     }
 
     /// The server confirmed `count` local deletions.

@@ -9,20 +9,21 @@ import GRDB
 /// change is observed and planned again.
 extension FolderEngine {
     /// Records local changes where `change` lands, observes it, plans it and carries the plan out.
-    func applyRemoteChange(_ change: RemoteChange, deletedInFetch: Set<String> = []) async throws(SyncError) {
-        try recordLocalChanges(where: change)
-        let observed = try observe(change, deletedInFetch: deletedInFetch)
+    func applyRemoteChange(_ change: RemoteChange, deletedInFetch: Set<String> = [], loop: inout EngineLoop) async throws(SyncError) {
+        try recordLocalChanges(where: change, loop: &loop)
+        let observed = try observe(change, deletedInFetch: deletedInFetch, loop: loop)
         let plan = RemoteChangePlanner.plan(observed.scope, settings: plannerSettings)
         if !plan.isEmpty {
             logger.trace("planned a remote change", metadata: ["record": "\(change.recordName)", "plan": "\(plan)",
                                                            "item": "\(observed.scope.item.map { "\($0.change) at \($0.path), acked \($0.ancestor?.path.string ?? "-") [\($0.ancestor?.changeTag.map { "\($0)" } ?? "-")]" } ?? "none")"])
         }
-        try await execute(plan, rows: observed.rows)
+        try await execute(plan, rows: observed.rows, loop: &loop)
     }
 
     /// Carries out `plan` on the items of `rows` (their index rows as observed).
     /// `notMergedBecause` is why a line-wise merge fell back to this plan (for the log).
-    func execute(_ plan: [SyncAction], rows observed: [String: IndexItem], notMergedBecause: String? = nil) async throws(SyncError) {
+    func execute(_ plan: [SyncAction], rows observed: [String: IndexItem], notMergedBecause: String? = nil,
+                 loop: inout EngineLoop) async throws(SyncError) {
         var rows = observed
         /// What a write or a metadata change left on disk, and where a written document's chunks lie.
         var written: [String: (stat: FileStat, chunks: [ChunkRef]?)] = [:]
@@ -40,17 +41,17 @@ extension FolderEngine {
                     expected = try row(over)
                     try writeIndex { db in try db.deleteItem(named: over) }
                 }
-                try await place(record, replacing: expected)
+                try await place(record, replacing: expected, loop: &loop)
             case .placePlaceholder(let record):
-                if try !placePlaceholder(record) { try await place(record, replacing: nil) }
+                if try !placePlaceholder(record, loop: &loop) { try await place(record, replacing: nil, loop: &loop) }
             case .updatePlaceholder(let name, let record):
-                try await updatePlaceholder(try row(name), to: record)
+                try await updatePlaceholder(try row(name), to: record, loop: &loop)
             case .removePlaceholder(let name):
                 try removePlaceholder(try row(name))
             case .move(let name, let path):
                 var moved = try row(name)
                 let from = moved.path
-                guard try move(&moved, to: path) else {
+                guard try move(&moved, to: path, loop: &loop) else {
                     logger.debug("a move found its target taken or its source gone", metadata: ["path": "\(path)", "from": "\(moved.path)"])
                     throw localChangeMidway(path)
                 }
@@ -65,7 +66,7 @@ extension FolderEngine {
                 }
                 rows[name] = moved
             case .moveAside(let name, let path):
-                rows[name] = try moveAside(try row(name), to: path)
+                rows[name] = try moveAside(try row(name), to: path, loop: &loop)
                 copies.append(path)
             case .keepConflictCopy(let name, let path, let copyName):
                 try keepAsConflictCopy(try row(name), at: path, recordName: copyName)
@@ -73,14 +74,14 @@ extension FolderEngine {
             case .keepInVersionStore(let record):
                 try await keepServerVersion(record)
             case .mergeText(let name, let ancestor, let server, let merged, let otherwise):
-                switch try await mergeText(try row(name), ancestor: ancestor, server: server, merged: merged) {
+                switch try await mergeText(try row(name), ancestor: ancestor, server: server, merged: merged, loop: &loop) {
                 case .merged(let final):
                     rows[name] = final
                 case .notMerged(let why):
                     logger.info("conflict: both devices edited the text file and the edits could not be merged; keeping both",
                                 metadata: ["path": "\(merged.path)", "record": "\(name)", "why": "\(why)"])
                     // The fallback is the rest of the plan.
-                    try await execute(otherwise, rows: rows, notMergedBecause: why)
+                    try await execute(otherwise, rows: rows, notMergedBecause: why, loop: &loop)
                     break actions
                 }
             case .noteConflict(let path, let copyPath, let remoteDevice, let outcome, let detail):
@@ -89,7 +90,8 @@ extension FolderEngine {
                 try writeIndex { db in try logConflict(entry, in: db) }
             case .writeContent(let name, let record, let reason):
                 let current = try row(name)
-                switch try await write(record, at: record.path, expected: reason == nil ? nil : current, keepReplacedAs: reason.map(VersionStore.Reason.init)) {
+                switch try await write(record, at: record.path, expected: reason == nil ? nil : current, keepReplacedAs: reason.map(VersionStore.Reason.init),
+                                       loop: &loop) {
                 case .targetChanged: throw localChangeMidway(record.path)
                 case .written(let stat, let chunks): written[name] = (stat, chunks)
                 }
@@ -114,7 +116,7 @@ extension FolderEngine {
             case .adopt(let name, let record):
                 try adopt(try row(name), as: record)
             case .adoptDirectory(let record):
-                try adoptDirectory(record)
+                try adoptDirectory(record, loop: &loop)
             case .shadow(let record):
                 try shadow(record)
             case .forget(let name):

@@ -11,7 +11,7 @@ extension FolderEngine {
     /// While a page is applied, the next one is already being fetched (not in a serial
     /// environment): fetching only reads the backend, and pages are still applied one after
     /// the other, in order.
-    func fetchAndApply() async throws(SyncError) {
+    func fetchAndApply(loop: inout EngineLoop) async throws(SyncError) {
         var token = loadToken()
         let fromScratch = token == nil
         if fromScratch {
@@ -21,9 +21,8 @@ extension FolderEngine {
             if !anythingAcknowledged { try beginJoining() }
             try beginRefetch()
         }
-        let joining = try joinUnfinished()
-        owned.withLock { $0.joining = joining }
-        defer { owned.withLock { $0.joining = false } }
+        loop.joining = try joinUnfinished()
+        defer { loop.joining = false }
         var next: Task<Result<ChangeSet, SyncError>, Never>?
         defer { next?.cancel() }
         while true {
@@ -37,21 +36,18 @@ extension FolderEngine {
             try confirmSeen(page.changed)
             var tokenStored = false
             if configuration.direction != .sendOnly {
-                tokenStored = try await apply(page)
+                tokenStored = try await apply(page, loop: &loop)
             }
             if !tokenStored { try storeToken(page.token) }
             token = page.token
             updateLive { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 }
             if !page.moreComing { break }
         }
-        try await settleUnseen()
+        try await settleUnseen(loop: &loop)
         try sendStrandedItems()
-        try await placeShadowedFolders()
-        claimCreatedDirectories()
+        try await placeShadowedFolders(loop: &loop)
+        claimCreatedDirectories(loop: &loop)
     }
-
-    /// True while a fetch joins the zone (`collide` then treats older local files as stale copies).
-    var isJoining: Bool { owned.withLock { $0.joining } }
 
     /// Fetches the page after `token` on a task of its own.
     private func prefetch(after token: ChangeToken) -> Task<Result<ChangeSet, SyncError>, Never> {
@@ -70,7 +66,7 @@ extension FolderEngine {
     }
 
     /// Applies one page; returns true when the page's token was stored with its items.
-    func apply(_ page: ChangeSet) async throws(SyncError) -> Bool {
+    func apply(_ page: ChangeSet, loop: inout EngineLoop) async throws(SyncError) -> Bool {
         for refusal in page.refused {
             // Never applied: its path may lead out of the folder. The rest of the page stands.
             report(ItemProblem(path: refusal.path.isEmpty ? "record \(refusal.recordName)" : refusal.path,
@@ -83,14 +79,14 @@ extension FolderEngine {
         // Folders first, shallow before deep, so parents exist before their children.
         let ordered = RemotePagePlanner.order(page.changed, skipping: echoes.union(ownSaves))
         try markOutdated(ordered.filter { known.contains($0.id.recordName) })
-        await prepareNewDocuments(ordered, known: known)
-        defer { discardPreparedFiles() }
-        let bulk = try applyNewInBulk(ordered, token: page.token, complete: page.deleted.isEmpty)
+        await prepareNewDocuments(ordered, known: known, loop: &loop)
+        defer { discardPreparedFiles(loop: &loop) }
+        let bulk = try applyNewInBulk(ordered, token: page.token, complete: page.deleted.isEmpty, loop: &loop)
         if bulk.tokenStored { return true }
         let deletedInPage = Set(page.deleted.map(\.recordName))
         for record in ordered where !bulk.applied.contains(record.id.recordName) {
             do {
-                try await applyRemoteChange(.saved(record), deletedInFetch: deletedInPage)
+                try await applyRemoteChange(.saved(record), deletedInFetch: deletedInPage, loop: &loop)
                 clearProblem(at: record.path.string)
             } catch where error.code == .invalidArguments {
                 // This record cannot be applied here (a path through a file, an unwritable
@@ -103,7 +99,7 @@ extension FolderEngine {
         let names = page.deleted.map(\.recordName)
         try forgetShadowedFolders(names)
         let deletedHere = try readIndex { db in try names.compactMap { name in try db.item(named: name).map { (recordName: name, path: $0.path) } } }
-        for name in RemotePagePlanner.deletionOrder(deletedHere) { try await applyRemoteDeletion(name) }
+        for name in RemotePagePlanner.deletionOrder(deletedHere) { try await applyRemoteDeletion(name, loop: &loop) }
         return false
     }
 
@@ -189,11 +185,9 @@ extension FolderEngine {
     }
 
     /// Directories made for remote files whose folder record never came become local folders.
-    private func claimCreatedDirectories() {
-        let created = owned.withLock { owned in
-            defer { owned.createdDirectories.removeAll() }
-            return owned.createdDirectories
-        }
+    private func claimCreatedDirectories(loop: inout EngineLoop) {
+        let created = loop.createdDirectories
+        loop.createdDirectories.removeAll()
         let unclaimed = created.filter { path in ((try? index.readLatest { db in try db.item(at: path) }) ?? nil) == nil }
         if !unclaimed.isEmpty {
             inbox.withLock { inbox in for path in unclaimed { inbox.scopes.insert(.init(path: path, subtree: false)) } }

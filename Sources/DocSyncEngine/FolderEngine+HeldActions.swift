@@ -24,17 +24,17 @@ extension FolderEngine {
     /// marked gets its marker back, and what is missing from it is deleted everywhere. A
     /// root that is missing (or not a directory) was deleted on purpose: every item is
     /// deleted everywhere at once, and the folder starts again empty, never created.
-    func confirmHeldDeletions(root: RootCheck) async -> [ActionOutcome] {
+    func confirmHeldDeletions(root: RootCheck, loop: inout EngineLoop) async -> [ActionOutcome] {
         let folder = configuration.zone.name
         if case .held(let reason) = root {
             guard reason == .markerMissing || reason == .markerForeign else {
                 return await deleteEverythingOfAMissingRoot()
             }
-            do throws(SyncError) { try remark() } catch {
+            do throws(SyncError) { try remark(loop: &loop) } catch {
                 return [ActionOutcome(folder: folder, path: ".", done: false, message: error.message)]
             }
             updateSafety { $0.deletionsConfirmed = true }
-            do throws(SyncError) { try reconcile([EngineInbox.Scope(path: nil, subtree: true)]) } catch {
+            do throws(SyncError) { try reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop) } catch {
                 return [ActionOutcome(folder: folder, path: ".", done: false, message: "the folder's marker is back, but comparing the folder failed: \(error.message)")]
             }
         } else {
@@ -101,7 +101,7 @@ extension FolderEngine {
     /// `--restore`: every held item comes back from the backend as it is there (a
     /// placeholder in an on-demand folder). Refused while the root is missing: nothing is
     /// ever written where the folder is not.
-    func restoreHeldItems(root: RootCheck) async -> [ActionOutcome] {
+    func restoreHeldItems(root: RootCheck, loop: inout EngineLoop) async -> [ActionOutcome] {
         let folder = configuration.zone.name
         if case .held(let reason) = root {
             guard reason == .markerMissing || reason == .markerForeign else {
@@ -110,8 +110,8 @@ extension FolderEngine {
                         + "put the folder back (it resumes by itself)")]
             }
             do throws(SyncError) {
-                try remark()
-                try reconcile([EngineInbox.Scope(path: nil, subtree: true)])
+                try remark(loop: &loop)
+                try reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
             } catch {
                 return [ActionOutcome(folder: folder, path: ".", done: false, message: error.message)]
             }
@@ -142,7 +142,7 @@ extension FolderEngine {
             if let token = loadToken() {
                 for start in stride(from: 0, to: records.count, by: StorageLimits.maximumPageSize) {
                     let page = Array(records[start..<min(start + StorageLimits.maximumPageSize, records.count)])
-                    _ = try await apply(ChangeSet(changed: page, deleted: [], token: token, moreComing: false))
+                    _ = try await apply(ChangeSet(changed: page, deleted: [], token: token, moreComing: false), loop: &loop)
                 }
             } else {
                 throw SyncError(.changeTokenExpired, "this device has not fetched the folder yet")
@@ -153,7 +153,7 @@ extension FolderEngine {
             try? storeToken(nil)
             inbox.withLock { $0.fetch = true }
         }
-        _ = decideDeletionGate()
+        _ = decideDeletionGate(lastLocalDeletion: loop.lastLocalDeletion)
         let outcomes = rows.map { row -> ActionOutcome in
             let restored = (try? readIndex { db in try db.item(named: row.recordName) }) ?? nil
             let done = current[RecordID(zone: configuration.zone, recordName: row.recordName)] == nil || restored != nil
@@ -168,10 +168,10 @@ extension FolderEngine {
     }
 
     /// Writes the root's marker again, naming the instance the index recorded.
-    private func remark() throws(SyncError) {
+    private func remark(loop: inout EngineLoop) throws(SyncError) {
         let instance = published.withLock { $0.safety.markerInstance } ?? environment.newRecordName()
         try RootMarker.write(instance: instance, zone: configuration.zone, into: configuration.root.path, modified: environment.wallNow(), in: fileSystem)
         updateSafety { $0.markerInstance = instance }
-        _ = checkRoot()
+        _ = checkRoot(loop: &loop)
     }
 }

@@ -18,13 +18,13 @@ extension FolderEngine {
     /// last found right, the marker file and at most one directory entry beyond it — never
     /// the folder's files) and decides, writing or adopting a marker when
     /// the verdict says so. Records a hold (and its end) in the persisted safety state.
-    func checkRoot() -> RootCheck {
+    func checkRoot(loop: inout EngineLoop) -> RootCheck {
         let root = configuration.root.path
         // Two `stat`s when nothing changed since the root was last found right.
         let fingerprint = RootMarker.fingerprint(root, in: fileSystem)
-        if let fingerprint, owned.withLock({ $0.rootSeenRight == fingerprint }) { return .proceed }
+        if let fingerprint, loop.rootSeenRight == fingerprint { return .proceed }
         let check = lookAtRoot(root)
-        owned.withLock { $0.rootSeenRight = check == .proceed ? fingerprint : nil }
+        loop.rootSeenRight = check == .proceed ? fingerprint : nil
         return check
     }
 

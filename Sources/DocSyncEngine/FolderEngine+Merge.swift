@@ -34,9 +34,9 @@ extension FolderEngine {
 
     /// Moves a local item out of the way to `copy` (a conflict-copy name beside it), synced
     /// as a change of path. Returns its row as stored.
-    func moveAside(_ original: IndexItem, to copy: RelativePath) throws(SyncError) -> IndexItem {
+    func moveAside(_ original: IndexItem, to copy: RelativePath, loop: inout EngineLoop) throws(SyncError) -> IndexItem {
         var row = original
-        guard try move(&row, to: copy) else { throw localChangeMidway(copy) }
+        guard try move(&row, to: copy, loop: &loop) else { throw localChangeMidway(copy) }
         markChanged(&row)
         logger.notice("conflict: two items for one path; kept this device's beside the other", metadata: ["path": "\(original.path)", "copy": "\(copy)"])
         let final = row

@@ -33,12 +33,12 @@ extension FolderEngine {
     /// new (or a directory the engine made), so it is planned and recorded a batch at a time
     /// as the walk goes, in the byte order of the paths, never held whole. The root is
     /// checked before each batch is recorded, as `reconcile` checks it before recording.
-    func recordFirstScan(_ scanner: FolderScanner) throws(SyncError) {
-        let empty = LocalScan(found: [:], indexed: [], createdDirectories: owned.withLock { $0.createdDirectories })
+    func recordFirstScan(_ scanner: FolderScanner, loop: inout EngineLoop) throws(SyncError) {
+        let empty = LocalScan(found: [:], indexed: [], createdDirectories: loop.createdDirectories)
         var batch: [RelativePath: ItemFacts] = [:]
         func record() throws(SyncError) {
             guard !batch.isEmpty else { return }
-            try ensureRootUnchanged()
+            try ensureRootUnchanged(loop: &loop)
             try recordNew(batch, as: empty)
             batch.removeAll(keepingCapacity: true)
         }
@@ -56,7 +56,7 @@ extension FolderEngine {
         }
         try record()
         for problem in result.problems { report(problem) }
-        try ensureRootUnchanged()
-        removeLeftoverTemporaryFiles(result.leftoverTemporaryFiles)
+        try ensureRootUnchanged(loop: &loop)
+        removeLeftoverTemporaryFiles(result.leftoverTemporaryFiles, loop: &loop)
     }
 }

@@ -53,23 +53,24 @@ extension FolderEngine {
     /// Records, through the local scan, the local changes where `change` lands that the index
     /// has not recorded yet: the item's own first, then (with the item's row as that left it)
     /// what is in a saved record's way. Nothing for an ignored record.
-    func recordLocalChanges(where change: RemoteChange) throws(SyncError) {
-        if case .saved(let server) = change, isIgnored(server) { return }
+    func recordLocalChanges(where change: RemoteChange, loop: inout EngineLoop) throws(SyncError) {
+        if case .saved(let server) = change, loop.scanner.isIgnored(server.path, isDirectory: server.type == .folder) { return }
         let name = change.recordName
         var row = try readIndex { db in try db.item(named: name) }
         if let scope = unrecordedItemChange(change, row: row) {
-            try reconcile([scope])
+            try reconcile([scope], loop: &loop)
             row = try readIndex { db in try db.item(named: name) }
         }
         guard case .saved(let server) = change, let scope = try unrecordedChangeInTheWay(of: server, row: row) else { return }
-        try reconcile([scope])
+        try reconcile([scope], loop: &loop)
     }
 
     /// What the planner needs to decide `change`, read from the index and the disk (local
     /// changes there recorded first: `recordLocalChanges`). `deletedInFetch` names the records
     /// the same fetch deletes (an item in a saved record's way may be one of them). Reads only.
-    func observe(_ change: RemoteChange, deletedInFetch: Set<String> = []) throws(SyncError) -> ObservedScope {
-        var scope = RemoteChangeScope(change: change, freshRecordName: "", joining: isJoining)
+    /// `loop` gives the ignore rules and whether the fetch joins the zone.
+    func observe(_ change: RemoteChange, deletedInFetch: Set<String> = [], loop: EngineLoop) throws(SyncError) -> ObservedScope {
+        var scope = RemoteChangeScope(change: change, freshRecordName: "", joining: loop.joining)
         var rows: [String: IndexItem] = [:]
         let name = change.recordName
         switch change {
@@ -80,7 +81,7 @@ extension FolderEngine {
             rows[name] = row
             if row.kind == .folder { scope.hasLiveChildren = try hasLiveChildren(row) }
         case .saved(let server):
-            if isIgnored(server) {
+            if loop.scanner.isIgnored(server.path, isDirectory: server.type == .folder) {
                 scope.isIgnored = true
                 return ObservedScope(scope: scope, rows: rows)
             }
@@ -116,10 +117,6 @@ extension FolderEngine {
             scope.pathsInUse = conflictNamesInUse(for: rows.values.filter { $0.pending == .save || $0.recordName != name }, server: server)
         }
         return ObservedScope(scope: scope, rows: rows)
-    }
-
-    private func isIgnored(_ server: DocSyncCore.Record) -> Bool {
-        owned.withLock { $0.scanner.isIgnored(server.path, isDirectory: server.type == .folder) }
     }
 
     /// Reads the content of an item changed here whose content is not read yet: the planner

@@ -7,10 +7,10 @@ import GRDB
 extension FolderEngine {
     /// Shows the new remote document `server` as a placeholder. Returns false when it cannot
     /// have one (its name is too long for `.NAME.docsync`): the caller downloads it instead.
-    func placePlaceholder(_ server: DocSyncCore.Record) throws(SyncError) -> Bool {
+    func placePlaceholder(_ server: DocSyncCore.Record, loop: inout EngineLoop) throws(SyncError) -> Bool {
         guard server.type == .document, let placeholder = Placeholder.path(for: server.path) else { return false }
         let made = try Materializer.makeParents(of: server.path, root: configuration.root.path, in: fileSystem)
-        rememberCreated(made)
+        loop.rememberCreated(made)
         try Placeholder.write(recordName: server.id.recordName, modified: server.modified, at: absolute(placeholder), in: fileSystem)
         let row = placeholderRow(server)
         try writeIndex { db in
@@ -22,15 +22,15 @@ extension FolderEngine {
 
     /// A remote change to an item shown as a placeholder: the placeholder follows it (moved,
     /// its time updated); nothing is downloaded.
-    func updatePlaceholder(_ row: IndexItem, to server: DocSyncCore.Record) async throws(SyncError) {
+    func updatePlaceholder(_ row: IndexItem, to server: DocSyncCore.Record, loop: inout EngineLoop) async throws(SyncError) {
         guard server.type == .document, let newPlaceholder = Placeholder.path(for: server.path) else {
             try removePlaceholder(row)
-            try await applyRemoteChange(.saved(server))
+            try await applyRemoteChange(.saved(server), loop: &loop)
             return
         }
         if server.path != row.path, let old = Placeholder.path(for: row.path) {
             let made = try Materializer.makeParents(of: server.path, root: configuration.root.path, in: fileSystem)
-            rememberCreated(made)
+            loop.rememberCreated(made)
             try? fileSystem.removeFile(absolute(old))
         }
         try Placeholder.write(recordName: server.id.recordName, modified: server.modified, at: absolute(newPlaceholder), in: fileSystem)
@@ -45,7 +45,7 @@ extension FolderEngine {
     }
 
     /// Replaces the placeholder at `path` with the document's content.
-    func download(_ path: RelativePath) async -> ActionOutcome {
+    func download(_ path: RelativePath, loop: inout EngineLoop) async -> ActionOutcome {
         func outcome(_ done: Bool, _ message: String? = nil) -> ActionOutcome {
             ActionOutcome(folder: configuration.zone.name, path: path.string, done: done, message: message)
         }
@@ -62,7 +62,9 @@ extension FolderEngine {
                 try db.execute(sql: "UPDATE item SET isDownloading = 1, percentDownloaded = 0, downloadingError = NULL WHERE recordName = ?",
                                arguments: [row.recordName])
             }
-            let prepared = try await prepareDocument(record, at: path, flush: true)
+            var made: [RelativePath] = []
+            defer { loop.rememberCreated(made) }
+            let prepared = try await prepareDocument(record, at: path, flush: true, made: &made)
             let code = Materializer.renameWithoutReplacing(prepared.temporary, target, in: fileSystem)
             guard code == 0 else {
                 try? fileSystem.removeFile(prepared.temporary)

@@ -6,14 +6,13 @@ import GRDB
 /// decides what was created, changed, renamed or deleted, and the changes are written to the
 /// index (as pending changes) before anything else happens.
 extension FolderEngine {
-    func reconcile(_ scopes: [EngineInbox.Scope]) throws(SyncError) {
+    func reconcile(_ scopes: [EngineInbox.Scope], loop: inout EngineLoop) throws(SyncError) {
         if scopes.contains(where: { $0.path?.string.bytesEqual(IgnoreRules.fileName) ?? true }) {
-            let rules = FolderEngine.loadIgnores(configuration.root, fileSystem)
-            owned.withLock { $0.scanner = FolderScanner(root: configuration.root, ignores: rules, fileSystem: fileSystem) }
+            loop.scanner = makeScanner()
         }
-        let scanner = owned.withLock { $0.scanner }
+        let scanner = loop.scanner
         if scopes.contains(where: { $0.path == nil }), try readIndex({ db in try !db.hasRows("item") }) {
-            try recordFirstScan(scanner)  // the whole folder, which holds every other scope
+            try recordFirstScan(scanner, loop: &loop)  // the whole folder, which holds every other scope
             return
         }
         /// What the walk found, as the planner compares it (specials are reported, not kept).
@@ -66,9 +65,9 @@ extension FolderEngine {
         for problem in problems { report(problem) }
         // A root unmounted or moved away while it was walked looks emptied: what was seen is
         // not recorded, and the loop finds the folder held (SPEC §4a).
-        try ensureRootUnchanged()
-        if let leftovers { removeLeftoverTemporaryFiles(leftovers) }
-        let created = owned.withLock { $0.createdDirectories }
+        try ensureRootUnchanged(loop: &loop)
+        if let leftovers { removeLeftoverTemporaryFiles(leftovers, loop: &loop) }
+        let created = loop.createdDirectories
         // Observe, plan, record: the index is read, the planner decides (after the few files
         // that may be copies of vanished ones are read), and the changes go into the index
         // in one transaction. Only this loop writes the index, so nothing changes between.
@@ -97,21 +96,24 @@ extension FolderEngine {
         for path in placeholders {
             if let placeholder = Placeholder.path(for: path) { try? fileSystem.removeFile(scanner.absolute(placeholder)) }
         }
-        if changes.contains(where: { if case .vanished(_, _, true) = $0 { return true } else { return false } }) { noteLocalDeletions() }
+        if changes.contains(where: { if case .vanished(_, _, true) = $0 { return true } else { return false } }) {
+            loop.lastLocalDeletion = environment.now()  // the brake's quiet period starts again
+        }
     }
 
     /// Throws when the folder's root is no longer the indexed folder (unmounted or moved away
     /// while it was walked): what the walk saw must not be recorded.
-    func ensureRootUnchanged() throws(SyncError) {
-        guard checkRoot() == .proceed else {
+    func ensureRootUnchanged(loop: inout EngineLoop) throws(SyncError) {
+        guard checkRoot(loop: &loop) == .proceed else {
             throw SyncError(.assetFileModified, "the folder's root changed while it was compared; looking at it again")
         }
     }
 
     /// Removes the temporary files of downloads a crash interrupted, which a full scan
     /// found, when it is the engine's first; later scans leave such files alone.
-    func removeLeftoverTemporaryFiles(_ paths: [RelativePath]) {
-        guard owned.withLock({ state in defer { state.leftoversToRemove = false }; return state.leftoversToRemove }) else { return }
+    func removeLeftoverTemporaryFiles(_ paths: [RelativePath], loop: inout EngineLoop) {
+        guard loop.leftoversToRemove else { return }
+        loop.leftoversToRemove = false
         for path in paths {
             try? fileSystem.removeFile(absolute(path))
             logger.info("removed an interrupted download's temporary file", metadata: ["path": "\(path)"])

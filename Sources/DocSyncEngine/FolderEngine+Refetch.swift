@@ -42,7 +42,7 @@ extension FolderEngine {
     /// and the deletion is applied (the file goes to the version store, nothing is
     /// uploaded); one that differs is an edit, and is sent. Waiting folder records the fetch
     /// never sent are forgotten, and the join is over.
-    func settleUnseen() async throws(SyncError) {
+    func settleUnseen(loop: inout EngineLoop) async throws(SyncError) {
         let joining = try joinUnfinished()
         if !joining, try !anyUnconfirmed() { return }
         let unseen = try readIndex { db in try String.fetchAll(db, sql: "SELECT recordName FROM unconfirmed") }
@@ -77,9 +77,9 @@ extension FolderEngine {
         for decision in UnseenItemsPlanner.plan(items, recentlyDeleted: recentlyDeleted) {
             switch decision {
             case .deletedElsewhere(let name):
-                try await applyRemoteDeletion(name)
+                try await applyRemoteDeletion(name, loop: &loop)
             case .deletionArrivedLate(let name, let deleted):
-                if try takeDeletedRecord(deleted, for: name) { try await applyRemoteDeletion(deleted.id.recordName) }
+                if try takeDeletedRecord(deleted, for: name) { try await applyRemoteDeletion(deleted.id.recordName, loop: &loop) }
             case .sendAgain(let name):
                 sendAgain.append(name)
             }

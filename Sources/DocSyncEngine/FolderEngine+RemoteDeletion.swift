@@ -6,8 +6,8 @@ import GRDB
 /// version store; an emptied folder is removed.
 extension FolderEngine {
     /// A remote deletion: observed, planned and carried out.
-    func applyRemoteDeletion(_ recordName: String) async throws(SyncError) {
-        try await applyRemoteChange(.deleted(recordName: recordName))
+    func applyRemoteDeletion(_ recordName: String, loop: inout EngineLoop) async throws(SyncError) {
+        try await applyRemoteChange(.deleted(recordName: recordName), loop: &loop)
     }
 
     /// Removes the folder of `row` and its row; ignored files left inside go to the version store.

@@ -31,7 +31,7 @@ extension FolderEngine {
     /// Settles the conflicts `paths` name (originals: with every copy beside them; copies:
     /// that one), keeping `keep`; one outcome per path. A copy whose original is also named
     /// is settled with it. Runs on the loop (`EngineAction.resolve`).
-    func resolve(_ paths: [RelativePath], keep: ConflictKeep) -> [ActionOutcome] {
+    func resolve(_ paths: [RelativePath], keep: ConflictKeep, loop: inout EngineLoop) -> [ActionOutcome] {
         let named = Set(paths)
         // Copies whose original is named too, and in conflict: settled with it (decided
         // before anything changes, whichever comes first).
@@ -47,14 +47,14 @@ extension FolderEngine {
                 outcomes.append(ActionOutcome(folder: configuration.zone.name, path: path.string, done: true,
                                               message: "settled with \(original.name)"))
             } else {
-                outcomes.append(resolve(path, keep: keep))
+                outcomes.append(resolve(path, keep: keep, loop: &loop))
             }
         }
         return outcomes
     }
 
     /// Settles the conflict `named` names (see `resolve(_:keep:)`).
-    private func resolve(_ named: RelativePath, keep: ConflictKeep) -> ActionOutcome {
+    private func resolve(_ named: RelativePath, keep: ConflictKeep, loop: inout EngineLoop) -> ActionOutcome {
         func outcome(_ done: Bool, _ message: String) -> ActionOutcome {
             ActionOutcome(folder: configuration.zone.name, path: named.string, done: done, message: message)
         }
@@ -70,7 +70,7 @@ extension FolderEngine {
             // What the files are now, not what the index last saw: compare them first.
             let seen = try findConflict(named)
             guard case .conflict(let before) = seen else { return noConflict(seen) }
-            try reconcile(([before.original] + before.copies).map { EngineInbox.Scope(path: $0.path, subtree: false) })
+            try reconcile(([before.original] + before.copies).map { EngineInbox.Scope(path: $0.path, subtree: false) }, loop: &loop)
             let found = try findConflict(named)
             guard case .conflict(let conflict) = found else { return noConflict(found) }
             let steps = try ConflictResolution.plan(
@@ -83,7 +83,7 @@ extension FolderEngine {
             guard !steps.isEmpty else { return outcome(true, "no conflict to resolve") }
             try check(steps, of: conflict, keep: keep)
             var notes: [String] = []
-            for step in steps { notes.append(try carryOut(step, of: conflict, keep: keep)) }
+            for step in steps { notes.append(try carryOut(step, of: conflict, keep: keep, loop: &loop)) }
             return outcome(true, notes.joined(separator: "; "))
         } catch {
             logger.warning("could not resolve a conflict", metadata: ["path": "\(named)", "error": "\(error.message)"])
@@ -147,7 +147,7 @@ extension FolderEngine {
     }
 
     /// Carries out one step, logs it, and says what was done.
-    private func carryOut(_ step: ConflictResolution.Step, of conflict: Conflict, keep: ConflictKeep) throws(SyncError) -> String {
+    private func carryOut(_ step: ConflictResolution.Step, of conflict: Conflict, keep: ConflictKeep, loop: inout EngineLoop) throws(SyncError) -> String {
         let original = conflict.original
         guard let copy = conflict.copy(at: step.copy) else { throw SyncError(.invalidArguments, "\(step.copy.name) is gone") }
         let copyDevice = ConflictName.device(of: copy.path.name) ?? "unknown"
@@ -200,7 +200,7 @@ extension FolderEngine {
         // The copy's record goes, unless it keeps its name: a deletion the person asked for,
         // which the mass-delete brake does not count (resolving hundreds of copies is no accident).
         if case .renameCopy = step {} else if copy.acked != nil { noteDeletionsAskedFor(1) }
-        try reconcile(scopes)
+        try reconcile(scopes, loop: &loop)
         try writeIndex { db in
             try logConflict(conflictLogEntry(path: original.path, copyPath: copy.path, remoteDevice: otherDevice == configuration.device ? nil : otherDevice,
                                              outcome: keep.outcome, detail: detail ?? note), in: db)

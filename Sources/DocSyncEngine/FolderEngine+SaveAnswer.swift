@@ -9,8 +9,10 @@ extension FolderEngine {
     /// carries a token past the batch's own changes and the stored token is still the one
     /// the batch named (no fetch stored another meanwhile), that token is stored with the
     /// items: the notification of this save then finds nothing to fetch back. A save whose
-    /// read waited for its answer (`reads`) is written once here, read and settled.
-    func record(_ result: ModifyResult, sent: [IndexItem], reads: UnwrittenReads, knownToken: ChangeToken?) async throws(SyncError) {
+    /// read waited for its answer (`reads`) is written once here, read and settled. Records
+    /// changed elsewhere are kept in `loop` for the plan after the send.
+    func record(_ result: ModifyResult, sent: [IndexItem], reads: UnwrittenReads, knownToken: ChangeToken?,
+                loop: inout EngineLoop) async throws(SyncError) {
         let sentRows = Dictionary(sent.map { ($0.recordName, $0) }, uniquingKeysWith: { a, _ in a })
         logger.trace("a batch answered", metadata: ["saved": "\(result.saved.count)", "deleted": "\(result.deleted.map(\.recordName).sorted())",
                                                     "failed": "\(result.failed.map { "\($0.key.recordName): \($0.value.code)" }.sorted())"])
@@ -83,7 +85,7 @@ extension FolderEngine {
             // This device's own earlier saves, whose answers were lost, are acknowledged now;
             // the others wait for the plan after this send.
             let own = try settleUncertainSaves(changed: changedElsewhere)
-            noteAnswered(changedElsewhere.filter { !own.contains($0.id.recordName) })
+            loop.noteAnswered(changedElsewhere.filter { !own.contains($0.id.recordName) })
         }
         if let wholeFailure { throw wholeFailure }
     }

@@ -16,9 +16,12 @@ extension FolderEngine {
     /// Records are still saved one page after the other, in order, and a page's records only
     /// after all of its chunks are on the backend. In a serial environment each page is read,
     /// uploaded and saved before the next is read.
-    func sendPending() async throws(SyncError) -> Bool {
+    ///
+    /// Records the server answered a save with, changed elsewhere, are kept in `loop` for the
+    /// plan after the send (`applyAnsweredChanges`), also when the send stops with an error.
+    func sendPending(loop: inout EngineLoop) async throws(SyncError) -> Bool {
         guard configuration.direction != .receiveOnly else { return true }
-        if environment.serial { return try await sendPendingSerially() }
+        if environment.serial { return try await sendPendingSerially(loop: &loop) }
         var complete = true
         var batchLimit = RecordBatch.maximumItems
         var preparing: Task<Result<PreparedPage?, SyncError>, Never>? = prepareInBackground(after: PageCursor())
@@ -29,7 +32,7 @@ extension FolderEngine {
                 preparing = page.map { prepareInBackground(after: $0.cursor) }
                 let uploaded = try await uploading?.value.get()
                 uploading = page.map { uploadInBackground($0) }
-                if let uploaded, try await save(uploaded, batchLimit: &batchLimit) == false { complete = false }
+                if let uploaded, try await save(uploaded, batchLimit: &batchLimit, loop: &loop) == false { complete = false }
             }
             return complete
         } catch {
@@ -43,14 +46,14 @@ extension FolderEngine {
     }
 
     /// `sendPending` one page at a time, on the calling task.
-    private func sendPendingSerially() async throws(SyncError) -> Bool {
+    private func sendPendingSerially(loop: inout EngineLoop) async throws(SyncError) -> Bool {
         var complete = true
         var batchLimit = RecordBatch.maximumItems
         var cursor = PageCursor()
         while let page = try preparePage(after: cursor) {
             cursor = page.cursor
             let uploaded = try await upload(page)
-            if try await save(uploaded, batchLimit: &batchLimit) == false { complete = false }
+            if try await save(uploaded, batchLimit: &batchLimit, loop: &loop) == false { complete = false }
         }
         return complete
     }
@@ -106,7 +109,7 @@ extension FolderEngine {
     /// Saves and deletes an uploaded page's records in batches, recording each answer; rows
     /// that changed since the page was prepared (the saving of the page before may have
     /// moved them) are left for the next pass. Returns false when some item must be read again.
-    private func save(_ uploaded: UploadedPage, batchLimit: inout Int) async throws(SyncError) -> Bool {
+    private func save(_ uploaded: UploadedPage, batchLimit: inout Int, loop: inout EngineLoop) async throws(SyncError) -> Bool {
         let page = uploaded.page
         let started = environment.now()
         let changedMeanwhile = try changedSincePrepared(page)
@@ -139,7 +142,7 @@ extension FolderEngine {
                 logger.trace("a batch's answer was lost", metadata: ["saves": "\(batch.saves.map(\.id.recordName).sorted())"])
                 throw error
             }
-            try await record(result, sent: slice.map(\.row), reads: uploaded.reads, knownToken: batch.knownToken)
+            try await record(result, sent: slice.map(\.row), reads: uploaded.reads, knownToken: batch.knownToken, loop: &loop)
             noteDeletionsSent(batch.deletions.filter { result.deleted.contains($0.id) }.count)
             items.removeFirst(slice.count)
         }

@@ -29,7 +29,7 @@ extension FolderEngine {
 
     /// Places the waiting folder records whose path no folder of this device holds any more,
     /// through the planner as new records; drops those that became items here meanwhile.
-    func placeShadowedFolders() async throws(SyncError) {
+    func placeShadowedFolders(loop: inout EngineLoop) async throws(SyncError) {
         let waiting: [ShadowedFoldersPlanner.Waiting] = try readIndex { db in
             try Row.fetchAll(db, sql: """
                 SELECT s.recordName, s.record,
@@ -48,7 +48,7 @@ extension FolderEngine {
             case .place(let record):
                 try forgetShadowedFolders([record.id.recordName])
                 logger.debug("a waiting folder record's path is free; placing it", metadata: ["path": "\(record.path)", "record": "\(record.id.recordName)"])
-                try await applyRemoteChange(.saved(record))
+                try await applyRemoteChange(.saved(record), loop: &loop)
             }
         }
     }

@@ -20,7 +20,8 @@ extension FolderEngine {
     /// the version store (reason `merged`), and the row is pending, based on `server`.
     /// Throws `assetFileModified` when the file changed since it was read (the change is
     /// observed and the remote change planned again).
-    func mergeText(_ row: IndexItem, ancestor: DocSyncCore.Record, server: DocSyncCore.Record, merged: DocSyncCore.Record) async throws(SyncError) -> TextMergeAttempt {
+    func mergeText(_ row: IndexItem, ancestor: DocSyncCore.Record, server: DocSyncCore.Record, merged: DocSyncCore.Record,
+                   loop: inout EngineLoop) async throws(SyncError) -> TextMergeAttempt {
         guard let ancestorAsset = ancestor.asset, let serverAsset = server.asset else { return .notMerged("a side has no content") }
         // The file first: when it changed meanwhile, nothing is downloaded for nothing.
         let localBytes = [UInt8](try readForMerge(row))
@@ -44,7 +45,7 @@ extension FolderEngine {
 
         var item = row
         if path != item.path {
-            guard try move(&item, to: path) else { throw localChangeMidway(path) }
+            guard try move(&item, to: path, loop: &loop) else { throw localChangeMidway(path) }
             let moved = item
             try writeIndex { db in try moved.update(db) }
         }

@@ -19,11 +19,12 @@ extension FolderEngine {
 
     /// Puts `record`'s content at `path`. `expected` is the index's row for what is there
     /// now (`nil`: nothing may be there). The replaced file is kept as `reason` when given.
-    func write(_ record: DocSyncCore.Record, at path: RelativePath, expected: IndexItem?, keepReplacedAs reason: VersionStore.Reason?) async throws(SyncError) -> WriteOutcome {
+    func write(_ record: DocSyncCore.Record, at path: RelativePath, expected: IndexItem?, keepReplacedAs reason: VersionStore.Reason?,
+               loop: inout EngineLoop) async throws(SyncError) -> WriteOutcome {
         let root = configuration.root.path
         let target = root + "/" + path.string
         let made = try Materializer.makeParents(of: path, root: root, in: fileSystem)
-        rememberCreated(made)
+        loop.rememberCreated(made)
         switch record.type {
         case .folder:
             do { try fileSystem.makeDirectory(target, mode: record.mode) } catch {
@@ -32,7 +33,7 @@ extension FolderEngine {
             }
             try? fileSystem.setMode(target, record.mode)
             try? fileSystem.flushDirectory(String(Materializer.directory(of: target)))
-            owned.withLock { _ = $0.createdDirectories.remove(path) }
+            loop.createdDirectories.remove(path)
             guard let stat = try? fileSystem.status(target) else { return .targetChanged }
             return .written(stat, chunks: nil)
         case .symlink:
@@ -55,10 +56,12 @@ extension FolderEngine {
             return try replace(target, with: temporary, written: written, path: path, expected: expected, reason: reason)
         case .document:
             let prepared: PreparedFile
-            if let ready = takePrepared(record, at: target) {
+            if let ready = takePrepared(record, at: target, loop: &loop) {
                 prepared = ready
             } else {
-                prepared = try await prepareDocument(record, at: path, flush: true)
+                var made: [RelativePath] = []
+                defer { loop.rememberCreated(made) }
+                prepared = try await prepareDocument(record, at: path, flush: true, made: &made)
             }
             do throws(SyncError) {
                 let outcome = try replace(target, with: prepared.temporary, written: prepared.written, path: path, expected: expected, reason: reason)
@@ -84,13 +87,15 @@ extension FolderEngine {
     /// Writes `record`'s content into a new temporary file beside `path`, from local copies
     /// of its chunks where this machine has them and downloads otherwise, and verifies the
     /// whole digest. With `flush`, the file is fsynced; without, the caller flushes the file
-    /// system before renaming it into place. Nothing is left behind on failure.
-    func prepareDocument(_ record: DocSyncCore.Record, at path: RelativePath, flush: Bool) async throws(SyncError) -> PreparedFile {
+    /// system before renaming it into place. Nothing is left behind on failure but the
+    /// directories made for it, which `made` gains (the loop remembers them: `EngineLoop.createdDirectories`).
+    func prepareDocument(_ record: DocSyncCore.Record, at path: RelativePath, flush: Bool,
+                         made: inout [RelativePath]) async throws(SyncError) -> PreparedFile {
         guard let asset = record.asset else { throw SyncError(.invalidArguments, "\(path): a document without content") }
         let manifest = try await backend.loadManifest(asset, knownNodes: heldManifestNodes(of: record.id.recordName))
         var found: [SHA256Digest: Data] = [:]
         if manifest.chunks.count <= 256 { found = try await chunkBytes(manifest.chunks) }
-        return try await writeTemporary(record, at: path, manifest: manifest, chunks: found, flush: flush)
+        return try await writeTemporary(record, at: path, manifest: manifest, chunks: found, flush: flush, made: &made)
     }
 
     /// The manifest nodes of the version of `recordName` this device holds, rebuilt from its
@@ -107,10 +112,11 @@ extension FolderEngine {
 
     /// Writes `record`'s content (`manifest`) into a new temporary file beside `path`, taking
     /// chunk bytes from `chunks` and fetching the rest (local copies first) a group at a time.
-    func writeTemporary(_ record: DocSyncCore.Record, at path: RelativePath, manifest: AssetManifest, chunks given: [SHA256Digest: Data], flush: Bool) async throws(SyncError) -> PreparedFile {
+    /// The directories it makes for it are added to `made`.
+    func writeTemporary(_ record: DocSyncCore.Record, at path: RelativePath, manifest: AssetManifest, chunks given: [SHA256Digest: Data], flush: Bool,
+                        made: inout [RelativePath]) async throws(SyncError) -> PreparedFile {
         let target = configuration.root.path + "/" + path.string
-        let made = try Materializer.makeParents(of: path, root: configuration.root.path, in: fileSystem)
-        rememberCreated(made)
+        made += try Materializer.makeParents(of: path, root: configuration.root.path, in: fileSystem)
         // Chunks are gathered into large writes. A large file is written past the page cache
         // (see `PosixFileSystem.createFile`); a small one through it, which costs less than a
         // direct write's wait for the disk.
@@ -159,8 +165,8 @@ extension FolderEngine {
     }
 
     /// The prepared file for `record`, if one was written for this content beside `target`.
-    func takePrepared(_ record: DocSyncCore.Record, at target: String) -> PreparedFile? {
-        guard let file = owned.withLock({ $0.preparedFiles.removeValue(forKey: record.id.recordName) }) else { return nil }
+    func takePrepared(_ record: DocSyncCore.Record, at target: String, loop: inout EngineLoop) -> PreparedFile? {
+        guard let file = loop.preparedFiles.removeValue(forKey: record.id.recordName) else { return nil }
         let sameDirectory = Materializer.directory(of: file.temporary) == Materializer.directory(of: target)
         guard sameDirectory, file.contentDigest == record.contentDigest else {
             try? fileSystem.removeFile(file.temporary)
@@ -170,11 +176,9 @@ extension FolderEngine {
     }
 
     /// Removes prepared files nobody used (their records were applied some other way).
-    func discardPreparedFiles() {
-        let left = owned.withLock { owned in
-            defer { owned.preparedFiles.removeAll() }
-            return Array(owned.preparedFiles.values)
-        }
+    func discardPreparedFiles(loop: inout EngineLoop) {
+        let left = loop.preparedFiles.values
+        loop.preparedFiles.removeAll()
         for file in left { try? fileSystem.removeFile(file.temporary) }
     }
 

@@ -10,14 +10,14 @@ extension FolderEngine {
     /// Prepares the new documents among `records` (ordered folders first); `known` names the
     /// records the index already has a row for. Preparation failures are left to `write`,
     /// which retries and reports them.
-    func prepareNewDocuments(_ records: [DocSyncCore.Record], known: Set<String>) async {
+    func prepareNewDocuments(_ records: [DocSyncCore.Record], known: Set<String>, loop: inout EngineLoop) async {
         guard !configuration.onDemand else { return }  // new documents become placeholders
         // A document is written ahead only into a directory that exists, or that a new folder
         // of this page creates: never into a place a moving folder is about to take.
         let newFolders = Set(records.filter { $0.type == .folder && !known.contains($0.id.recordName) }.map(\.path))
         let work = records.filter { record in
             guard record.type == .document, record.asset != nil, !known.contains(record.id.recordName),
-                  !owned.withLock({ $0.scanner.isIgnored(record.path) }),
+                  !loop.scanner.isIgnored(record.path),
                   ((try? fileSystem.status(absolute(record.path))) ?? nil) == nil else { return false }
             guard let parent = record.path.parent else { return true }
             return newFolders.contains(parent) || ((try? fileSystem.status(absolute(parent)))??.kind == .directory)
@@ -34,25 +34,38 @@ extension FolderEngine {
             groups[groups.count - 1].append(record)
             groupBytes += record.size
         }
-        var results: [String: PreparedFile] = [:]
+        var results = PreparedGroup()
         if environment.serial {
-            for group in groups { results.merge(await prepareGroup(group)) { _, new in new } }
+            for group in groups { results.add(await prepareGroup(group)) }
         } else {
             results = await prepareGroupsTogether(groups)
         }
-        guard !results.isEmpty else { return }
+        loop.rememberCreated(results.made)
+        guard !results.files.isEmpty else { return }
         if fileSystem.flushFileSystem(containing: configuration.root.path) {
-            owned.withLock { $0.preparedFiles.merge(results) { _, new in new } }
+            loop.preparedFiles.merge(results.files) { _, new in new }
         } else {
-            for file in results.values { try? fileSystem.removeFile(file.temporary) }
+            for file in results.files.values { try? fileSystem.removeFile(file.temporary) }
+        }
+    }
+
+    /// What preparing groups of documents wrote: each prepared file by record name, and the
+    /// directories made for them.
+    private struct PreparedGroup: Sendable {
+        var files: [String: PreparedFile] = [:]
+        var made: [RelativePath] = []
+
+        mutating func add(_ other: PreparedGroup) {
+            files.merge(other.files) { _, new in new }
+            made += other.made
         }
     }
 
     /// Prepares `groups`, four at a time.
-    private func prepareGroupsTogether(_ groups: [[DocSyncCore.Record]]) async -> [String: PreparedFile] {
-        await withTaskGroup(of: [String: PreparedFile].self) { taskGroup in
+    private func prepareGroupsTogether(_ groups: [[DocSyncCore.Record]]) async -> PreparedGroup {
+        await withTaskGroup(of: PreparedGroup.self) { taskGroup in
             var next = 0
-            var results: [String: PreparedFile] = [:]
+            var results = PreparedGroup()
             func add() {
                 guard next < groups.count else { return }
                 let group = groups[next]
@@ -61,7 +74,7 @@ extension FolderEngine {
             }
             for _ in 0..<4 { add() }
             while let prepared = await taskGroup.next() {
-                results.merge(prepared) { _, new in new }
+                results.add(prepared)
                 add()
             }
             return results
@@ -69,7 +82,7 @@ extension FolderEngine {
     }
 
     /// Writes each document of `group` to a temporary file, unflushed; those that fail are left out.
-    private func prepareGroup(_ group: [DocSyncCore.Record]) async -> [String: PreparedFile] {
+    private func prepareGroup(_ group: [DocSyncCore.Record]) async -> PreparedGroup {
         var manifests: [(DocSyncCore.Record, AssetManifest)] = []
         for record in group {
             guard let asset = record.asset, let manifest = try? await backend.loadManifest(asset) else { continue }
@@ -77,10 +90,10 @@ extension FolderEngine {
         }
         let small = manifests.flatMap { $0.1.chunks.count <= 256 ? $0.1.chunks : [] }
         let found = (try? await chunkBytes(small)) ?? [:]
-        var prepared: [String: PreparedFile] = [:]
+        var prepared = PreparedGroup()
         for (record, manifest) in manifests {
-            if let file = try? await writeTemporary(record, at: record.path, manifest: manifest, chunks: found, flush: false) {
-                prepared[record.id.recordName] = file
+            if let file = try? await writeTemporary(record, at: record.path, manifest: manifest, chunks: found, flush: false, made: &prepared.made) {
+                prepared.files[record.id.recordName] = file
             }
         }
         return prepared

@@ -10,7 +10,7 @@ import Synchronization
 /// Keeps one folder and one zone identical, in the spirit of CKSyncEngine.
 ///
 /// Local changes arrive as watcher events (`noteLocal`), remote ones as notifications
-/// (`noteRemoteChange`). One loop does the work in order, a turn at a time (`turn()`;
+/// (`noteRemoteChange`). One loop does the work in order, a turn at a time (`turn(_:)`;
 /// `run()` loops over it): compare the folder with the index (`LocalChangePlanner` decides
 /// what changed), fetch and apply remote changes (each observed, planned by
 /// `RemoteChangePlanner`, then carried out), send what is pending (`DeletionCheck` decides
@@ -18,9 +18,10 @@ import Synchronization
 /// before anything else happens to it; errors follow SPEC §5, with backoff. `run()` returns
 /// when its task is cancelled, after finishing the current step.
 ///
-/// Ownership: the loop's task owns the engine's state. Others reach it in two ways only:
-/// they hand work to the loop through `inbox`, and they read what the loop publishes
-/// (`published`, the index). Everything else that changes is `owned`. Pipelining stays
+/// Ownership: the loop's task owns the engine's state, as a plain value (`EngineLoop`) it
+/// passes along to each step's work. Others reach the engine in two ways only: they hand
+/// work to the loop through `inbox` (the one lock they take), and they read what the loop
+/// publishes (`published`, one snapshot, and the index). Pipelining stays
 /// where it pays, inside a step and unless `environment` asks for serial work: while the
 /// loop saves a page, the next is uploaded and the one after read on tasks of their own
 /// (`sendPending`), chunk batches upload side by side, a page's files are read on up to four
@@ -28,8 +29,7 @@ import Synchronization
 /// loop starts and awaits each of these tasks within the step; they take their inputs as
 /// values and give their results back as values, write only temporary files of their own and
 /// their own page's index rows (the index serialises writes, and a save checks that the rows
-/// it sends are still as prepared), and read the scanner's ignore rules. The `Mutex`es make
-/// that sharing safe; the loop is their only long-lived writer.
+/// it sends are still as prepared), and read a copy of the scanner's ignore rules.
 public final class FolderEngine: Sendable {
     public let configuration: EngineConfiguration
     let backend: any StorageBackend
@@ -46,8 +46,6 @@ public final class FolderEngine: Sendable {
     /// What the loop publishes for status readers, one snapshot of both parts; only the
     /// loop writes it (`updateLive`, `updateSafety`).
     let published: Mutex<Published>
-    /// Everything else that changes: the loop's own (`LoopOwned`).
-    let owned: Mutex<LoopOwned>
 
     /// How the names of this process's temporary files start: a file renamed from such a
     /// name is an engine's own write moved into place, recorded in its index by the engine
@@ -71,8 +69,17 @@ public final class FolderEngine: Sendable {
         let stored = try index.read { db in try db.engineValue(SafetyState.key) }
         self.published = Mutex(Published(safety: SafetyState.load(stored)))
         self.versions = VersionStore(directory: configuration.versionsURL, fileSystem: fileSystem, now: environment.wallNow)
-        self.owned = Mutex(LoopOwned(scanner: FolderScanner(root: configuration.root, ignores: FolderEngine.loadIgnores(configuration.root, fileSystem),
-                                                            fileSystem: fileSystem)))
+    }
+
+    /// A new loop's state for this engine (its ignore rules read from the folder now): what
+    /// `run()` keeps, and what a caller taking turns itself passes to each `turn(_:)`.
+    public func makeLoop() -> EngineLoop {
+        EngineLoop(owner: ObjectIdentifier(self), scanner: makeScanner())
+    }
+
+    /// How the folder is walked, with its ignore rules as `.docsyncignore` says now.
+    func makeScanner() -> FolderScanner {
+        FolderScanner(root: configuration.root, ignores: FolderEngine.loadIgnores(configuration.root, fileSystem), fileSystem: fileSystem)
     }
 
     // MARK: inputs
@@ -101,8 +108,9 @@ public final class FolderEngine: Sendable {
     /// Runs turns until the task is cancelled, waiting between them as each turn says (an
     /// input wakes the wait early). Returns after finishing the current turn.
     public func run() async {
+        var loop = makeLoop()
         while !Task.isCancelled {
-            if case .wait(let until) = await turn() {
+            if case .wait(let until) = await turn(&loop) {
                 await wake.wait(timeout: until - environment.now())
             }
         }
@@ -117,30 +125,30 @@ public final class FolderEngine: Sendable {
     /// needed, and says whether to call again at once or what to wait for. The first turn
     /// also starts the engine (a full scan, a fetch, leftovers removed). Turns of one engine
     /// must not overlap; `run()` is a loop of turns, and a simulation may call turns of
-    /// several engines from one task instead.
-    public func turn() async -> TurnOutcome {
-        var state = owned.withLock { $0.loop }
-        defer { owned.withLock { $0.loop = state } }
-        if !state.started {
-            state.started = true
+    /// several engines from one task instead. `loop` is this engine's (`makeLoop()`), the
+    /// same one on every turn.
+    public func turn(_ loop: inout EngineLoop) async -> TurnOutcome {
+        precondition(loop.owner == ObjectIdentifier(self), "a turn was given another engine's loop")
+        if !loop.started {
+            loop.started = true
             // The first full scan also removes what interrupted downloads left.
             inbox.withLock { $0.fullScan = true; $0.fetch = true; $0.send = true }
             pruneVersions()
-            state.lastSafetyNet = environment.now()
+            loop.lastSafetyNet = environment.now()
         }
-        if state.safetyNetDue {
-            state.safetyNetDue = false
-            if let last = state.lastSafetyNet, environment.now() - last >= configuration.safetyNetInterval {
-                state.lastSafetyNet = environment.now()
+        if loop.safetyNetDue {
+            loop.safetyNetDue = false
+            if let last = loop.lastSafetyNet, environment.now() - last >= configuration.safetyNetInterval {
+                loop.lastSafetyNet = environment.now()
                 inbox.withLock { $0.fetch = true }
                 pruneVersions()
             }
         }
-        return await turn(&state)
+        return await step(&loop)
     }
 
-    private func turn(_ state: inout LoopState) async -> TurnOutcome {
-        let root = checkRoot()
+    private func step(_ loop: inout EngineLoop) async -> TurnOutcome {
+        let root = checkRoot(loop: &loop)
         guard root == .proceed else {
             // Held (SPEC §4a) or no folder yet: nothing is sent or written; only a
             // person's choices run. The root is looked at again every second (and at
@@ -149,12 +157,12 @@ public final class FolderEngine: Sendable {
                 defer { inbox = EngineInbox() }
                 return inbox.actions
             }
-            await run(actions, root: root)
+            await run(actions, root: root, loop: &loop)
             showStopped(root)
             setBusy(false)
             return .wait(until: environment.now() + .seconds(1))
         }
-        let gate = decideDeletionGate()
+        let gate = decideDeletionGate(lastLocalDeletion: loop.lastLocalDeletion)
         // Busy before the inbox is emptied, so `isSettled` (which reads the inbox first)
         // never sees an empty inbox and an idle loop while a turn holds what it took.
         setBusy(true)
@@ -163,12 +171,12 @@ public final class FolderEngine: Sendable {
             inbox = EngineInbox()
             return taken
         }
-        if work.fetch { state.retry.fetchOwed = true }
-        if work.retryNow { state.retry.notBefore = nil }
-        let backendAllowed = state.retry.notBefore.map { environment.now() >= $0 } ?? true
-        let backendWork = state.retry.fetchOwed || hasSendablePending()
+        if work.fetch { loop.retry.fetchOwed = true }
+        if work.retryNow { loop.retry.notBefore = nil }
+        let backendAllowed = loop.retry.notBefore.map { environment.now() >= $0 } ?? true
+        let backendWork = loop.retry.fetchOwed || hasSendablePending()
         if work.scopes.isEmpty && !work.fullScan && work.actions.isEmpty && !(backendAllowed && backendWork) {
-            if let notBefore = state.retry.notBefore, backendWork {
+            if let notBefore = loop.retry.notBefore, backendWork {
                 // Backing off: local changes are still recorded as they come, but the
                 // backend is left alone until the delay (at least its retryAfter) is over.
                 return .wait(until: notBefore)
@@ -181,7 +189,7 @@ public final class FolderEngine: Sendable {
             if published.withLock({ [.idle, .syncing, .scanning, .deletionsHeld].contains($0.live.state) }) {
                 finishedSync()
             }
-            if let since = state.busySince, environment.now() - since > .seconds(1) {
+            if let since = loop.busySince, environment.now() - since > .seconds(1) {
                 // A long round (a first sync, a large folder) leaves freed memory in the
                 // allocator's arenas and pages in SQLite's caches (the index's, an
                 // embedded backend's): give both back before idling, so the daemon stays small.
@@ -189,40 +197,40 @@ public final class FolderEngine: Sendable {
                 backend.releaseMemory()
                 ServiceMemory.releaseFreedMemory()
             }
-            state.busySince = nil
-            state.safetyNetDue = true
+            loop.busySince = nil
+            loop.safetyNetDue = true
             return .wait(until: environment.now() + configuration.safetyNetInterval)
         }
-        if state.busySince == nil { state.busySince = environment.now() }
+        if loop.busySince == nil { loop.busySince = environment.now() }
         for warning in work.rescanWarnings {
             logger.warning("rescanning after lost events", metadata: ["reason": "\(warning)"])
         }
         // Actions first: each checks the item it touches against the disk itself.
-        await run(work.actions, root: root)
+        await run(work.actions, root: root, loop: &loop)
         do throws(SyncError) {
             if work.fullScan {
                 showWorking(.scanning)
                 let started = environment.now()
-                try reconcile([EngineInbox.Scope(path: nil, subtree: true)])
+                try reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
                 logger.debug("scanned the folder", metadata: ["took": "\(environment.now() - started)"])
             } else if !work.scopes.isEmpty {
-                try reconcile(Array(work.scopes))
+                try reconcile(Array(work.scopes), loop: &loop)
             }
             guard backendAllowed else { return .more }
-            if state.retry.zoneMissing {
+            if loop.retry.zoneMissing {
                 try await recreateZone()
-                state.retry.zoneMissing = false
+                loop.retry.zoneMissing = false
             }
             // A failed fetch does not hold back sending (stale saves are merged when the
             // server answers serverRecordChanged); its error is handled after the send.
             var fetchFailure: SyncError?
             // Answers a send cut short left waiting go first: the fetch may bring newer versions.
-            try await applyAnsweredChanges()
-            if state.retry.fetchOwed {
+            try await applyAnsweredChanges(loop: &loop)
+            if loop.retry.fetchOwed {
                 showWorking(.syncing)
                 do {
-                    try await fetchAndApply()
-                    state.retry.fetchOwed = false
+                    try await fetchAndApply(loop: &loop)
+                    loop.retry.fetchOwed = false
                 } catch where error.isTransient || error.code == .assetFileModified {
                     fetchFailure = error
                 }
@@ -235,36 +243,26 @@ public final class FolderEngine: Sendable {
             // uploaded again (SPEC §4a).
             var joined = loadToken() != nil
             if joined, try joinUnfinished() { joined = false }
-            if !joined { state.retry.fetchOwed = true }
+            if !joined { loop.retry.fetchOwed = true }
             if hasSendablePending(), joined {
                 showWorking(.syncing)
                 let started = environment.now()
-                _ = decideDeletionGate()
-                sentEverything = try await sendPending()
-                try await applyAnsweredChanges()
+                _ = decideDeletionGate(lastLocalDeletion: loop.lastLocalDeletion)
+                sentEverything = try await sendPending(loop: &loop)
+                try await applyAnsweredChanges(loop: &loop)
                 logger.debug("sent pending changes", metadata: ["took": "\(environment.now() - started)"])
             }
             if let fetchFailure { throw fetchFailure }
-            state.retry.succeeded()
+            loop.retry.succeeded()
             if !sentEverything {
                 // A file was changing while being read: read it again once it settles.
-                state.retry.notBefore = environment.now() + .seconds(1)
+                loop.retry.notBefore = environment.now() + .seconds(1)
             }
             setState(.idle)
         } catch {
-            handle(error, retry: &state.retry)
+            handle(error, retry: &loop.retry)
         }
         return .more
-    }
-
-    /// What the loop keeps from one turn to the next.
-    struct LoopState: Sendable {
-        var started = false
-        var retry = RetryState()
-        var lastSafetyNet: ContinuousClock.Instant?
-        var busySince: ContinuousClock.Instant?
-        /// The last turn went idle: the next one looks whether the safety net's fetch is due.
-        var safetyNetDue = false
     }
 
     /// Whether something is to be sent now: deletions only when the brake's gate lets them.

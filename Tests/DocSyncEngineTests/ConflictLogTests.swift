@@ -54,7 +54,8 @@ import Testing
                 try engine.logConflict(entry(engine, path, daysAgo: days, .remoteWon), in: db)
             }
         }
-        _ = await engine.turn()
+        var loop = engine.makeLoop()
+        _ = await engine.turn(&loop)
         #expect(try engine.conflictLog().map(\.path) == ["new.txt", "recent.txt"])
     }
 

@@ -23,7 +23,8 @@ import Testing
         }
         let total = Self.directories * (Self.filesPerDirectory + 1)
         #expect(total > FolderEngine.newItemsPerTransaction)
-        try engine.reconcile([EngineInbox.Scope(path: nil, subtree: true)])
+        var loop = engine.makeLoop()
+        try engine.reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
         let rows = try engine.index.read { db in try Row.fetchAll(db, sql: "SELECT path, kind, pending FROM item") }
         #expect(rows.count == total)
         #expect(Set(rows.map { $0["path"] as String }).count == rows.count)
@@ -37,7 +38,7 @@ import Testing
         try FileManager.default.moveItem(at: folder.appendingPathComponent("d010/f5.txt"), to: folder.appendingPathComponent("d059/moved.txt"))
         try FileManager.default.removeItem(at: folder.appendingPathComponent("d030/f7.txt"))
         try Data("new".utf8).write(to: folder.appendingPathComponent("d020/new.txt"))
-        try engine.reconcile([EngineInbox.Scope(path: nil, subtree: true)])
+        try engine.reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
         let changed = try engine.index.read { db in
             try Row.fetchAll(db, sql: "SELECT recordName, path, pending FROM item WHERE pending != 0 ORDER BY path")
         }.map { ($0["path"] as String, $0["pending"] as Int) }
@@ -52,7 +53,7 @@ import Testing
         let copied = folder.appendingPathComponent("copied")
         try FileManager.default.createDirectory(at: copied, withIntermediateDirectories: true)
         for f in 0..<(FolderEngine.newItemsPerTransaction + 50) { try Data("\(f)".utf8).write(to: copied.appendingPathComponent("c\(f)")) }
-        try engine.reconcile([EngineInbox.Scope(path: nil, subtree: true)])
+        try engine.reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
         let added = try engine.index.read { db in try String.fetchAll(db, sql: "SELECT path FROM item WHERE pending != 0") }
         #expect(added.count == FolderEngine.newItemsPerTransaction + 51)
         #expect(added.allSatisfy { $0.hasPrefix("copied") })

@@ -15,7 +15,8 @@ import Testing
         let own = sub.appendingPathComponent(Materializer.ownTemporaryPrefix + "-in-flight")
         let kept = folder.appendingPathComponent("kept.txt")
         for file in [leftover, own, kept] { try Data("x".utf8).write(to: file) }
-        try engine.reconcile([EngineInbox.Scope(path: nil, subtree: true)])
+        var loop = engine.makeLoop()
+        try engine.reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
         #expect(!FileManager.default.fileExists(atPath: leftover.path))
         #expect(FileManager.default.fileExists(atPath: own.path))
         #expect(FileManager.default.fileExists(atPath: kept.path))
@@ -25,7 +26,7 @@ import Testing
 
         // Only the first full scan removes them.
         try Data("y".utf8).write(to: leftover)
-        try engine.reconcile([EngineInbox.Scope(path: nil, subtree: true)])
+        try engine.reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
         #expect(FileManager.default.fileExists(atPath: leftover.path))
     }
 }

@@ -22,6 +22,8 @@ final class SimulatedDevice {
     let configuration: EngineConfiguration
     let environment: EngineEnvironment
     private(set) var engine: FolderEngine
+    /// The state of the engine's loop, which the simulation passes to each of its turns.
+    var loop: EngineLoop
     /// What its last turn said.
     var outcome: TurnOutcome = .more
     var faults: Set<BackendFault> = []
@@ -61,6 +63,7 @@ final class SimulatedDevice {
         try fileSystem.flushDirectory("/")
         try fileSystem.flushDirectory("/\(name)")
         engine = try Self.makeEngine(configuration, backend, fileSystem, environment)
+        loop = engine.makeLoop()
     }
 
     private static func hex(_ value: UInt64) -> String {
@@ -84,6 +87,7 @@ final class SimulatedDevice {
     func restart(powerCut: Bool) throws {
         if powerCut { fileSystem.crash() }
         engine = try Self.makeEngine(configuration, backend, fileSystem, environment)
+        loop = engine.makeLoop()
         outcome = .more
         confirming.update { $0 = false }
     }

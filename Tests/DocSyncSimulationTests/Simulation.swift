@@ -94,7 +94,9 @@ final class Simulation {
 
     func turn(_ device: SimulatedDevice) async {
         let before = store.sequence
-        device.outcome = await device.engine.turn()
+        var loop = device.loop
+        device.outcome = await device.engine.turn(&loop)
+        device.loop = loop
         turns += 1
         let after = store.sequence
         let said = switch device.outcome {

@@ -161,7 +161,7 @@ extension Simulation {
     func noTemporaryFiles() -> [String] {
         devices.flatMap { device in
             [device.root, device.configuration.stateDirectory.path].flatMap { root in
-                SimulationTree.walk(device.fileSystem, root: root, everything: true).keys
+                SimulationTree.walk(device.fileSystem, root: root, everything: true, contents: false).keys
                     .filter { $0.string.split(separator: "/").contains { $0.hasBytePrefix(IgnoreRules.temporaryFilePrefix) } }
                     .map { "\(device.name): temporary file \(root)/\($0) left behind" }
             }

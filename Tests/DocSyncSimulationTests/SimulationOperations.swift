@@ -109,7 +109,7 @@ extension Simulation {
     /// Items under the device's root (relative paths, sorted by their bytes), without the
     /// marker and engine temporary files.
     func items(on device: SimulatedDevice, kind: FileStat.Kind? = nil) -> [String] {
-        SimulationTree.walk(device.fileSystem, root: device.root).filter { kind == nil || $0.value.kind == kind }.keys.sorted().map(\.string)
+        SimulationTree.walk(device.fileSystem, root: device.root, contents: false).filter { kind == nil || $0.value.kind == kind }.keys.sorted().map(\.string)
     }
 
     /// The name of the file numbered `number` (0–5), and of the directory numbered `number`
@@ -344,7 +344,7 @@ extension Simulation {
 
     func bulkDelete(on device: SimulatedDevice) {
         guard let directory = items(on: device, kind: .directory).first(where: { $0.hasPrefix("bulk") && !$0.contains("/") }) else { return }
-        let count = SimulationTree.walk(device.fileSystem, root: device.root + "/" + directory).count
+        let count = SimulationTree.walk(device.fileSystem, root: device.root + "/" + directory, contents: false).count
         removeTree(directory, on: device)
         note("\(device.name) deletes \(directory) with \(count) items")
     }

@@ -22,8 +22,9 @@ enum SimulationTree {
     }
 
     /// Every item beneath `root` by relative path (as bytes: names that differ only in
-    /// normalization are two); without `everything`, ignored items are left out.
-    static func walk(_ fs: MemoryFileSystem, root: String, everything: Bool = false) -> [PathKey: Entry] {
+    /// normalization are two); without `everything`, ignored items are left out; without
+    /// `contents`, no entry holds its content (a file's bytes are not read).
+    static func walk(_ fs: MemoryFileSystem, root: String, everything: Bool = false, contents: Bool = true) -> [PathKey: Entry] {
         var found: [PathKey: Entry] = [:]
         var pending = [""]
         // A directory met twice (a file system that let one into itself) is walked once: the
@@ -40,6 +41,8 @@ enum SimulationTree {
                 case .directory:
                     found[PathKey(relative)] = Entry(kind: .directory)
                     if walked.insert(stat.inode).inserted { pending.append(relative) }
+                case _ where !contents:
+                    found[PathKey(relative)] = Entry(kind: stat.kind)
                 case .symlink:
                     found[PathKey(relative)] = Entry(kind: .symlink, content: (try? fs.linkTarget(root + "/" + relative)).map { Data($0) })
                 default:

@@ -81,6 +81,9 @@ public final class MemoryFileSystem: FolderFileSystem, Sendable {
 
     // MARK: paths
 
+    private static let dot: [UInt8] = [UInt8(ascii: ".")]
+    private static let dotDot: [UInt8] = [UInt8(ascii: "."), UInt8(ascii: ".")]
+
     private static func components(_ path: String) -> [[UInt8]] {
         path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true).map(Array.init)
     }
@@ -94,8 +97,8 @@ public final class MemoryFileSystem: FolderFileSystem, Sendable {
         let parts = components(path)
         for (position, name) in parts.enumerated() {
             guard let node = state.nodes[current], node.kind == .directory else { return .failure(FileSystemError(ENOTDIR)) }
-            if name == Array(".".utf8) { continue }
-            if name == Array("..".utf8) {
+            if name == Self.dot { continue }
+            if name == Self.dotDot {
                 walked = walked.dropLast()
                 current = (try? resolve("/" + walked.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/"), follow: true, in: state, depth: depth + 1).get()) ?? 1
                 continue
