@@ -142,7 +142,7 @@ extension FolderEngine {
             if let token = loadToken() {
                 for start in stride(from: 0, to: records.count, by: StorageLimits.maximumPageSize) {
                     let page = Array(records[start..<min(start + StorageLimits.maximumPageSize, records.count)])
-                    _ = try await apply(ChangeSet(changed: page, deleted: [], token: token, moreComing: false), loop: &loop)
+                    _ = try await fetcher.apply(ChangeSet(changed: page, deleted: [], token: token, moreComing: false), loop: &loop)
                 }
             } else {
                 throw SyncError(.changeTokenExpired, "this device has not fetched the folder yet")

@@ -229,7 +229,7 @@ public final class FolderEngine: Sendable {
             if loop.retry.fetchOwed {
                 showWorking(.syncing)
                 do {
-                    try await fetchAndApply(loop: &loop)
+                    try await fetcher.fetchAndApply(loop: &loop)
                     loop.retry.fetchOwed = false
                 } catch where error.isTransient || error.code == .assetFileModified {
                     fetchFailure = error
@@ -242,13 +242,13 @@ public final class FolderEngine: Sendable {
             // path instead of racing it as a new one, and one another device deleted is not
             // uploaded again (SPEC §4a).
             var joined = loadToken() != nil
-            if joined, try joinUnfinished() { joined = false }
+            if joined, try fetcher.joinUnfinished() { joined = false }
             if !joined { loop.retry.fetchOwed = true }
             if hasSendablePending(), joined {
                 showWorking(.syncing)
                 let started = environment.now()
                 _ = decideDeletionGate(lastLocalDeletion: loop.lastLocalDeletion)
-                sentEverything = try await sendPending(loop: &loop)
+                sentEverything = try await sender.sendPending(loop: &loop)
                 try await applyAnsweredChanges(loop: &loop)
                 logger.debug("sent pending changes", metadata: ["took": "\(environment.now() - started)"])
             }
@@ -264,6 +264,10 @@ public final class FolderEngine: Sendable {
         }
         return .more
     }
+
+    /// The engine's jobs, over its folder, index and backend.
+    var sender: Sender { Sender(engine: self) }
+    var fetcher: Fetcher { Fetcher(engine: self) }
 
     /// Whether something is to be sent now: deletions only when the brake's gate lets them.
     func hasSendablePending() -> Bool {

@@ -116,7 +116,7 @@ import Testing
         let items = (0..<50).map { document("r\($0)", "d\($0 / 10)/f\($0)", pending: $0 % 7 == 0 ? .save : .none) }
         let index = try LocalIndex(url: oldIndex(in: base, upTo: "v11: items a folder's move carried along", items: items))
         for released in [true, false] {
-            let sql = FolderEngine.pendingPageSQL(condition: FolderEngine.sendableCondition(deletionsReleased: released))
+            let sql = Sender.pendingPageSQL(condition: FolderEngine.sendableCondition(deletionsReleased: released))
             let (found, plan) = try index.read { db in
                 (try Row.fetchAll(db, sql: sql, arguments: ["", "", ""]).map { $0["recordName"] as String },
                  try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: ["", "", ""]).map { $0["detail"] as String })

@@ -30,10 +30,10 @@ import Testing
 
     @Test func onlyRowsChangedAfterThePageWasPreparedAreLeftOut() throws {
         try recordNewFiles(["a.txt", "b.txt", "c.txt", "d.txt"])
-        let page = try #require(try engine.preparePage(after: FolderEngine.PageCursor()))
+        let page = try #require(try engine.sender.preparePage(after: Sender.PageCursor()))
         #expect(page.saves.map(\.recordName).sorted() == ["r-a.txt", "r-b.txt", "r-c.txt", "r-d.txt"])
         #expect(page.saves.allSatisfy { !$0.needsRead && $0.digest != nil })
-        #expect(try engine.changedSincePrepared(page).isEmpty)
+        #expect(try engine.sender.changedSincePrepared(page).isEmpty)
 
         try engine.writeIndex { db in
             // A local edit recorded while the page waited.
@@ -53,7 +53,7 @@ import Testing
             // An item deleted meanwhile.
             try db.deleteItem(named: "r-d.txt")
         }
-        #expect(try engine.changedSincePrepared(page) == ["r-a.txt", "r-b.txt", "r-d.txt"])
+        #expect(try engine.sender.changedSincePrepared(page) == ["r-a.txt", "r-b.txt", "r-d.txt"])
     }
 
     @Test func aPageOfDeletionsIsGuardedToo() throws {
@@ -64,15 +64,15 @@ import Testing
             row.pending = .delete
             try row.update(db)
         }
-        let page = try #require(try engine.preparePage(after: FolderEngine.PageCursor()))
+        let page = try #require(try engine.sender.preparePage(after: Sender.PageCursor()))
         #expect(page.deletions.map(\.recordName) == ["r-gone.txt"])
-        #expect(try engine.changedSincePrepared(page).isEmpty)
+        #expect(try engine.sender.changedSincePrepared(page).isEmpty)
         try engine.writeIndex { db in
             // The file came back before the deletion was sent.
             var row = try #require(try db.item(named: "r-gone.txt"))
             engine.markChanged(&row)
             try row.update(db)
         }
-        #expect(try engine.changedSincePrepared(page) == ["r-gone.txt"])
+        #expect(try engine.sender.changedSincePrepared(page) == ["r-gone.txt"])
     }
 }

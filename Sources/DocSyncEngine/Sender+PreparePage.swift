@@ -9,7 +9,7 @@ import Synchronization
 /// before is being sent (see `sendPending`): it writes a row only if nothing else changed
 /// that row since the page was fetched (a merge moving a folder's children, say), and
 /// leaves such an item for the next pass.
-extension FolderEngine {
+extension Sender {
     /// Where the next page of pending items starts: after this (path, record name).
     struct PageCursor: Sendable {
         var path = ""
@@ -41,7 +41,7 @@ extension FolderEngine {
         var preparation: Duration
     }
 
-    /// The next 1,000 items meeting `condition` (a `sendableCondition`) after a cursor's path
+    /// The next 1,000 items meeting `condition` (a `FolderEngine.sendableCondition`) after a cursor's path
     /// and record name, in path order: found through the partial index `item_sendable`
     /// (migration v12), so a page costs what it holds, not the folder's size.
     static func pendingPageSQL(condition: String) -> String {
@@ -62,7 +62,7 @@ extension FolderEngine {
     /// (failed, too large, unchanged after all, dropped) is written here.
     func preparePage(after cursor: PageCursor) throws(SyncError) -> PreparedPage? {
         var fetched: [String: IndexItem.Fingerprint] = [:]
-        let condition = sendableCondition  // deletions only when the brake lets them go
+        let condition = engine.sendableCondition  // deletions only when the brake lets them go
         // The fingerprint's columns first, then the whole row (read by name: the repeated
         // columns hold the same values).
         let rows = try readIndex { db in
@@ -147,7 +147,7 @@ extension FolderEngine {
                 continue
             }
             if let acked = page[index].acked, page[index].record(zone: configuration.zone, device: configuration.device).isSameRecord(as: acked) {
-                settle(&page[index], acked: acked)
+                engine.settle(&page[index], acked: acked)
                 written.insert(page[index].recordName)
                 continue
             }
@@ -228,7 +228,7 @@ extension FolderEngine {
                 while true {
                     let slot = next.add(1, ordering: .relaxed).oldValue
                     guard slot < slots.count else { return }
-                    slots[slot].result = Result { () throws(SyncError) in try readContentUnsaved(&slots[slot].row, keepingUpTo: keepLimit) }
+                    slots[slot].result = Result { () throws(SyncError) in try engine.readContentUnsaved(&slots[slot].row, keepingUpTo: keepLimit) }
                 }
             }
         }

@@ -14,7 +14,7 @@ import GRDB
 /// set): whatever stops the send first (the process, an error) leaves the item to be read
 /// again, which is what the row says. A failed save's read is written before the failure is
 /// handled (`writeBackRead`), as it was once with the page.
-extension FolderEngine {
+extension Sender {
     enum SentRowWrites {
         /// Documents larger than this show their upload's progress (`isUploading`,
         /// `percentUploaded`) while their chunks travel.
@@ -68,7 +68,7 @@ extension FolderEngine {
         }
         var settled = current
         settled.takeRead(from: sent)
-        settle(&settled, acked: record)
+        engine.settle(&settled, acked: record)
         try settled.update(db, from: current)
         if let chunks = reads.chunks[sent.recordName] { try db.setChunkLocations(of: sent.recordName, chunks: chunks) }
     }

@@ -9,7 +9,7 @@ import GRDB
 /// the last page applied: so the records known here that it has not sent yet are kept in
 /// the index (`unconfirmed`) until it completes, and only then settled. A joining device's
 /// first fetch is such a fetch too, and its new local items are settled with the rest.
-extension FolderEngine {
+extension Fetcher {
     /// A fetch from scratch begins: every acknowledged item's record and every folder record
     /// waiting for its path is unconfirmed.
     func beginRefetch() throws(SyncError) {
@@ -77,15 +77,15 @@ extension FolderEngine {
         for decision in UnseenItemsPlanner.plan(items, recentlyDeleted: recentlyDeleted) {
             switch decision {
             case .deletedElsewhere(let name):
-                try await applyRemoteDeletion(name, loop: &loop)
+                try await engine.applyRemoteDeletion(name, loop: &loop)
             case .deletionArrivedLate(let name, let deleted):
-                if try takeDeletedRecord(deleted, for: name) { try await applyRemoteDeletion(deleted.id.recordName, loop: &loop) }
+                if try takeDeletedRecord(deleted, for: name) { try await engine.applyRemoteDeletion(deleted.id.recordName, loop: &loop) }
             case .sendAgain(let name):
                 sendAgain.append(name)
             }
         }
         try writeIndex { db in
-            try forgetAcknowledgements(db, only: sendAgain)
+            try engine.forgetAcknowledgements(db, only: sendAgain)
             try db.execute(sql: "DELETE FROM shadowedFolder WHERE recordName IN (SELECT recordName FROM unconfirmed)")
             try db.execute(sql: "DELETE FROM unconfirmed")
             try db.setEngineValue(EngineKeys.joining, nil)
@@ -125,7 +125,7 @@ extension FolderEngine {
         }
         for name in UnseenItemsPlanner.contentToRead(items(), recentlyDeleted: deleted) {
             guard var row = rows[name] else { continue }
-            do { try readContent(&row) } catch {
+            do { try engine.readContent(&row) } catch {
                 logger.debug("a joining file at a deleted record's path could not be read; it stays new", metadata: ["path": "\(row.path)", "error": "\(error)"])
                 continue
             }
@@ -145,7 +145,7 @@ extension FolderEngine {
             guard var row = try db.item(named: name), row.acked == nil, row.pending == .save,
                   try db.item(named: deleted.id.recordName) == nil else { return false }
             row.recordName = deleted.id.recordName
-            settle(&row, acked: deleted)
+            engine.settle(&row, acked: deleted)
             let taken = row
             // The taken row first: chunk locations may only name an existing item.
             try taken.insert(db)

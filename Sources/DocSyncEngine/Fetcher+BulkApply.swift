@@ -11,7 +11,7 @@ import GRDB
 ///
 /// A crash after some renames but before the transaction leaves files the index does not
 /// know; the page is fetched again and `applyRemote` adopts each file whose content matches.
-extension FolderEngine {
+extension Fetcher {
     /// Applies what it can of `ordered` (folders first, shallow before deep). Returns the
     /// record names it applied, and whether it stored `token` (only when it applied the whole
     /// page: `complete` says the page holds nothing besides `ordered`).
@@ -34,7 +34,7 @@ extension FolderEngine {
                 loop.createdDirectories.remove(record.path)
                 rows.append((settledRow(record, stat: stat), nil))
             case .document:
-                guard let file = takePrepared(record, at: target, loop: &loop) else { continue }
+                guard let file = engine.takePrepared(record, at: target, loop: &loop) else { continue }
                 guard Materializer.renameWithoutReplacing(file.temporary, target, in: fileSystem) == 0 else {
                     try? fileSystem.removeFile(file.temporary)
                     continue
@@ -55,12 +55,12 @@ extension FolderEngine {
                 try row.insert(db)
                 if let chunks { try db.addChunkLocations(of: row.recordName, chunks: chunks) }
             }
-            try refreshConflictFlags(db, around: rows.map(\.row.path))
+            try engine.refreshConflictFlags(db, around: rows.map(\.row.path))
             if storeToken { try db.setChangeToken(token) }
         }
-        for (row, _) in rows { clearProblem(at: row.path.string) }
+        for (row, _) in rows { engine.clearProblem(at: row.path.string) }
         let bytes = rows.reduce(Int64(0)) { $0 + $1.row.size }
-        updateLive { $0.pendingDownloads -= rows.count; $0.pendingDownloadBytes -= bytes }
+        engine.updateLive { $0.pendingDownloads -= rows.count; $0.pendingDownloadBytes -= bytes }
         return (applied, storeToken)
     }
 
@@ -87,7 +87,7 @@ extension FolderEngine {
         var row = IndexItem(recordName: record.id.recordName, path: record.path, kind: record.type, stat: stat)
         row.take(record)
         row.take(stat)
-        settle(&row, acked: record)
+        engine.settle(&row, acked: record)
         return row
     }
 }

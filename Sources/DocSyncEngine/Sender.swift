@@ -3,9 +3,20 @@ import DocSyncStorage
 import Foundation
 import GRDB
 
-/// Sending pending local changes: read content, upload missing chunks, then save and delete
-/// records in batches of at most 400, recording each item's answer (SPEC §3, §5).
-extension FolderEngine {
+/// The send job: pending local changes read a page at a time (`preparePage`), their missing
+/// chunks uploaded (`uploadChunks`), then their records saved and deleted in batches of at
+/// most 400, each item's answer recorded (`record`; SPEC §3, §5).
+///
+/// Owns nothing between sends: the index holds what is pending, and what a send leaves for
+/// the loop (records the server answered with, changed elsewhere) goes into the loop's
+/// state it is given. It reaches the folder, the index and the backend through `engine`,
+/// and may run on tasks of its own within a send (it is `Sendable`, a value).
+struct Sender: EngineJob {
+    let engine: FolderEngine
+    typealias ReadContent = FolderEngine.ReadContent
+}
+
+extension Sender {
     /// Sends everything pending. Returns false when some item had to wait (its file was
     /// changing while being read): the loop tries again shortly.
     ///
@@ -114,7 +125,7 @@ extension FolderEngine {
         let started = environment.now()
         let changedMeanwhile = try changedSincePrepared(page)
         var saves = page.saves.filter { !changedMeanwhile.contains($0.recordName) && !uploaded.unsent.contains($0.recordName) }
-        let deletedElsewhere = try await dropCreatesDeletedElsewhere(saves)
+        let deletedElsewhere = try await engine.dropCreatesDeletedElsewhere(saves)
         if !deletedElsewhere.isEmpty { saves.removeAll { deletedElsewhere.contains($0.recordName) } }
         let deletions = page.deletions.filter { !changedMeanwhile.contains($0.recordName) }
         var items = saves.map { (row: $0, delete: false) } + deletions.map { (row: $0, delete: true) }
@@ -127,7 +138,7 @@ extension FolderEngine {
                     RecordDeletion(id: RecordID(zone: configuration.zone, recordName: $0.row.recordName), baseTag: $0.row.acked?.changeTag,
                                    device: configuration.device)
                 },
-                knownToken: loadToken())
+                knownToken: engine.loadToken())
             let result: ModifyResult
             do {
                 result = try await backend.modifyRecords(batch)
@@ -138,12 +149,12 @@ extension FolderEngine {
             } catch where error.isTransient {
                 // The batch may have landed: its saves are remembered until an answer comes.
                 try writeBackRead(slice.map(\.row), reads: uploaded.reads)
-                try noteUncertainSaves(batch.saves)
+                try engine.noteUncertainSaves(batch.saves)
                 logger.trace("a batch's answer was lost", metadata: ["saves": "\(batch.saves.map(\.id.recordName).sorted())"])
                 throw error
             }
             try await record(result, sent: slice.map(\.row), reads: uploaded.reads, knownToken: batch.knownToken, loop: &loop)
-            noteDeletionsSent(batch.deletions.filter { result.deleted.contains($0.id) }.count)
+            engine.noteDeletionsSent(batch.deletions.filter { result.deleted.contains($0.id) }.count)
             items.removeFirst(slice.count)
         }
         logger.trace("sent a page", metadata: ["items": "\(page.itemCount)", "prepared": "\(page.preparation)",

@@ -6,7 +6,7 @@ import Foundation
 /// chunks of a whole group found (local copies, then one download) in one go, and one
 /// flush of the file system for all of them instead of one fsync per file. `write` later
 /// only renames each prepared file into place, after its usual checks.
-extension FolderEngine {
+extension Fetcher {
     /// Prepares the new documents among `records` (ordered folders first); `known` names the
     /// records the index already has a row for. Preparation failures are left to `write`,
     /// which retries and reports them.
@@ -52,7 +52,7 @@ extension FolderEngine {
     /// What preparing groups of documents wrote: each prepared file by record name, and the
     /// directories made for them.
     private struct PreparedGroup: Sendable {
-        var files: [String: PreparedFile] = [:]
+        var files: [String: FolderEngine.PreparedFile] = [:]
         var made: [RelativePath] = []
 
         mutating func add(_ other: PreparedGroup) {
@@ -89,10 +89,10 @@ extension FolderEngine {
             manifests.append((record, manifest))
         }
         let small = manifests.flatMap { $0.1.chunks.count <= 256 ? $0.1.chunks : [] }
-        let found = (try? await chunkBytes(small)) ?? [:]
+        let found = (try? await engine.chunkBytes(small)) ?? [:]
         var prepared = PreparedGroup()
         for (record, manifest) in manifests {
-            if let file = try? await writeTemporary(record, at: record.path, manifest: manifest, chunks: found, flush: false, made: &prepared.made) {
+            if let file = try? await engine.writeTemporary(record, at: record.path, manifest: manifest, chunks: found, flush: false, made: &prepared.made) {
                 prepared.files[record.id.recordName] = file
             }
         }

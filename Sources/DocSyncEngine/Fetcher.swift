@@ -3,16 +3,28 @@ import DocSyncStorage
 import Foundation
 import GRDB
 
-/// Fetching remote changes page by page and applying them; the change token is stored
-/// with the last item of each page.
-extension FolderEngine {
+/// The fetch job: remote changes fetched page by page (the next page while one is
+/// applied) and applied — new records plainly new here in bulk (`applyNewInBulk`, their
+/// documents written ahead: `prepareNewDocuments`), every other change through the engine's
+/// one line (observe → plan → execute: `FolderEngine.applyRemoteChange`) — the change token
+/// stored with the last item of each page; after a complete fetch, what it did not bring is
+/// settled (`settleUnseen`).
+///
+/// Owns nothing between fetches: the token and what is settled live in the index, what a
+/// fetch leaves for the loop (directories made, documents written ahead, whether it joins)
+/// in the loop's state it is given.
+struct Fetcher: EngineJob {
+    let engine: FolderEngine
+}
+
+extension Fetcher {
     /// Fetches and applies every change after the stored token, a page at a time.
     ///
     /// While a page is applied, the next one is already being fetched (not in a serial
     /// environment): fetching only reads the backend, and pages are still applied one after
     /// the other, in order.
     func fetchAndApply(loop: inout EngineLoop) async throws(SyncError) {
-        var token = loadToken()
+        var token = engine.loadToken()
         let fromScratch = token == nil
         if fromScratch {
             // Joining: a first fetch into an index that never had anything acknowledged. It
@@ -29,7 +41,7 @@ extension FolderEngine {
             let page: ChangeSet
             if let next { page = try await next.value.get() } else { page = try await fetchPage(after: token) }
             next = page.moreComing && !environment.serial ? prefetch(after: page.token) : nil
-            updateLive {
+            engine.updateLive {
                 $0.pendingDownloads = page.changed.count
                 $0.pendingDownloadBytes = page.changed.reduce(0) { $0 + $1.size }
             }
@@ -38,14 +50,14 @@ extension FolderEngine {
             if configuration.direction != .sendOnly {
                 tokenStored = try await apply(page, loop: &loop)
             }
-            if !tokenStored { try storeToken(page.token) }
+            if !tokenStored { try engine.storeToken(page.token) }
             token = page.token
-            updateLive { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 }
+            engine.updateLive { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 }
             if !page.moreComing { break }
         }
         try await settleUnseen(loop: &loop)
         try sendStrandedItems()
-        try await placeShadowedFolders(loop: &loop)
+        try await engine.placeShadowedFolders(loop: &loop)
         claimCreatedDirectories(loop: &loop)
     }
 
@@ -69,37 +81,37 @@ extension FolderEngine {
     func apply(_ page: ChangeSet, loop: inout EngineLoop) async throws(SyncError) -> Bool {
         for refusal in page.refused {
             // Never applied: its path may lead out of the folder. The rest of the page stands.
-            report(ItemProblem(path: refusal.path.isEmpty ? "record \(refusal.recordName)" : refusal.path,
+            engine.report(ItemProblem(path: refusal.path.isEmpty ? "record \(refusal.recordName)" : refusal.path,
                                message: "refused a change from the server: \(refusal.reason); nothing was written"))
         }
         let deletedNames = page.deleted.map(\.recordName)
-        let ownSaves = try settleUncertainSaves(changed: page.changed, deleted: deletedNames,
-                                                deletedVersions: try await lastVersionsOfUncertainlySaved(deleted: deletedNames))
+        let ownSaves = try engine.settleUncertainSaves(changed: page.changed, deleted: deletedNames,
+                                                deletedVersions: try await engine.lastVersionsOfUncertainlySaved(deleted: deletedNames))
         let (known, echoes) = try lookUp(page.changed)
         // Folders first, shallow before deep, so parents exist before their children.
         let ordered = RemotePagePlanner.order(page.changed, skipping: echoes.union(ownSaves))
         try markOutdated(ordered.filter { known.contains($0.id.recordName) })
         await prepareNewDocuments(ordered, known: known, loop: &loop)
-        defer { discardPreparedFiles(loop: &loop) }
+        defer { engine.discardPreparedFiles(loop: &loop) }
         let bulk = try applyNewInBulk(ordered, token: page.token, complete: page.deleted.isEmpty, loop: &loop)
         if bulk.tokenStored { return true }
         let deletedInPage = Set(page.deleted.map(\.recordName))
         for record in ordered where !bulk.applied.contains(record.id.recordName) {
             do {
-                try await applyRemoteChange(.saved(record), deletedInFetch: deletedInPage, loop: &loop)
-                clearProblem(at: record.path.string)
+                try await engine.applyRemoteChange(.saved(record), deletedInFetch: deletedInPage, loop: &loop)
+                engine.clearProblem(at: record.path.string)
             } catch where error.code == .invalidArguments {
                 // This record cannot be applied here (a path through a file, an unwritable
                 // place): report it and go on; it is tried again when it changes.
-                report(ItemProblem(path: record.path.string, message: "cannot apply the change from \(record.lastModifiedBy): \(error.message)"))
+                engine.report(ItemProblem(path: record.path.string, message: "cannot apply the change from \(record.lastModifiedBy): \(error.message)"))
             }
-            updateLive { $0.pendingDownloads -= 1; $0.pendingDownloadBytes -= record.size }
+            engine.updateLive { $0.pendingDownloads -= 1; $0.pendingDownloadBytes -= record.size }
         }
-        updateLive { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 }
+        engine.updateLive { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 }
         let names = page.deleted.map(\.recordName)
-        try forgetShadowedFolders(names)
+        try engine.forgetShadowedFolders(names)
         let deletedHere = try readIndex { db in try names.compactMap { name in try db.item(named: name).map { (recordName: name, path: $0.path) } } }
-        for name in RemotePagePlanner.deletionOrder(deletedHere) { try await applyRemoteDeletion(name, loop: &loop) }
+        for name in RemotePagePlanner.deletionOrder(deletedHere) { try await engine.applyRemoteDeletion(name, loop: &loop) }
         return false
     }
 
@@ -133,31 +145,6 @@ extension FolderEngine {
         }
     }
 
-    /// Items the server acknowledged but no longer has become new again (sent without a
-    /// change tag, chunks checked again); pending deletions of them are simply done.
-    /// `only` limits it to those items (default: every acknowledged item).
-    func forgetAcknowledgements(_ db: Database, only: [String]? = nil) throws {
-        let names = try only ?? String.fetchAll(db, sql: "SELECT recordName FROM item WHERE acked IS NOT NULL")
-        for name in names {
-            guard var row = try db.item(named: name), row.acked != nil else { continue }
-            if row.isPlaceholder {
-                // Its content was only on the server: nothing is left to show or send.
-                if let placeholder = Placeholder.path(for: row.path) { try? fileSystem.removeFile(absolute(placeholder)) }
-                try db.deleteItem(named: row.recordName)
-                logger.warning("a placeholder's content is gone from the server", metadata: ["path": "\(row.path)"])
-                continue
-            }
-            if row.pending == .delete {
-                try db.deleteItem(named: row.recordName)
-                continue
-            }
-            row.acked = nil
-            row.chunksUploaded = false
-            markChanged(&row)
-            try row.update(db)
-        }
-    }
-
     /// Items a remote folder move carried along whose own records stayed where they were
     /// once the whole fetch is applied (put in the folder on another device after it moved,
     /// or not yet moved by a sender whose move spans several batches): their new place here
@@ -177,9 +164,9 @@ extension FolderEngine {
                 guard var row = rows[name] else { continue }
                 logger.debug("a folder's move carried an item whose record stayed; sending its new place",
                              metadata: ["path": "\(row.path)", "from": "\(row.acked?.path.string ?? "")", "record": "\(name)"])
-                markChanged(&row)
+                engine.markChanged(&row)
                 try row.update(db)
-                try noteMovedByEngine(row, in: db)
+                try engine.noteMovedByEngine(row, in: db)
             }
         }
     }
@@ -190,42 +177,7 @@ extension FolderEngine {
         loop.createdDirectories.removeAll()
         let unclaimed = created.filter { path in ((try? index.readLatest { db in try db.item(at: path) }) ?? nil) == nil }
         if !unclaimed.isEmpty {
-            inbox.withLock { inbox in for path in unclaimed { inbox.scopes.insert(.init(path: path, subtree: false)) } }
-        }
-    }
-
-    func loadToken() -> ChangeToken? {
-        (try? index.readLatest { db in try db.changeToken() }) ?? nil
-    }
-
-    func storeToken(_ token: ChangeToken?) throws(SyncError) {
-        try writeIndex { db in try db.setChangeToken(token) }
-    }
-
-    /// Creates the zone (after `zoneNotFound`); when the index had synced items, the zone
-    /// was deleted on the server (`userDeletedZone`): everything is uploaded again.
-    func recreateZone() async throws(SyncError) {
-        try await backend.createZone(configuration.zone)
-        let hadToken = loadToken() != nil
-        try writeIndex { db in
-            try db.setChangeToken(nil)
-            try forgetAcknowledgements(db)
-        }
-        if hadToken { logger.warning("the folder's zone was deleted on the server; uploading the folder again") }
-    }
-
-    // MARK: index access with SyncError
-
-    func readIndex<T>(_ body: (Database) throws -> T) throws(SyncError) -> T {
-        do { return try index.readLatest(body) } catch let error as SyncError { throw error } catch {
-            throw SyncError(.internalError, "could not read the index at \(index.url.path): \(error)")
-        }
-    }
-
-    @discardableResult
-    func writeIndex<T>(_ body: (Database) throws -> T) throws(SyncError) -> T {
-        do { return try index.write(body) } catch let error as SyncError { throw error } catch {
-            throw SyncError(.internalError, "could not update the index at \(index.url.path): \(error)")
+            engine.inbox.withLock { inbox in for path in unclaimed { inbox.scopes.insert(.init(path: path, subtree: false)) } }
         }
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 
 /// Uploading the chunks and manifest nodes a page's records name, before the records are saved.
-extension FolderEngine {
+extension Sender {
     /// Uploads the chunks and manifest nodes of `rows` that the backend lacks. Chunks of
     /// content in `justRead` are sent from those bytes; others are read back from their file
     /// and checked to still hash to their digest. `knownStored` are digests the backend is

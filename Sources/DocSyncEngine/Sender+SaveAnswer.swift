@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 
 /// A save's answer, recorded item by item (SPEC §5): saved, deleted, changed elsewhere, or failed.
-extension FolderEngine {
+extension Sender {
     /// Records the backend's answer to one modify request, item by item. When the answer
     /// carries a token past the batch's own changes and the stored token is still the one
     /// the batch named (no fetch stored another meanwhile), that token is stored with the
@@ -18,7 +18,7 @@ extension FolderEngine {
                                                     "failed": "\(result.failed.map { "\($0.key.recordName): \($0.value.code)" }.sorted())"])
         // What was remembered until an answer came is done with (a conflict's answer is
         // matched against it first, below).
-        try forgetAnswered(result.saved.keys.map(\.recordName) + result.deleted.map(\.recordName))
+        try engine.forgetAnswered(result.saved.keys.map(\.recordName) + result.deleted.map(\.recordName))
         try writeIndex { db in
             if let token = result.token, let knownToken, try db.changeToken() == knownToken {
                 try db.setChangeToken(token)
@@ -36,7 +36,7 @@ extension FolderEngine {
             for id in result.deleted {
                 let path = try db.item(named: id.recordName)?.path
                 try db.deleteItem(named: id.recordName)
-                if let path { try refreshConflictFlags(db, around: [path]) }
+                if let path { try engine.refreshConflictFlags(db, around: [path]) }
             }
         }
         try writeBackRead(result.failed.keys.compactMap { sentRows[$0.recordName] }, reads: reads)
@@ -51,12 +51,12 @@ extension FolderEngine {
                 // change for the next plan (`applyAnsweredChanges`), not applied here.
                 if let server = error.serverRecord { changedElsewhere.append(server) } else { changedElsewhereUnsent.append(id) }
             case .unknownItem:
-                if try onlyMoved(row) {
+                if try engine.onlyMoved(row) {
                     // Deleted elsewhere, and only moved here (by the engine, or to another
                     // folder): nobody edited it, so the deletion wins (the file goes to the
                     // version store).
-                    try deleteToVersionStore(row)
-                    try forgetAnswered([row.recordName])
+                    try engine.deleteToVersionStore(row)
+                    try engine.forgetAnswered([row.recordName])
                     continue
                 }
                 logger.debug("a save found its record deleted on another device; the edit wins and is sent as new",
@@ -84,7 +84,7 @@ extension FolderEngine {
         if !changedElsewhere.isEmpty {
             // This device's own earlier saves, whose answers were lost, are acknowledged now;
             // the others wait for the plan after this send.
-            let own = try settleUncertainSaves(changed: changedElsewhere)
+            let own = try engine.settleUncertainSaves(changed: changedElsewhere)
             loop.noteAnswered(changedElsewhere.filter { !own.contains($0.id.recordName) })
         }
         if let wholeFailure { throw wholeFailure }
