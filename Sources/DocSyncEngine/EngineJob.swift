@@ -3,7 +3,7 @@ import DocSyncStorage
 import GRDB
 import Logging
 
-/// One of the engine's jobs (`Fetcher`, `Sender`): a value over the engine it works for,
+/// One of the engine's jobs (`Reconciler`, `Observer`, `Executor`, `Fetcher`, `Sender`): a value over the engine it works for,
 /// reaching the folder, the index and the backend through it. A job owns no state between
 /// its runs: what it leaves for the loop goes into the loop's state it is given
 /// (`EngineLoop`), what it leaves for later into the index.
@@ -18,6 +18,7 @@ extension EngineJob {
     var fileSystem: any FolderFileSystem { engine.fileSystem }
     var index: LocalIndex { engine.index }
     var logger: Logger { engine.logger }
+    var versions: VersionStore { engine.versions }
 
     func readIndex<T>(_ body: (Database) throws -> T) throws(SyncError) -> T { try engine.readIndex(body) }
     @discardableResult

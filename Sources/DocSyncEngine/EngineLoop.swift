@@ -26,7 +26,7 @@ public struct EngineLoop: Sendable {
     /// Directories the engine created for remote items, not yet claimed by a folder record.
     var createdDirectories = Set<RelativePath>()
     /// Remote documents written ahead for the page being applied, by record name.
-    var preparedFiles = [String: FolderEngine.PreparedFile]()
+    var preparedFiles = [String: Executor.PreparedFile]()
     /// The root and its marker as last seen when the root was found right (`checkRoot`).
     var rootSeenRight: RootMarker.Fingerprint?
     /// True while a first fetch joins the zone (SPEC §4a, `fetchAndApply`).

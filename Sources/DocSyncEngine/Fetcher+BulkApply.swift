@@ -34,7 +34,7 @@ extension Fetcher {
                 loop.createdDirectories.remove(record.path)
                 rows.append((settledRow(record, stat: stat), nil))
             case .document:
-                guard let file = engine.takePrepared(record, at: target, loop: &loop) else { continue }
+                guard let file = engine.executor.takePrepared(record, at: target, loop: &loop) else { continue }
                 guard Materializer.renameWithoutReplacing(file.temporary, target, in: fileSystem) == 0 else {
                     try? fileSystem.removeFile(file.temporary)
                     continue
@@ -55,7 +55,7 @@ extension Fetcher {
                 try row.insert(db)
                 if let chunks { try db.addChunkLocations(of: row.recordName, chunks: chunks) }
             }
-            try engine.refreshConflictFlags(db, around: rows.map(\.row.path))
+            try db.refreshConflictFlags(around: rows.map(\.row.path))
             if storeToken { try db.setChangeToken(token) }
         }
         for (row, _) in rows { engine.clearProblem(at: row.path.string) }
@@ -87,7 +87,7 @@ extension Fetcher {
         var row = IndexItem(recordName: record.id.recordName, path: record.path, kind: record.type, stat: stat)
         row.take(record)
         row.take(stat)
-        engine.settle(&row, acked: record)
+        row.settle(acked: record)
         return row
     }
 }

@@ -145,7 +145,7 @@ extension Fetcher {
             guard var row = try db.item(named: name), row.acked == nil, row.pending == .save,
                   try db.item(named: deleted.id.recordName) == nil else { return false }
             row.recordName = deleted.id.recordName
-            engine.settle(&row, acked: deleted)
+            row.settle(acked: deleted)
             let taken = row
             // The taken row first: chunk locations may only name an existing item.
             try taken.insert(db)

@@ -52,7 +52,7 @@ extension Fetcher {
     /// What preparing groups of documents wrote: each prepared file by record name, and the
     /// directories made for them.
     private struct PreparedGroup: Sendable {
-        var files: [String: FolderEngine.PreparedFile] = [:]
+        var files: [String: Executor.PreparedFile] = [:]
         var made: [RelativePath] = []
 
         mutating func add(_ other: PreparedGroup) {
@@ -89,10 +89,10 @@ extension Fetcher {
             manifests.append((record, manifest))
         }
         let small = manifests.flatMap { $0.1.chunks.count <= 256 ? $0.1.chunks : [] }
-        let found = (try? await engine.chunkBytes(small)) ?? [:]
+        let found = (try? await engine.executor.chunkBytes(small)) ?? [:]
         var prepared = PreparedGroup()
         for (record, manifest) in manifests {
-            if let file = try? await engine.writeTemporary(record, at: record.path, manifest: manifest, chunks: found, flush: false, made: &prepared.made) {
+            if let file = try? await engine.executor.writeTemporary(record, at: record.path, manifest: manifest, chunks: found, flush: false, made: &prepared.made) {
                 prepared.files[record.id.recordName] = file
             }
         }

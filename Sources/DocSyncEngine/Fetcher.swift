@@ -92,7 +92,7 @@ extension Fetcher {
         let ordered = RemotePagePlanner.order(page.changed, skipping: echoes.union(ownSaves))
         try markOutdated(ordered.filter { known.contains($0.id.recordName) })
         await prepareNewDocuments(ordered, known: known, loop: &loop)
-        defer { engine.discardPreparedFiles(loop: &loop) }
+        defer { engine.executor.discardPreparedFiles(loop: &loop) }
         let bulk = try applyNewInBulk(ordered, token: page.token, complete: page.deleted.isEmpty, loop: &loop)
         if bulk.tokenStored { return true }
         let deletedInPage = Set(page.deleted.map(\.recordName))
@@ -164,7 +164,7 @@ extension Fetcher {
                 guard var row = rows[name] else { continue }
                 logger.debug("a folder's move carried an item whose record stayed; sending its new place",
                              metadata: ["path": "\(row.path)", "from": "\(row.acked?.path.string ?? "")", "record": "\(name)"])
-                engine.markChanged(&row)
+                row.markChanged()
                 try row.update(db)
                 try engine.noteMovedByEngine(row, in: db)
             }

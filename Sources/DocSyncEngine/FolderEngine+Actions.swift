@@ -135,7 +135,7 @@ extension FolderEngine {
                 try? fileSystem.removeFile(temporary)
                 throw error
             }
-            try reconcile([EngineInbox.Scope(path: path, subtree: false)], loop: &loop)
+            try reconciler.reconcile([EngineInbox.Scope(path: path, subtree: false)], loop: &loop)
             logger.info("restored a kept version", metadata: ["path": "\(path)", "version": "\(entry.id)", "savedAt": "\(entry.savedAt)"])
             return outcome(true, "restored the version of \(entry.savedAt.formatted(.iso8601)) from \(entry.device)")
         } catch {

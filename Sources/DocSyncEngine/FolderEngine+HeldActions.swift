@@ -34,7 +34,7 @@ extension FolderEngine {
                 return [ActionOutcome(folder: folder, path: ".", done: false, message: error.message)]
             }
             updateSafety { $0.deletionsConfirmed = true }
-            do throws(SyncError) { try reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop) } catch {
+            do throws(SyncError) { try reconciler.reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop) } catch {
                 return [ActionOutcome(folder: folder, path: ".", done: false, message: "the folder's marker is back, but comparing the folder failed: \(error.message)")]
             }
         } else {
@@ -111,7 +111,7 @@ extension FolderEngine {
             }
             do throws(SyncError) {
                 try remark(loop: &loop)
-                try reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
+                try reconciler.reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
             } catch {
                 return [ActionOutcome(folder: folder, path: ".", done: false, message: error.message)]
             }

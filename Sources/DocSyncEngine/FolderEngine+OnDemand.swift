@@ -64,7 +64,7 @@ extension FolderEngine {
             }
             var made: [RelativePath] = []
             defer { loop.rememberCreated(made) }
-            let prepared = try await prepareDocument(record, at: path, flush: true, made: &made)
+            let prepared = try await executor.prepareDocument(record, at: path, flush: true, made: &made)
             let code = Materializer.renameWithoutReplacing(prepared.temporary, target, in: fileSystem)
             guard code == 0 else {
                 try? fileSystem.removeFile(prepared.temporary)
@@ -74,7 +74,7 @@ extension FolderEngine {
             }
             var updated = row
             updated.take(prepared.written)
-            settle(&updated, acked: record)
+            updated.settle(acked: record)
             let final = updated
             try writeIndex { db in
                 try final.update(db)
@@ -134,7 +134,7 @@ extension FolderEngine {
                                         stat: FileStat(kind: .file, size: record.size, modified: record.modified, inode: 0, device: 0, mode: record.mode))
         row.take(record)
         row.inode = 0
-        settle(&row, acked: record)
+        row.settle(acked: record)
         row.status.downloadingStatus = Placeholder.notDownloaded
         row.status.percentDownloaded = 0
         return row

@@ -36,7 +36,7 @@ extension FolderEngine {
             }
             row.acked = nil
             row.chunksUploaded = false
-            markChanged(&row)
+            row.markChanged()
             try row.update(db)
         }
     }

@@ -70,7 +70,7 @@ extension FolderEngine {
             // What the files are now, not what the index last saw: compare them first.
             let seen = try findConflict(named)
             guard case .conflict(let before) = seen else { return noConflict(seen) }
-            try reconcile(([before.original] + before.copies).map { EngineInbox.Scope(path: $0.path, subtree: false) }, loop: &loop)
+            try reconciler.reconcile(([before.original] + before.copies).map { EngineInbox.Scope(path: $0.path, subtree: false) }, loop: &loop)
             let found = try findConflict(named)
             guard case .conflict(let conflict) = found else { return noConflict(found) }
             let steps = try ConflictResolution.plan(
@@ -200,7 +200,7 @@ extension FolderEngine {
         // The copy's record goes, unless it keeps its name: a deletion the person asked for,
         // which the mass-delete brake does not count (resolving hundreds of copies is no accident).
         if case .renameCopy = step {} else if copy.acked != nil { noteDeletionsAskedFor(1) }
-        try reconcile(scopes, loop: &loop)
+        try reconciler.reconcile(scopes, loop: &loop)
         try writeIndex { db in
             try logConflict(conflictLogEntry(path: original.path, copyPath: copy.path, remoteDevice: otherDevice == configuration.device ? nil : otherDevice,
                                              outcome: keep.outcome, detail: detail ?? note), in: db)

@@ -106,7 +106,7 @@ extension FolderEngine {
                                 metadata: ["path": "\(record.path)", "record": "\(record.id.recordName)"])
                 case .takeAsAncestor(let name, let landed, let settles):
                     guard var row = rows[name] else { continue }
-                    if settles { settle(&row, acked: landed) } else { row.acked = landed }
+                    if settles { row.settle(acked: landed) } else { row.acked = landed }
                     try row.update(db)
                     rows[name] = row
                     logger.debug("a save whose answer was lost landed; another device changed the record since",
@@ -155,7 +155,7 @@ extension FolderEngine {
             else { continue }
             logger.info("a save whose answer was lost landed and was deleted on another device since; the deletion wins",
                         metadata: ["path": "\(row.path)", "record": "\(name)"])
-            try deleteToVersionStore(row)
+            try executor.deleteToVersionStore(row)
             try forgetAnswered([name])
             dropped.insert(name)
         }

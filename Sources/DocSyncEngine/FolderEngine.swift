@@ -211,10 +211,10 @@ public final class FolderEngine: Sendable {
             if work.fullScan {
                 showWorking(.scanning)
                 let started = environment.now()
-                try reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
+                try reconciler.reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
                 logger.debug("scanned the folder", metadata: ["took": "\(environment.now() - started)"])
             } else if !work.scopes.isEmpty {
-                try reconcile(Array(work.scopes), loop: &loop)
+                try reconciler.reconcile(Array(work.scopes), loop: &loop)
             }
             guard backendAllowed else { return .more }
             if loop.retry.zoneMissing {
@@ -265,9 +265,15 @@ public final class FolderEngine: Sendable {
         return .more
     }
 
+    /// Where `path` is on disk.
+    func absolute(_ path: RelativePath) -> String { configuration.root.path + "/" + path.string }
+
     /// The engine's jobs, over its folder, index and backend.
     var sender: Sender { Sender(engine: self) }
     var fetcher: Fetcher { Fetcher(engine: self) }
+    var executor: Executor { Executor(engine: self) }
+    var observer: Observer { Observer(engine: self) }
+    var reconciler: Reconciler { Reconciler(engine: self) }
 
     /// Whether something is to be sent now: deletions only when the brake's gate lets them.
     func hasSendablePending() -> Bool {

@@ -147,7 +147,7 @@ extension Sender {
                 continue
             }
             if let acked = page[index].acked, page[index].record(zone: configuration.zone, device: configuration.device).isSameRecord(as: acked) {
-                engine.settle(&page[index], acked: acked)
+                page[index].settle(acked: acked)
                 written.insert(page[index].recordName)
                 continue
             }

@@ -36,7 +36,7 @@ extension Sender {
             for id in result.deleted {
                 let path = try db.item(named: id.recordName)?.path
                 try db.deleteItem(named: id.recordName)
-                if let path { try engine.refreshConflictFlags(db, around: [path]) }
+                if let path { try db.refreshConflictFlags(around: [path]) }
             }
         }
         try writeBackRead(result.failed.keys.compactMap { sentRows[$0.recordName] }, reads: reads)
@@ -55,7 +55,7 @@ extension Sender {
                     // Deleted elsewhere, and only moved here (by the engine, or to another
                     // folder): nobody edited it, so the deletion wins (the file goes to the
                     // version store).
-                    try engine.deleteToVersionStore(row)
+                    try engine.executor.deleteToVersionStore(row)
                     try engine.forgetAnswered([row.recordName])
                     continue
                 }

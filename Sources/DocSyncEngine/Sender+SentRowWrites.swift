@@ -68,7 +68,7 @@ extension Sender {
         }
         var settled = current
         settled.takeRead(from: sent)
-        engine.settle(&settled, acked: record)
+        settled.settle(acked: record)
         try settled.update(db, from: current)
         if let chunks = reads.chunks[sent.recordName] { try db.setChunkLocations(of: sent.recordName, chunks: chunks) }
     }

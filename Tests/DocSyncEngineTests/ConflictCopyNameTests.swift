@@ -13,7 +13,7 @@ import Testing
 
     @Test func aDanglingSymlinkTakesItsName() throws {
         try FileManager.default.createSymbolicLink(atPath: idle.folder.appendingPathComponent("gone.txt").path, withDestinationPath: "nowhere")
-        #expect(idle.engine.isTaken(RelativePath("gone.txt")))
+        #expect(idle.engine.observer.isTaken(RelativePath("gone.txt")))
     }
 
     @Test func filesFoldersAndIndexedItemsTakeTheirNames() throws {
@@ -21,9 +21,9 @@ import Testing
         try FileManager.default.createDirectory(at: idle.folder.appendingPathComponent("dir"), withIntermediateDirectories: true)
         let stat = FileStat(kind: .file, size: 1, modified: Timestamp(nanosecondsSince1970: 0), inode: 1, device: 0, mode: 0o644)
         try idle.engine.writeIndex { db in try IndexItem(recordName: "r-indexed", path: RelativePath("indexed.txt"), kind: .document, stat: stat).insert(db) }
-        #expect(idle.engine.isTaken(RelativePath("file.txt")))
-        #expect(idle.engine.isTaken(RelativePath("dir")))
-        #expect(idle.engine.isTaken(RelativePath("indexed.txt")))
-        #expect(!idle.engine.isTaken(RelativePath("free.txt")))
+        #expect(idle.engine.observer.isTaken(RelativePath("file.txt")))
+        #expect(idle.engine.observer.isTaken(RelativePath("dir")))
+        #expect(idle.engine.observer.isTaken(RelativePath("indexed.txt")))
+        #expect(!idle.engine.observer.isTaken(RelativePath("free.txt")))
     }
 }

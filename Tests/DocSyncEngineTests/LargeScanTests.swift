@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 import Testing
 
-/// A scan of more items than one transaction records (`FolderEngine.newItemsPerTransaction`):
+/// A scan of more items than one transaction records (`Reconciler.newItemsPerTransaction`):
 /// the first scan records them a batch at a time as it walks, later scans compare the walk
 /// with the index as they go, keeping only what differs, and a large new part of the folder
 /// is recorded a batch at a time too.
@@ -22,9 +22,9 @@ import Testing
             }
         }
         let total = Self.directories * (Self.filesPerDirectory + 1)
-        #expect(total > FolderEngine.newItemsPerTransaction)
+        #expect(total > Reconciler.newItemsPerTransaction)
         var loop = engine.makeLoop()
-        try engine.reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
+        try engine.reconciler.reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
         let rows = try engine.index.read { db in try Row.fetchAll(db, sql: "SELECT path, kind, pending FROM item") }
         #expect(rows.count == total)
         #expect(Set(rows.map { $0["path"] as String }).count == rows.count)
@@ -38,7 +38,7 @@ import Testing
         try FileManager.default.moveItem(at: folder.appendingPathComponent("d010/f5.txt"), to: folder.appendingPathComponent("d059/moved.txt"))
         try FileManager.default.removeItem(at: folder.appendingPathComponent("d030/f7.txt"))
         try Data("new".utf8).write(to: folder.appendingPathComponent("d020/new.txt"))
-        try engine.reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
+        try engine.reconciler.reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
         let changed = try engine.index.read { db in
             try Row.fetchAll(db, sql: "SELECT recordName, path, pending FROM item WHERE pending != 0 ORDER BY path")
         }.map { ($0["path"] as String, $0["pending"] as Int) }
@@ -52,10 +52,10 @@ import Testing
         try engine.index.write { db in try db.execute(sql: "UPDATE item SET pending = 0") }
         let copied = folder.appendingPathComponent("copied")
         try FileManager.default.createDirectory(at: copied, withIntermediateDirectories: true)
-        for f in 0..<(FolderEngine.newItemsPerTransaction + 50) { try Data("\(f)".utf8).write(to: copied.appendingPathComponent("c\(f)")) }
-        try engine.reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
+        for f in 0..<(Reconciler.newItemsPerTransaction + 50) { try Data("\(f)".utf8).write(to: copied.appendingPathComponent("c\(f)")) }
+        try engine.reconciler.reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
         let added = try engine.index.read { db in try String.fetchAll(db, sql: "SELECT path FROM item WHERE pending != 0") }
-        #expect(added.count == FolderEngine.newItemsPerTransaction + 51)
+        #expect(added.count == Reconciler.newItemsPerTransaction + 51)
         #expect(added.allSatisfy { $0.hasPrefix("copied") })
     }
 }

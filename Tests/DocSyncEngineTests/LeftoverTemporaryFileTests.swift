@@ -16,7 +16,7 @@ import Testing
         let kept = folder.appendingPathComponent("kept.txt")
         for file in [leftover, own, kept] { try Data("x".utf8).write(to: file) }
         var loop = engine.makeLoop()
-        try engine.reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
+        try engine.reconciler.reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
         #expect(!FileManager.default.fileExists(atPath: leftover.path))
         #expect(FileManager.default.fileExists(atPath: own.path))
         #expect(FileManager.default.fileExists(atPath: kept.path))
@@ -26,7 +26,7 @@ import Testing
 
         // Only the first full scan removes them.
         try Data("y".utf8).write(to: leftover)
-        try engine.reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
+        try engine.reconciler.reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
         #expect(FileManager.default.fileExists(atPath: leftover.path))
     }
 }

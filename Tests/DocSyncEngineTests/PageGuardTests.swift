@@ -38,7 +38,7 @@ import Testing
         try engine.writeIndex { db in
             // A local edit recorded while the page waited.
             var edited = try #require(try db.item(named: "r-a.txt"))
-            engine.markChanged(&edited)
+            edited.markChanged()
             edited.needsRead = true
             try edited.update(db)
             // A merge moving the item elsewhere.
@@ -70,7 +70,7 @@ import Testing
         try engine.writeIndex { db in
             // The file came back before the deletion was sent.
             var row = try #require(try db.item(named: "r-gone.txt"))
-            engine.markChanged(&row)
+            row.markChanged()
             try row.update(db)
         }
         #expect(try engine.sender.changedSincePrepared(page) == ["r-gone.txt"])

@@ -6,7 +6,7 @@ import Foundation
 /// taken from local files where this machine has them (verified) and downloaded otherwise,
 /// the whole digest verified, fsync, then — only if the target is still what the index
 /// last saw — the replaced content kept in the version store and the file renamed over it.
-extension FolderEngine {
+extension Executor {
     /// Why a write did not replace its target.
     enum WriteOutcome {
         /// The target now holds the content; for a document, `chunks` says where each of its

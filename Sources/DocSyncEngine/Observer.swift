@@ -7,7 +7,14 @@ import GRDB
 /// local change found there and not recorded yet is named (`unrecordedItemChange`,
 /// `unrecordedChangeInTheWay`) and the local scan records it (`recordLocalChanges`) before the
 /// change is observed, so an edit is never taken for the file a remote change replaces or deletes.
-extension FolderEngine {
+///
+/// The observe job owns nothing: it reads the index and the disk, and the loop's state it
+/// is given (the ignore rules, whether the fetch joins the zone).
+struct Observer: EngineJob {
+    let engine: FolderEngine
+}
+
+extension Observer {
     /// The scope of one remote change, and the index rows of the items it names (by record
     /// name), which the executor works on.
     struct ObservedScope {
@@ -48,21 +55,6 @@ extension FolderEngine {
         guard let found = try? fileSystem.status(absolute(server.path)),
               !(found.kind == .directory && server.type == .folder && row == nil) else { return nil }
         return EngineInbox.Scope(path: server.path, subtree: false)
-    }
-
-    /// Records, through the local scan, the local changes where `change` lands that the index
-    /// has not recorded yet: the item's own first, then (with the item's row as that left it)
-    /// what is in a saved record's way. Nothing for an ignored record.
-    func recordLocalChanges(where change: RemoteChange, loop: inout EngineLoop) throws(SyncError) {
-        if case .saved(let server) = change, loop.scanner.isIgnored(server.path, isDirectory: server.type == .folder) { return }
-        let name = change.recordName
-        var row = try readIndex { db in try db.item(named: name) }
-        if let scope = unrecordedItemChange(change, row: row) {
-            try reconcile([scope], loop: &loop)
-            row = try readIndex { db in try db.item(named: name) }
-        }
-        guard case .saved(let server) = change, let scope = try unrecordedChangeInTheWay(of: server, row: row) else { return }
-        try reconcile([scope], loop: &loop)
     }
 
     /// What the planner needs to decide `change`, read from the index and the disk (local
@@ -122,7 +114,7 @@ extension FolderEngine {
     /// Reads the content of an item changed here whose content is not read yet: the planner
     /// compares contents by digest.
     private func readEditedContent(_ row: inout IndexItem) throws(SyncError) {
-        if row.pending == .save, row.needsRead { try readContent(&row) }
+        if row.pending == .save, row.needsRead { try engine.readContent(&row) }
     }
 
     /// The planner's view of an index row.
@@ -130,7 +122,7 @@ extension FolderEngine {
         let change = row.pending.change
         return LocalItem(recordName: row.recordName, change: change, isPlaceholder: row.isPlaceholder, ancestor: row.acked,
                          observed: row.record(zone: configuration.zone, device: configuration.device),
-                         onlyMovedByEngine: change == .edited && ((try? onlyMovedByEngine(row)) ?? false))
+                         onlyMovedByEngine: change == .edited && ((try? engine.onlyMovedByEngine(row)) ?? false))
     }
 
     /// Whether live items (not pending deletion) lie beneath the folder `row`.

@@ -5,10 +5,21 @@ import GRDB
 /// Comparing the folder on disk with the index: the walk observes, `LocalChangePlanner`
 /// decides what was created, changed, renamed or deleted, and the changes are written to the
 /// index (as pending changes) before anything else happens.
-extension FolderEngine {
+/// The local scan's job: the folder compared with the index — the walk observes (`compareWalk`),
+/// `LocalChangePlanner` decides what was created, changed, renamed or deleted, and the
+/// changes are written to the index (as pending changes) before anything else happens.
+///
+/// Owns nothing: the loop's state it is given holds the ignore rules (made again here when
+/// `.docsyncignore` changes), the directories made for remote items and the last local
+/// deletion seen.
+struct Reconciler: EngineJob {
+    let engine: FolderEngine
+}
+
+extension Reconciler {
     func reconcile(_ scopes: [EngineInbox.Scope], loop: inout EngineLoop) throws(SyncError) {
         if scopes.contains(where: { $0.path?.string.bytesEqual(IgnoreRules.fileName) ?? true }) {
-            loop.scanner = makeScanner()
+            loop.scanner = engine.makeScanner()
         }
         let scanner = loop.scanner
         if scopes.contains(where: { $0.path == nil }), try readIndex({ db in try !db.hasRows("item") }) {
@@ -62,7 +73,7 @@ extension FolderEngine {
             }
             examined.append(Examined(path: path, walked: stat == nil, rows: nil))
         }
-        for problem in problems { report(problem) }
+        for problem in problems { engine.report(problem) }
         // A root unmounted or moved away while it was walked looks emptied: what was seen is
         // not recorded, and the loop finds the folder held (SPEC §4a).
         try ensureRootUnchanged(loop: &loop)
@@ -104,7 +115,7 @@ extension FolderEngine {
     /// Throws when the folder's root is no longer the indexed folder (unmounted or moved away
     /// while it was walked): what the walk saw must not be recorded.
     func ensureRootUnchanged(loop: inout EngineLoop) throws(SyncError) {
-        guard checkRoot(loop: &loop) == .proceed else {
+        guard engine.checkRoot(loop: &loop) == .proceed else {
             throw SyncError(.assetFileModified, "the folder's root changed while it was compared; looking at it again")
         }
     }
@@ -171,20 +182,20 @@ extension FolderEngine {
                 }
                 row.take(FileStat(facts))
                 if contentChanged { row.needsRead = true; row.chunksUploaded = false }
-                markChanged(&row)
+                row.markChanged()
                 try row.update(db)
-                clearProblem(at: row.path.string)
+                engine.clearProblem(at: row.path.string)
             case .renamed(let name, let path, let facts, let contentChanged):
                 guard var row = try db.item(named: name) else { continue }
                 let oldPath = row.path
                 row.path = path
                 row.take(FileStat(facts))
                 if contentChanged { row.needsRead = true; row.chunksUploaded = false }
-                markChanged(&row)
+                row.markChanged()
                 try row.update(db)
                 logger.debug("renamed", metadata: ["path": "\(path)", "from": "\(oldPath)", "record": "\(row.recordName)"])
                 if row.kind == .folder { folderMoves.append((oldPath, path)) }
-                try refreshConflictFlags(db, around: [oldPath, path])
+                try db.refreshConflictFlags(around: [oldPath, path])
             case .renamedByContent(let name, let path, let replacedPlaceholder):
                 guard var row = try db.item(named: name), let content = contents[path] else { continue }
                 if replacedPlaceholder {
@@ -195,32 +206,32 @@ extension FolderEngine {
                 row.path = path
                 row.take(content.stat)
                 row.needsRead = false
-                markChanged(&row)
+                row.markChanged()
                 try row.update(db)
                 try db.setChunkLocations(of: row.recordName, chunks: content.manifest.chunks)
-                try refreshConflictFlags(db, around: [oldPath, path])
+                try db.refreshConflictFlags(around: [oldPath, path])
             case .revived(let name, let facts):
                 // Back where its deletion waits to be sent (put back by hand, or written anew
                 // by an editor): the same item, changed, not a new one.
                 guard var row = try db.item(named: name) else { continue }
                 row.take(FileStat(facts))
                 if facts.type != .folder { row.needsRead = true; row.chunksUploaded = false }
-                markChanged(&row)
+                row.markChanged()
                 try row.update(db)
-                try refreshConflictFlags(db, around: [row.path])
+                try db.refreshConflictFlags(around: [row.path])
             case .created(let path, let facts):
                 var row = IndexItem(recordName: environment.newRecordName(), path: path, kind: facts.type, stat: FileStat(facts))
                 if facts.type == .folder { row.needsRead = false }
                 try row.insert(db)
-                try refreshConflictFlags(db, around: [path])
+                try db.refreshConflictFlags(around: [path])
             case .vanished(let name, let path, let acknowledged):
                 if acknowledged {
                     try db.execute(sql: "UPDATE item SET pending = 2, revision = revision + 1 WHERE recordName = ?", arguments: [name])
                 } else {
                     try db.deleteItem(named: name)
                 }
-                clearProblem(at: path.string)
-                try refreshConflictFlags(db, around: [path])
+                engine.clearProblem(at: path.string)
+                try db.refreshConflictFlags(around: [path])
             }
         }
         for move in folderMoves { try db.movePaths(beneath: move.from, to: move.to, pendingDeletionsOnly: true) }
@@ -233,116 +244,5 @@ extension FolderEngine {
         row.status.downloadingStatus = "current"
         row.status.percentDownloaded = 100
         row.needsRead = true
-    }
-
-    func markChanged(_ row: inout IndexItem) {
-        row.pending = .save
-        row.revision += 1
-        row.status.uploadingError = nil
-        row.status.isUploaded = false
-    }
-
-    /// Keeps `hasUnresolvedConflicts` true exactly on items with a conflict copy beside them,
-    /// for the originals of the conflict copies among `paths` (appearing, moving, leaving).
-    func refreshConflictFlags(_ db: Database, around paths: [RelativePath]) throws {
-        for path in paths {
-            guard let name = ConflictName.originalName(of: path.name),
-                  let original = try? (path.parent.map { $0.string + "/" + name } ?? name).asRelativePath(),
-                  var row = try db.item(at: original) else { continue }
-            let hasCopy = try !db.conflictCopies(of: original).isEmpty
-            if row.status.hasUnresolvedConflicts != hasCopy {
-                row.status.hasUnresolvedConflicts = hasCopy
-                try row.update(db)
-            }
-        }
-    }
-}
-
-extension IndexItem {
-    /// What reconciling needs to know of a live row to tell whether its item is still on
-    /// disk and unchanged: read without decoding the row's records.
-    struct Presence {
-        var recordName: String
-        var path: RelativePath
-        var kind: RecordType
-        var isPlaceholder: Bool
-        /// The on-disk facts the row holds (read as `Database.itemFacts` reads them), as the
-        /// planner compares them.
-        var facts: ItemFacts
-        /// The server acknowledged a version of it.
-        var acknowledged: Bool
-        var digest: SHA256Digest?
-
-        /// The live rows (not pending deletion) at `path` and, when `beneath`, everything
-        /// under it (`nil`: the root, so every live row when `beneath`, none otherwise).
-        static func live(_ db: Database, at path: RelativePath?, beneath: Bool) throws -> [Presence] {
-            try rows(db, at: path, beneath: beneath, where: "pending != 2")
-        }
-
-        /// The rows whose deletion waits to be sent, at `path` and (when `beneath`) under it.
-        static func pendingDeletions(_ db: Database, at path: RelativePath?, beneath: Bool) throws -> [Presence] {
-            try rows(db, at: path, beneath: beneath, where: "pending = 2")
-        }
-
-        /// The live rows at `path` and everything under it (`nil`: every live row), in the
-        /// byte order of their paths, read as the caller goes.
-        static func liveInPathOrder(_ db: Database, at path: RelativePath?) throws -> some Cursor<Presence> {
-            let (sql, arguments) = query(at: path, beneath: true, where: "pending != 2")!
-            return try Row.fetchCursor(db.cachedStatement(sql: sql + " ORDER BY path"), arguments: arguments).compactMap(Presence.init(row:))
-        }
-
-        private static func rows(_ db: Database, at path: RelativePath?, beneath: Bool, where condition: String) throws -> [Presence] {
-            guard let (sql, arguments) = query(at: path, beneath: beneath, where: condition) else { return [] }
-            return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).compactMap(Presence.init(row:))
-        }
-
-        /// The rows of `condition` at `path` and, when `beneath`, under it; `nil` when that
-        /// is nothing (the root alone).
-        private static func query(at path: RelativePath?, beneath: Bool, where condition: String) -> (String, StatementArguments)? {
-            let columns = "SELECT recordName, path, kind, downloadingStatus, size, mtime, inode, mode, acked IS NOT NULL, digest FROM item"
-            switch (path, beneath) {
-            case (nil, false):
-                return nil
-            case (nil, true):
-                return ("\(columns) WHERE \(condition)", [])
-            case (let path?, false):
-                return ("\(columns) WHERE path = ? AND \(condition)", [path.string])
-            case (let path?, true):
-                return ("\(columns) WHERE (path = ? OR (path >= ? AND path < ?)) AND \(condition)",
-                        [path.string, path.string + "/", path.string + "0"])  // "0" follows "/" in byte order
-            }
-        }
-
-    }
-}
-
-extension IndexItem.Presence {
-    /// A row of `Presence.query`'s columns; `nil` for a kind this version does not know.
-    fileprivate init?(row: Row) {
-        guard let kind = RecordType(rawValue: row[2]) else { return nil }
-        self.init(recordName: row[0], path: RelativePath(row[1] as String), kind: kind,
-                  isPlaceholder: (row[3] as String) == Placeholder.notDownloaded, facts: ItemFacts(type: kind, FileStat(indexed: kind, row, from: 4)),
-                  acknowledged: row[8], digest: (row[9] as String?).flatMap { SHA256Digest(hex: $0) })
-    }
-}
-
-extension ItemFacts {
-    /// The facts of `stat` as the planner compares them; `nil` for a FIFO, socket or device
-    /// file, which is never synced.
-    init?(_ stat: FileStat) {
-        guard let type = RecordType(stat.kind) else { return nil }
-        self.init(type: type, stat)
-    }
-
-    /// The facts of `stat` for an item of `type`.
-    init(type: RecordType, _ stat: FileStat) {
-        self.init(type: type, size: stat.size, modified: stat.modified, inode: stat.inode, mode: stat.mode)
-    }
-}
-
-extension FileStat {
-    /// The facts the planner compared, as a stat (no device: the index keeps none).
-    init(_ facts: ItemFacts) {
-        self.init(kind: FileStat.Kind(facts.type), size: facts.size, modified: facts.modified, inode: facts.inode, device: 0, mode: facts.mode)
     }
 }

@@ -5,7 +5,7 @@ import GRDB
 /// The executor's steps for conflicts (SPEC §4), as the planner decides them: a conflict
 /// copy beside, the server's losing content in the version store, an item moved aside, a
 /// local item adopting the server's record.
-extension FolderEngine {
+extension Executor {
     /// The local item `local` takes the server's record `server` for itself: a folder made
     /// on both devices, or the same content created on both. One item stays, the server's,
     /// with the local mode (sent when it differs) and, for content, the server's time.
@@ -16,8 +16,8 @@ extension FolderEngine {
         row.take(server)
         row.mode = keepMode
         if local.kind != .folder { row.take(adjustMetadata(of: local, mode: keepMode, modified: server.modified)) }
-        settle(&row, acked: server)
-        if keepMode != server.mode { markChanged(&row) }
+        row.settle(acked: server)
+        if keepMode != server.mode { row.markChanged() }
         let adopted = row
         try writeIndex { db in
             // The adopted row first: chunk locations may only name an existing item.
@@ -37,13 +37,13 @@ extension FolderEngine {
     func moveAside(_ original: IndexItem, to copy: RelativePath, loop: inout EngineLoop) throws(SyncError) -> IndexItem {
         var row = original
         guard try move(&row, to: copy, loop: &loop) else { throw localChangeMidway(copy) }
-        markChanged(&row)
+        row.markChanged()
         logger.notice("conflict: two items for one path; kept this device's beside the other", metadata: ["path": "\(original.path)", "copy": "\(copy)"])
         let final = row
         try writeIndex { db in
             try final.update(db)
-            try refreshConflictFlags(db, around: [copy])
-            if final.acked != nil { try noteMovedByEngine(final, in: db) }
+            try db.refreshConflictFlags(around: [copy])
+            if final.acked != nil { try engine.noteMovedByEngine(final, in: db) }
         }
         return final
     }
@@ -64,12 +64,12 @@ extension FolderEngine {
         copy.path = path
         copy.acked = nil
         copy.chunksUploaded = false
-        markChanged(&copy)
+        copy.markChanged()
         let final = copy
         try writeIndex { db in
             try final.insert(db)
             try db.execute(sql: "UPDATE chunkLocation SET recordName = ? WHERE recordName = ?", arguments: [recordName, row.recordName])
-            try refreshConflictFlags(db, around: [path])
+            try db.refreshConflictFlags(around: [path])
         }
     }
 

@@ -6,7 +6,7 @@ import GRDB
 /// ancestor's and the server's content from the backend, this device's from its file, merged
 /// line-wise (`TextMerge`), the result written over the file like any remote write (a
 /// temporary beside it, renamed only if the file is still what the index saw).
-extension FolderEngine {
+extension Executor {
     /// How a merge attempt ended.
     enum TextMergeAttempt {
         /// The merged text is in place; the row as stored, to be sent.
@@ -61,12 +61,12 @@ extension FolderEngine {
         item.needsRead = true
         item.chunksUploaded = false
         item.acked = server
-        markChanged(&item)
+        item.markChanged()
         let final = item
         try writeIndex { db in
             try final.update(db)
-            try refreshConflictFlags(db, around: [final.path])
-            try logConflict(conflictLogEntry(path: final.path, remoteDevice: server.lastModifiedBy, outcome: .merged,
+            try db.refreshConflictFlags(around: [final.path])
+            try engine.logConflict(engine.conflictLogEntry(path: final.path, remoteDevice: server.lastModifiedBy, outcome: .merged,
                                              detail: "edits on both devices merged line by line; both versions are in the version store"), in: db)
         }
         return .merged(final)

@@ -4,7 +4,7 @@ import GRDB
 /// Walking part of the folder and comparing it with the index as the walk goes, so that what
 /// is unchanged is dropped at once: a scan of a million unchanged files holds one directory
 /// listing and one index row at a time, not a million of each.
-extension FolderEngine {
+extension Reconciler {
     /// One examined scope of a comparison: its path (`nil`: the whole folder), whether
     /// everything beneath it was walked, and for a walk compared as it went, the index's live
     /// rows there that it did not find unchanged (`nil`: read them from the index).

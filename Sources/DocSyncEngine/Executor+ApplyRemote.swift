@@ -5,8 +5,7 @@ import GRDB
 
 /// The executor's steps that put remote records on disk (SPEC §3): placing a record, moving
 /// an item, setting its metadata, settling its row.
-extension FolderEngine {
-    func absolute(_ path: RelativePath) -> String { configuration.root.path + "/" + path.string }
+extension Executor {
 
     /// The unindexed directory at `server.path` (made for the items inside it, or by hand)
     /// becomes the folder `server`.
@@ -16,7 +15,7 @@ extension FolderEngine {
         if stat.mode != server.mode { try? fileSystem.setMode(absolute(server.path), server.mode) }
         row.take(server)
         if let now = try? fileSystem.status(absolute(server.path)) { row.take(now) }
-        settle(&row, acked: server)
+        row.settle(acked: server)
         let adopted = row
         try writeIndex { db in try adopted.insert(db) }
         loop.createdDirectories.remove(server.path)
@@ -31,13 +30,13 @@ extension FolderEngine {
             var row = IndexItem(recordName: server.id.recordName, path: server.path, kind: server.type, stat: stat)
             row.take(server)
             row.take(stat)
-            settle(&row, acked: server)
+            row.settle(acked: server)
             let final = row
             try writeIndex { db in
                 try db.deleteItem(named: final.recordName)
                 try final.insert(db)
                 if let chunks { try db.setChunkLocations(of: final.recordName, chunks: chunks) }
-                try refreshConflictFlags(db, around: [final.path])
+                try db.refreshConflictFlags(around: [final.path])
             }
         }
     }
@@ -171,57 +170,9 @@ extension FolderEngine {
         return stat
     }
 
-    /// The row now matches `record`, which the server has.
-    /// Keep in step with `Database.settleItem(named:acked:ifAt:)`, which does the same in SQL.
-    func settle(_ row: inout IndexItem, acked record: DocSyncCore.Record) {
-        row.acked = record
-        row.pending = .none
-        row.needsRead = false
-        row.chunksUploaded = record.type == .document
-        row.status.isUploaded = true
-        row.status.isUploading = false
-        row.status.percentUploaded = 100
-        row.status.isDownloading = false
-        row.status.percentDownloaded = 100
-        row.status.downloadingStatus = "current"
-        row.status.downloadingError = nil
-        row.status.uploadingError = nil
-    }
-
     /// The folder changed under a write: stop this pass; the loop records the change and retries.
     func localChangeMidway(_ path: RelativePath) -> SyncError {
-        _ = inbox.withLock { $0.scopes.insert(.init(path: path, subtree: true)) }
+        _ = engine.inbox.withLock { $0.scopes.insert(.init(path: path, subtree: true)) }
         return SyncError(.assetFileModified, "\(path) changed while a remote change was being applied; trying again")
-    }
-}
-
-extension IndexItem {
-    /// The row's on-disk facts as a stat.
-    var stat: FileStat { FileStat(kind: FileStat.Kind(kind), size: size, modified: modified, inode: inode, device: 0, mode: mode) }
-}
-
-extension Database {
-    /// `FolderEngine.settle` applied to the stored row named `recordName` if it is still at
-    /// `revision`, without reading it: the server acknowledged `record` and nothing is
-    /// pending. Otherwise (changed again meanwhile, so still pending) only its acknowledged
-    /// record becomes `record`, the base of its next save. Nothing when there is no such row.
-    func settleItem(named recordName: String, acked record: DocSyncCore.Record, ifAt revision: Int64) throws {
-        let acked = CompactCoding.encode(record)
-        let settle = try directStatement(sql: """
-            UPDATE item SET acked = ?, pending = 0, needsRead = 0, chunksUploaded = ?, isUploaded = 1, isUploading = 0,
-                percentUploaded = 100, isDownloading = 0, percentDownloaded = 100, downloadingStatus = 'current',
-                downloadingError = NULL, uploadingError = NULL
-            WHERE recordName = ? AND revision = ?
-            """)
-        settle.bind(1, acked)
-        settle.bind(2, record.type == .document)
-        settle.bind(3, recordName)
-        settle.bind(4, revision)
-        try settle.execute()
-        guard changesCount == 0 else { return }
-        let rebase = try directStatement(sql: "UPDATE item SET acked = ? WHERE recordName = ?")
-        rebase.bind(1, acked)
-        rebase.bind(2, recordName)
-        try rebase.execute()
     }
 }

@@ -4,12 +4,7 @@ import GRDB
 
 /// The executor's steps for a record deleted on another device: the local file goes to the
 /// version store; an emptied folder is removed.
-extension FolderEngine {
-    /// A remote deletion: observed, planned and carried out.
-    func applyRemoteDeletion(_ recordName: String, loop: inout EngineLoop) async throws(SyncError) {
-        try await applyRemoteChange(.deleted(recordName: recordName), loop: &loop)
-    }
-
+extension Executor {
     /// Removes the folder of `row` and its row; ignored files left inside go to the version store.
     func removeDirectory(_ row: IndexItem) throws(SyncError) {
         let path = absolute(row.path)
@@ -28,7 +23,7 @@ extension FolderEngine {
         try writeIndex { db in
             try versions.keep(path, item: row, reason: .deleted, device: row.acked?.lastModifiedBy ?? "", move: true, in: db)
             try db.deleteItem(named: row.recordName)
-            try refreshConflictFlags(db, around: [row.path])
+            try db.refreshConflictFlags(around: [row.path])
         }
         logger.info("deleted on another device; kept in the version store", metadata: ["path": "\(row.path)"])
     }

@@ -2,24 +2,19 @@ import DocSyncCore
 import Foundation
 import GRDB
 
-/// Carrying out a plan (`RemoteChangePlanner`): each action through the folder's
-/// `FolderFileSystem`, the index and the backend, in order. An action that finds the folder
-/// changed under it (a file where nothing was expected, a file not as the index last saw
-/// it) stops the plan with `assetFileModified`: the loop records the change and the remote
-/// change is observed and planned again.
-extension FolderEngine {
-    /// Records local changes where `change` lands, observes it, plans it and carries the plan out.
-    func applyRemoteChange(_ change: RemoteChange, deletedInFetch: Set<String> = [], loop: inout EngineLoop) async throws(SyncError) {
-        try recordLocalChanges(where: change, loop: &loop)
-        let observed = try observe(change, deletedInFetch: deletedInFetch, loop: loop)
-        let plan = RemoteChangePlanner.plan(observed.scope, settings: plannerSettings)
-        if !plan.isEmpty {
-            logger.trace("planned a remote change", metadata: ["record": "\(change.recordName)", "plan": "\(plan)",
-                                                           "item": "\(observed.scope.item.map { "\($0.change) at \($0.path), acked \($0.ancestor?.path.string ?? "-") [\($0.ancestor?.changeTag.map { "\($0)" } ?? "-")]" } ?? "none")"])
-        }
-        try await execute(plan, rows: observed.rows, loop: &loop)
-    }
+/// The execute job: a plan (`RemoteChangePlanner`) carried out, each action through the
+/// folder's `FolderFileSystem`, the index and the backend, in order. An action that finds
+/// the folder changed under it (a file where nothing was expected, a file not as the index
+/// last saw it) stops the plan with `assetFileModified`: the loop records the change and the
+/// remote change is observed and planned again.
+///
+/// Owns nothing between plans: the rows it writes are the index's, the directories it
+/// makes and the documents written ahead it takes are the loop's state it is given.
+struct Executor: EngineJob {
+    let engine: FolderEngine
+}
 
+extension Executor {
     /// Carries out `plan` on the items of `rows` (their index rows as observed).
     /// `notMergedBecause` is why a line-wise merge fell back to this plan (for the log).
     func execute(_ plan: [SyncAction], rows observed: [String: IndexItem], notMergedBecause: String? = nil,
@@ -43,11 +38,11 @@ extension FolderEngine {
                 }
                 try await place(record, replacing: expected, loop: &loop)
             case .placePlaceholder(let record):
-                if try !placePlaceholder(record, loop: &loop) { try await place(record, replacing: nil, loop: &loop) }
+                if try !engine.placePlaceholder(record, loop: &loop) { try await place(record, replacing: nil, loop: &loop) }
             case .updatePlaceholder(let name, let record):
-                try await updatePlaceholder(try row(name), to: record, loop: &loop)
+                try await engine.updatePlaceholder(try row(name), to: record, loop: &loop)
             case .removePlaceholder(let name):
-                try removePlaceholder(try row(name))
+                try engine.removePlaceholder(try row(name))
             case .move(let name, let path):
                 var moved = try row(name)
                 let from = moved.path
@@ -62,7 +57,7 @@ extension FolderEngine {
                 let final = moved
                 try writeIndex { db in
                     try final.update(db)
-                    try refreshConflictFlags(db, around: [from, final.path])
+                    try db.refreshConflictFlags(around: [from, final.path])
                 }
                 rows[name] = moved
             case .moveAside(let name, let path):
@@ -85,9 +80,9 @@ extension FolderEngine {
                     break actions
                 }
             case .noteConflict(let path, let copyPath, let remoteDevice, let outcome, let detail):
-                let entry = conflictLogEntry(path: path, copyPath: copyPath, remoteDevice: remoteDevice, outcome: outcome,
+                let entry = engine.conflictLogEntry(path: path, copyPath: copyPath, remoteDevice: remoteDevice, outcome: outcome,
                                              detail: notMergedBecause.map { "not merged: \($0); this device's content is kept beside" } ?? detail)
-                try writeIndex { db in try logConflict(entry, in: db) }
+                try writeIndex { db in try engine.logConflict(entry, in: db) }
             case .writeContent(let name, let record, let reason):
                 let current = try row(name)
                 switch try await write(record, at: record.path, expected: reason == nil ? nil : current, keepReplacedAs: reason.map(VersionStore.Reason.init),
@@ -101,7 +96,7 @@ extension FolderEngine {
                 var final = try row(name)
                 final.take(record)
                 if let stat = written[name]?.stat { final.take(stat) }
-                settle(&final, acked: record)
+                final.settle(acked: record)
                 try store(final, chunks: written[name]?.chunks)
                 rows[name] = final
             case .rebase(let name, let merged, let acked):
@@ -110,7 +105,7 @@ extension FolderEngine {
                 if let stat = written[name]?.stat { final.take(stat) }
                 final.acked = acked
                 final.needsRead = false
-                markChanged(&final)
+                final.markChanged()
                 try store(final, chunks: written[name]?.chunks)
                 rows[name] = final
             case .adopt(let name, let record):
@@ -118,12 +113,12 @@ extension FolderEngine {
             case .adoptDirectory(let record):
                 try adoptDirectory(record, loop: &loop)
             case .shadow(let record):
-                try shadow(record)
+                try engine.shadow(record)
             case .forget(let name):
                 let gone = try row(name)
                 try writeIndex { db in
                     try db.deleteItem(named: name)
-                    try refreshConflictFlags(db, around: [gone.path])
+                    try db.refreshConflictFlags(around: [gone.path])
                 }
             case .keepDeletion(let name, let record):
                 var kept = try row(name)
@@ -139,7 +134,7 @@ extension FolderEngine {
                 rows[name] = final
             case .markChanged(let name):
                 var changed = try row(name)
-                markChanged(&changed)
+                changed.markChanged()
                 let final = changed
                 try writeIndex { db in try final.update(db) }
                 rows[name] = final
@@ -150,7 +145,7 @@ extension FolderEngine {
             }
         }
         if !copies.isEmpty {
-            try writeIndex { db in try refreshConflictFlags(db, around: copies) }
+            try writeIndex { db in try db.refreshConflictFlags(around: copies) }
         }
     }
 
@@ -160,7 +155,7 @@ extension FolderEngine {
         try writeIndex { db in
             try row.update(db)
             if let chunks { try db.setChunkLocations(of: row.recordName, chunks: chunks) }
-            try refreshConflictFlags(db, around: [row.path])
+            try db.refreshConflictFlags(around: [row.path])
         }
     }
 }

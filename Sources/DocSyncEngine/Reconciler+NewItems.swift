@@ -3,7 +3,7 @@ import Foundation
 
 /// Recording many new items without holding a change for each at once: what a folder's
 /// first scan finds, and a large new part of a folder the index knows.
-extension FolderEngine {
+extension Reconciler {
     /// How many new items `recordNewInBatches` plans and records at once.
     static let newItemsPerTransaction = 10_000
 
@@ -55,7 +55,7 @@ extension FolderEngine {
             throw SyncError(.internalError, "could not record the folder's first scan: \(error)")
         }
         try record()
-        for problem in result.problems { report(problem) }
+        for problem in result.problems { engine.report(problem) }
         try ensureRootUnchanged(loop: &loop)
         removeLeftoverTemporaryFiles(result.leftoverTemporaryFiles, loop: &loop)
     }
