@@ -29,7 +29,7 @@ public struct EngineLoop: Sendable {
     var preparedFiles = [String: Executor.PreparedFile]()
     /// The root and its marker as last seen when the root was found right (`checkRoot`).
     var rootSeenRight: RootMarker.Fingerprint?
-    /// True while a first fetch joins the zone (SPEC §4a, `fetchAndApply`).
+    /// True while a first fetch joins the zone (SPEC §4a, `Fetcher.fetchAndApply`).
     var joining = false
     /// Until the first full scan: it removes what downloads a crash interrupted left.
     var leftoversToRemove = true

@@ -4,11 +4,11 @@ import Foundation
 
 /// Writing a fetched page's new documents ahead of applying it: several groups at once, the
 /// chunks of a whole group found (local copies, then one download) in one go, and one
-/// flush of the file system for all of them instead of one fsync per file. `write` later
+/// flush of the file system for all of them instead of one fsync per file. `Executor.write` later
 /// only renames each prepared file into place, after its usual checks.
 extension Fetcher {
     /// Prepares the new documents among `records` (ordered folders first); `known` names the
-    /// records the index already has a row for. Preparation failures are left to `write`,
+    /// records the index already has a row for. Preparation failures are left to `Executor.write`,
     /// which retries and reports them.
     func prepareNewDocuments(_ records: [DocSyncCore.Record], known: Set<String>, loop: inout EngineLoop) async {
         guard !configuration.onDemand else { return }  // new documents become placeholders

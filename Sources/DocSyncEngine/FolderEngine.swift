@@ -11,25 +11,28 @@ import Synchronization
 ///
 /// Local changes arrive as watcher events (`noteLocal`), remote ones as notifications
 /// (`noteRemoteChange`). One loop does the work in order, a turn at a time (`turn(_:)`;
-/// `run()` loops over it): compare the folder with the index (`LocalChangePlanner` decides
-/// what changed), fetch and apply remote changes (each observed, planned by
-/// `RemoteChangePlanner`, then carried out), send what is pending (`DeletionCheck` decides
-/// whether local deletions go with it). Every change the loop sees is written to the index
-/// before anything else happens to it; errors follow SPEC §5, with backoff. `run()` returns
-/// when its task is cancelled, after finishing the current step.
+/// `run()` loops over it): compare the folder with the index (`Reconciler`;
+/// `LocalChangePlanner` decides what changed), fetch and apply remote changes (`Fetcher`;
+/// each observed by `Observer`, planned by `RemoteChangePlanner`, carried out by
+/// `Executor`), send what is pending (`Sender`; `DeletionCheck` decides whether local
+/// deletions go with it); the jobs are values over the engine that own nothing between
+/// runs. Every change the loop sees is written to the index before anything else happens
+/// to it; errors follow SPEC §5, with backoff. `run()` returns when its task is cancelled,
+/// after finishing the current step.
 ///
 /// Ownership: the loop's task owns the engine's state, as a plain value (`EngineLoop`) it
 /// passes along to each step's work. Others reach the engine in two ways only: they hand
 /// work to the loop through `inbox` (the one lock they take), and they read what the loop
-/// publishes (`published`, one snapshot, and the index). Pipelining stays
-/// where it pays, inside a step and unless `environment` asks for serial work: while the
-/// loop saves a page, the next is uploaded and the one after read on tasks of their own
-/// (`sendPending`), chunk batches upload side by side, a page's files are read on up to four
-/// threads (`readConcurrently`) and remote documents are written ahead (`writeAhead`). The
-/// loop starts and awaits each of these tasks within the step; they take their inputs as
-/// values and give their results back as values, write only temporary files of their own and
-/// their own page's index rows (the index serialises writes, and a save checks that the rows
-/// it sends are still as prepared), and read a copy of the scanner's ignore rules.
+/// publishes (`published`, one snapshot, and the index). Pipelining stays where it pays,
+/// inside a step and unless `environment` asks for serial work: while the loop saves a
+/// page, the next is uploaded and the one after read on tasks of their own
+/// (`Sender.sendPending`), chunk batches upload side by side, a page's files are read on up
+/// to four threads (`readConcurrently`) and remote documents are written ahead
+/// (`Fetcher.prepareNewDocuments`). The loop starts and awaits each of these tasks within
+/// the step; they take their inputs as values and give their results back as values, write
+/// only temporary files of their own and their own page's index rows (the index serialises
+/// writes, and a save checks that the rows it sends are still as prepared), and read a copy
+/// of the scanner's ignore rules.
 public final class FolderEngine: Sendable {
     public let configuration: EngineConfiguration
     let backend: any StorageBackend
