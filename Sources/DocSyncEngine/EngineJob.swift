@@ -3,10 +3,10 @@ import DocSyncStorage
 import GRDB
 import Logging
 
-/// One of the engine's jobs (`Reconciler`, `Observer`, `Executor`, `Fetcher`, `Sender`): a value over the engine it works for,
-/// reaching the folder, the index and the backend through it. A job owns no state between
-/// its runs: what it leaves for the loop goes into the loop's state it is given
-/// (`EngineLoop`), what it leaves for later into the index.
+/// One of the engine's jobs (`Reconciler`, `Observer`, `Executor`, `Fetcher`, `Sender`): a
+/// value over the engine it works for, reaching the folder, the index and the backend
+/// through it. A job owns no state between its runs: what it leaves for the loop goes into
+/// the loop's state it is given (`EngineLoop`), what it leaves for later into the index.
 protocol EngineJob: Sendable {
     var engine: FolderEngine { get }
 }

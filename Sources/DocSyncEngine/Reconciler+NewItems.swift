@@ -33,7 +33,8 @@ extension Reconciler {
     /// new (or a directory the engine made), so it is planned and recorded a batch at a time
     /// as the walk goes, in the byte order of the paths, never held whole. The root is
     /// checked before each batch is recorded, as `reconcile` checks it before recording.
-    func recordFirstScan(_ scanner: FolderScanner, loop: inout EngineLoop) throws(SyncError) {
+    func recordFirstScan(loop: inout EngineLoop) throws(SyncError) {
+        let scanner = loop.scanner
         let empty = LocalScan(found: [:], indexed: [], createdDirectories: loop.createdDirectories)
         var batch: [RelativePath: ItemFacts] = [:]
         func record() throws(SyncError) {

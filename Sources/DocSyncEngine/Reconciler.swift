@@ -23,7 +23,7 @@ extension Reconciler {
         }
         let scanner = loop.scanner
         if scopes.contains(where: { $0.path == nil }), try readIndex({ db in try !db.hasRows("item") }) {
-            try recordFirstScan(scanner, loop: &loop)  // the whole folder, which holds every other scope
+            try recordFirstScan(loop: &loop)  // the whole folder, which holds every other scope
             return
         }
         /// What the walk found, as the planner compares it (specials are reported, not kept).
