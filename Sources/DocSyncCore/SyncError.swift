@@ -20,6 +20,9 @@ public struct SyncError: Error, Hashable, Codable, Sendable, CustomStringConvert
         case limitExceeded
         case zoneNotFound, userDeletedZone, changeTokenExpired
         case quotaExceeded, notAuthenticated
+        /// The caller takes part in a shared zone but may not do this there: a read-only
+        /// participant's save, or what only the owner may do (SPEC §11). Not retried.
+        case permissionDenied
         /// The file changed while it was being read; discard that upload and read it again later.
         case assetFileModified
         /// In an atomic batch, this item was fine but another item failed, so nothing was saved.

@@ -46,6 +46,12 @@ extension FolderEngine {
             setState(.error, message: FolderStatus.notAuthenticated, waitsOnTheBackend: true)
             retry.notBefore = now + backoff
             logger.error("not authenticated; sync stopped, everything is kept on this device", metadata: ["error": "\(error.message)"])
+        case .keepLocal:
+            // A whole step refused (the share became read-only): what it sent stays here; the
+            // next push or safety-net pass looks again, not a loop of refused sends.
+            setState(.error, message: FolderStatus.readOnlyShare, waitsOnTheBackend: true)
+            retry.notBefore = now + max(backoff, .seconds(30))
+            logger.notice("the shared folder is read-only here; changes stay on this device", metadata: ["error": "\(error.message)"])
         case .rereadLater, .mergeAndResend, .handleEachItem, .splitAndResend, .itemError:
             // Per-item outcomes are handled where they arise; reaching here means a pass was
             // cut short (a file changed while being read, a corrupt chunk): try again soon.

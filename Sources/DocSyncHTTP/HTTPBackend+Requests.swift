@@ -113,8 +113,11 @@ extension HTTPBackend {
         return try Self.decode(Answer.self, from: answer.body, context: context)
     }
 
+    /// The URL of `path` on this backend's server: in `owner`'s shared zones when it has one,
+    /// except for sharing's own routes, which are always the caller's.
     func url(_ path: String, query: [(String, String)] = []) -> String {
-        var text = baseURL.absoluteString + path
+        let sharing = path == WireRoute.shares || path.hasPrefix(WireRoute.shares + "/") || path.hasSuffix("/share")
+        var text = baseURL.absoluteString + (owner.map { sharing ? path : WireRoute.shared(by: $0, path) } ?? path)
         if !query.isEmpty {
             text += "?" + query.map { "\($0.0)=\(WireRoute.segment($0.1))" }.joined(separator: "&")
         }

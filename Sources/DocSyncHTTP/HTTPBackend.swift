@@ -23,6 +23,9 @@ import Synchronization
 public final class HTTPBackend: StorageBackend {
     /// The server's base URL, without a trailing slash.
     public let baseURL: URL
+    /// The account whose shared zones this backend reaches (`WireRoute.shared`), or `nil`
+    /// for the token's own.
+    public let owner: String?
     public let options: Options
     let client: HTTPClient
     let authorization: String
@@ -40,11 +43,13 @@ public final class HTTPBackend: StorageBackend {
     }
 
     /// A client of the server at `url` (`http://host:port` or `https://host:port`, with an
-    /// optional path prefix) using the bearer `token` (from `docsync-server user add`).
+    /// optional path prefix) using the bearer `token` (from `docsync-server user add`). With
+    /// `owner`, its zones, chunks and notifications are those `owner` shares with the token's
+    /// account (SPEC §11); sharing's own calls (`share(of:)`, `shares()`, …) need none.
     ///
     /// Throws `invalidArguments` when the URL is not an http(s) URL with a host, the token is
     /// empty or has spaces or control characters, or the trusted certificate file cannot be read.
-    public init(url: URL, token: String, options: Options = .init()) throws(SyncError) {
+    public init(url: URL, token: String, owner: String? = nil, options: Options = .init()) throws(SyncError) {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = url.host, !host.isEmpty
         else {
@@ -63,6 +68,7 @@ public final class HTTPBackend: StorageBackend {
             throw SyncError(.invalidArguments, "\(url.absoluteString) is not a valid URL")
         }
         self.baseURL = baseURL
+        self.owner = owner
         self.options = options
         self.authorization = "Bearer \(token)"
         self.serverName = url.port.map { "\(host):\($0)" } ?? host

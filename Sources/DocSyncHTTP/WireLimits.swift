@@ -30,6 +30,10 @@ public enum WireLimits {
     /// About how many bytes of chunks one download answer carries before the server stops
     /// and leaves the rest for the next request (at least one chunk is always sent).
     public static let downloadBatchBudget = 8 << 20
+    /// Accounts named in one change of a share.
+    public static let participantsPerChange = 100
+    /// A share change's JSON body (100 of the longest account names fit).
+    public static let shareBody = 64 << 10
     /// The framed body the client cuts upload batches to (one larger chunk travels alone).
     public static let clientBatchTarget = 8 << 20
 }

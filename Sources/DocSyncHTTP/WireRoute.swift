@@ -40,6 +40,32 @@ public enum WireRoute {
     /// `GET`: a `text/event-stream` of `ChangeNotification`s (see `ServerSentEvent`).
     public static let notifications = "/v1/notifications"
 
+    // Sharing (SPEC §11).
+
+    /// `GET`: the share of the caller's zone (`WireBody.Share`); `POST` a
+    /// `WireBody.ShareChange`, answered with the share after it. The owner's only.
+    public static func share(_ zone: ZoneID) -> String { WireRoute.zone(zone) + "/share" }
+    /// `GET`: every share offered to the caller, of every status (`WireBody.Shares`).
+    public static let shares = "/v1/shares"
+
+    /// A participant's answer to a share.
+    public enum ShareAnswer: String, CaseIterable, Sendable {
+        case accept, decline, leave
+    }
+
+    /// `POST`, no body: the caller's answer to `share`, answered with its `ShareEntry`.
+    public static func answer(_ share: ShareName, _ answer: ShareAnswer) -> String {
+        "/v1/shares/\(segment(share.owner))/\(segment(share.zone.name))/\(answer.rawValue)"
+    }
+
+    /// The route `path` (one of the zone, chunk and notification routes above) in the zones
+    /// `owner` shares with the caller: `/v1/shared/OWNER/…`. The owner's zones and chunks,
+    /// as far as the share allows; the caller's own for `owner` = the caller.
+    public static func shared(by owner: String, _ path: String) -> String {
+        precondition(path.hasPrefix("/v1/"), "\(path) is not a route of the API")
+        return "/v1/shared/\(segment(owner))" + path.dropFirst(3)
+    }
+
     /// The media type of chunk bodies and framed batches.
     public static let octetStream = "application/octet-stream"
     /// The media type of every JSON body.

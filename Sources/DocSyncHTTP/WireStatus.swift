@@ -11,6 +11,7 @@ public enum WireStatus {
         switch code {
         case .invalidArguments: 400
         case .notAuthenticated: 401
+        case .permissionDenied: 403
         case .zoneNotFound, .unknownItem, .chunkNotFound: 404
         case .serverRecordChanged, .partialFailure, .batchRequestFailed: 409
         case .changeTokenExpired, .userDeletedZone: 410
@@ -34,6 +35,8 @@ public enum WireStatus {
         case 400:
             return SyncError(.invalidArguments, "\(context): the server refused the request as malformed (400)")
         case 401, 403:
+            // docsync-server's own 403 (permissionDenied) carries its error; a bare one is a
+            // proxy's refusal of the credentials.
             return SyncError(.notAuthenticated,
                              "\(context): the server refused the token (\(status)); ask its administrator for a new one (docsync-server user token NAME)")
         case 408, 502, 504:

@@ -121,6 +121,14 @@ public struct ScaleOutBackend: StorageBackend {
     public func changeNotifications() -> AsyncStream<ChangeNotification> {
         store.notifier.stream(for: account)
     }
+
+    /// Through PostgreSQL's `NOTIFY`, so every instance's streams of the account hear it.
+    public func announce(_ zone: ZoneID) async throws(SyncError) {
+        let account = self.account, logger = self.logger
+        try await store.withConnection("announce a change of \(zone)") { connection in
+            try await Self.notify(account: account, zone: zone, connection, logger)
+        }
+    }
 }
 
 // MARK: - Statements shared by the operations

@@ -156,5 +156,21 @@ enum ScaleOutSchema {
         Migration(name: "v3: records kept as JSON rewritten in the compact form", sql: [], rewrite: { connection, logger in
             try await ScaleOutLegacyJSONRows.rewrite(connection, logger: logger)
         }),
+        // Who shares which zone with whom (SPEC §11): one row per participant of each shared
+        // zone, never deleted (an ended entry says how it ended). Earlier releases ignore it.
+        Migration(name: "v4: shares", sql: [
+            """
+            CREATE TABLE share_entry (
+                owner TEXT NOT NULL,                        -- the account that owns the zone
+                zone TEXT NOT NULL,                         -- the zone's name
+                participant TEXT NOT NULL,                  -- the account it is shared with
+                permission TEXT NOT NULL,                   -- readOnly | readWrite
+                status TEXT NOT NULL,                       -- invited | accepted | declined | removed | left | stopped
+                changed BIGINT NOT NULL,                    -- nanoseconds since 1970
+                PRIMARY KEY (owner, zone, participant)
+            )
+            """,
+            "CREATE INDEX share_entry_by_participant ON share_entry(participant)",
+        ]),
     ]
 }

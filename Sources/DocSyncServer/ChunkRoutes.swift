@@ -6,38 +6,42 @@ import Hummingbird
 
 /// Chunks (see `WireRoute`): raw bytes one at a time, `ChunkFraming` bodies many at a time.
 /// The storage checks every uploaded chunk against its digest and every downloaded one
-/// before it is sent. An upload batch is read and stored as its body streams in.
+/// before it is sent. An upload batch is read and stored as its body streams in. Under
+/// `/v1/shared/{owner}` the chunks are the owner's (`ZoneGate.chunkBackend`), and so is
+/// the quota they count against.
 struct ChunkRoutes: Sendable {
     let store: any ServerStore
     let quotas: AccountQuotas
+    var gate: ZoneGate { ZoneGate(store: store) }
 
     func register(on api: RouterGroup<ServerRequestContext>) {
-        let records = RecordRoutes(store: store, quotas: quotas)
         api.post("chunks/missing") { request, context in
             let digests = try await RequestInput.json(WireBody.Digests.self, request, limit: WireLimits.digestListBody).digests
             try Self.checkCount(digests.count)
-            let missing = try await records.backend(context).missingChunks(digests)
+            let missing = try await gate.chunkBackend(context, .read).missingChunks(digests)
             return try Responses.json(WireBody.Missing(missing: missing.sorted()))
         }
         api.put("chunks/{digest}") { request, context in
             let digest = try RequestInput.digest(context)
             let bytes = try await RequestInput.body(request, limit: WireLimits.chunkBody)
-            let limit = try await quotas.limit(for: try RecordRoutes.user(context))
-            try await records.backend(context).uploadChunks([ChunkUpload(digest: digest, bytes: bytes)], byteLimit: limit)
+            let backend = try await gate.chunkBackend(context, .save)
+            let limit = try await quotas.limit(for: try ZoneGate.owner(context))
+            try await backend.uploadChunks([ChunkUpload(digest: digest, bytes: bytes)], byteLimit: limit)
             return Responses.noContent
         }
         api.get("chunks/{digest}") { _, context in
             let digest = try RequestInput.digest(context)
-            return Responses.bytes(try await records.backend(context).downloadChunk(digest))
+            return Responses.bytes(try await gate.chunkBackend(context, .read).downloadChunk(digest))
         }
         api.post("chunks/upload") { request, context in
-            try await Self.storeStreamed(request, into: records.backend(context), byteLimit: try await quotas.limit(for: try RecordRoutes.user(context)))
+            let backend = try await gate.chunkBackend(context, .save)
+            try await Self.storeStreamed(request, into: backend, byteLimit: try await quotas.limit(for: try ZoneGate.owner(context)))
             return Responses.noContent
         }
         api.post("chunks/download") { request, context in
             let digests = try await RequestInput.json(WireBody.Digests.self, request, limit: WireLimits.digestListBody).digests
             try Self.checkCount(digests.count)
-            let backend = try await records.backend(context)
+            let backend = try await gate.chunkBackend(context, .read)
             return Responses.bytes(try await Self.framedPrefix(of: digests, from: backend))
         }
     }

@@ -10,14 +10,26 @@ import ServiceLifecycle
 /// The stream subscribes to the user's storage before it lists the zones, so a change
 /// made while the first event is prepared is announced too. It ends when the client goes
 /// away or the server shuts down gracefully (the client then reconnects elsewhere or later).
+///
+/// Under `/v1/shared/{owner}` it carries the changes of the zones the caller accepted from
+/// the owner, as they are at each change, and once more the change that ended its part in
+/// one (a removal, a stop), so its devices hear of that by push.
 struct NotificationRoute: Sendable {
     let store: any ServerStore
 
     func register(on api: RouterGroup<ServerRequestContext>) {
         api.get("notifications") { _, context in
-            let backend = try await store.backend(for: try RecordRoutes.user(context))
-            let notifications = backend.changeNotifications()
-            let zones = try await backend.listZones()
+            let gate = ZoneGate(store: store)
+            let caller = try ZoneGate.caller(context), owner = try ZoneGate.owner(context)
+            let accepted = try await gate.acceptedZones(caller: caller, owner: owner)
+            let notifications: AsyncStream<ChangeNotification>
+            if let accepted, accepted.isEmpty {
+                // Nothing of the owner's to hear of (nor to tell whether the owner exists).
+                notifications = AsyncStream { _ in }
+            } else {
+                notifications = try await store.backend(for: owner).changeNotifications()
+            }
+            let zones = try await gate.zones(context)
             let logger = context.logger
             logger.debug("notification stream opened", metadata: ["zones": "\(zones.count)"])
             var headers = HTTPFields()
@@ -32,7 +44,15 @@ struct NotificationRoute: Sendable {
                 try await withGracefulShutdownHandler {
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
+                            var heard = accepted
                             for await notification in notifications {
+                                var notification = notification
+                                if let before = heard {
+                                    let now = (try? await gate.acceptedZones(caller: caller, owner: owner)) ?? before
+                                    notification.zones.formIntersection(before.union(now ?? []))
+                                    heard = now
+                                    if notification.zones.isEmpty { continue }
+                                }
                                 sink.yield(ServerSentEvent(name: ServerSentEvent.changeEvent, notification: notification).encoded)
                             }
                             sink.finish()

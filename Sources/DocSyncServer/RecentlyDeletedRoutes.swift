@@ -5,7 +5,8 @@ import Hummingbird
 
 /// Recently Deleted (see `WireRoute.deleted`): list, recover, purge. Each route validates its
 /// input like the others — names, paths and device names each on their own, so a recovery
-/// with a bad path fails alone — and calls the authenticated user's `LocalBackend`.
+/// with a bad path fails alone — and calls the storage the request may reach (`ZoneGate`): listing is reading, recovering
+/// needs read-write, purging is the owner's.
 struct RecentlyDeletedRoutes: Sendable {
     let records: RecordRoutes
 
@@ -18,7 +19,7 @@ struct RecentlyDeletedRoutes: Sendable {
                 }
                 return Timestamp(nanosecondsSince1970: nanoseconds)
             }
-            let deleted = try await records.backend(context).listDeleted(in: zone, since: since)
+            let deleted = try await records.backend(context, .read, zone).listDeleted(in: zone, since: since)
             return try Responses.json(WireBody.DeletedRecords(deleted: deleted))
         }
         api.post("zones/{zone}/deleted/recover") { request, context in
@@ -28,7 +29,7 @@ struct RecentlyDeletedRoutes: Sendable {
                 throw SyncError(.limitExceeded, "\(recoveries.count) records to recover in one request; send at most \(RecordBatch.maximumItems)")
             }
             let (valid, refused) = Self.checked(recoveries)
-            var result = try await records.backend(context).recoverDeleted(valid, in: zone)
+            var result = try await records.backend(context, .recover, zone).recoverDeleted(valid, in: zone)
             result.failed.merge(refused) { backend, _ in backend }
             return try Responses.json(WireBody.RecoverAnswer(result))
         }
@@ -43,7 +44,7 @@ struct RecentlyDeletedRoutes: Sendable {
             }
             var ids: [RecordID] = []
             for name in purge.recordNames { ids.append(try RecordID(zone: zone, validating: name)) }
-            let purged = try await records.backend(context).purgeDeleted(in: zone, ids: purge.all ? nil : ids)
+            let purged = try await records.backend(context, .purge, zone).purgeDeleted(in: zone, ids: purge.all ? nil : ids)
             return try Responses.json(WireBody.Purged(purged: purged))
         }
     }

@@ -4,21 +4,27 @@ import DocSyncStorage
 import Hummingbird
 
 /// Zones, records, changes and usage (see `WireRoute`): each route decodes and validates its
-/// input, calls the authenticated user's storage, and answers with JSON.
+/// input, calls the storage the request may reach (`ZoneGate`: the caller's own, or under
+/// `/v1/shared/{owner}` the zones shared with it), and answers with JSON.
 struct RecordRoutes: Sendable {
     let store: any ServerStore
     let quotas: AccountQuotas
+    var gate: ZoneGate { ZoneGate(store: store) }
 
-    func register(on api: RouterGroup<ServerRequestContext>) {
+    /// Registers the routes of a database: the caller's own (`/v1`), or with `shared` those
+    /// of zones shared with it (`/v1/shared/{owner}`), which have no usage route.
+    func register(on api: RouterGroup<ServerRequestContext>, shared: Bool = false) {
         api.get("zones") { _, context in
-            try Responses.json(WireBody.Zones(zones: try await self.backend(context).listZones()))
+            try Responses.json(WireBody.Zones(zones: try await self.gate.zones(context)))
         }
         api.put("zones/{zone}") { _, context in
-            try await self.backend(context).createZone(try RequestInput.zone(context))
+            let zone = try RequestInput.zone(context)
+            try await self.backend(context, .manageZone, zone).createZone(zone)
             return Responses.noContent
         }
         api.delete("zones/{zone}") { _, context in
-            try await self.backend(context).deleteZone(try RequestInput.zone(context))
+            let zone = try RequestInput.zone(context)
+            try await self.backend(context, .manageZone, zone).deleteZone(zone)
             return Responses.noContent
         }
         api.post("zones/{zone}/modify") { request, context in
@@ -30,8 +36,8 @@ struct RecordRoutes: Sendable {
             guard batch.itemCount <= RecordBatch.maximumItems else {
                 throw SyncError(.limitExceeded, "batch of \(batch.itemCount) items exceeds \(RecordBatch.maximumItems); split it and resend")
             }
-            let backend = try await self.backend(context)
-            if !batch.saves.isEmpty { try await quotas.refuseSavesOverQuota(of: try Self.user(context), in: backend) }
+            let backend = try await self.backend(context, .save, zone)
+            if !batch.saves.isEmpty { try await quotas.refuseSavesOverQuota(of: try ZoneGate.owner(context), in: backend) }
             // A deletion that names no device was made by the token's.
             var deviceNamed = batch
             for index in deviceNamed.deletions.indices where deviceNamed.deletions[index].device == nil {
@@ -43,7 +49,7 @@ struct RecordRoutes: Sendable {
             let zone = try RequestInput.zone(context)
             let limit = try RequestInput.integer(request, "limit", in: 1 ... Int(Int32.max), default: StorageLimits.maximumPageSize)
             let token = try request.uri.queryParameters.get("since").map { (text) throws(SyncError) in try WireRoute.decodeToken(text) }
-            return try Responses.json(try await self.backend(context).fetchChanges(in: zone, since: token, limit: limit))
+            return try Responses.json(try await self.backend(context, .read, zone).fetchChanges(in: zone, since: token, limit: limit))
         }
         api.post("zones/{zone}/records/lookup") { request, context in
             let zone = try RequestInput.zone(context)
@@ -53,20 +59,18 @@ struct RecordRoutes: Sendable {
             }
             var ids: [RecordID] = []
             for name in names { ids.append(try RecordID(zone: zone, validating: name)) }
-            let records = try await self.backend(context).fetchRecords(ids)
+            let records = try await self.backend(context, .read, zone).fetchRecords(ids)
             return try Responses.json(WireBody.Records(records: records.values.sorted { $0.id < $1.id }))
         }
-        api.get("usage") { _, context in
-            try Responses.json(try await self.backend(context).usage())
+        if !shared {
+            api.get("usage") { _, context in
+                try Responses.json(try await self.store.backend(for: try ZoneGate.caller(context)).usage())
+            }
         }
     }
 
-    func backend(_ context: ServerRequestContext) async throws(SyncError) -> any ServerStorageBackend {
-        try await store.backend(for: try Self.user(context))
-    }
-
-    static func user(_ context: ServerRequestContext) throws(SyncError) -> String {
-        guard let user = context.user else { throw SyncError(.notAuthenticated, "the request was not authenticated") }
-        return user
+    /// The storage holding `zone`, once the caller may do `operation` there (`ZoneGate`).
+    func backend(_ context: ServerRequestContext, _ operation: ZoneOperation, _ zone: ZoneID) async throws(SyncError) -> any ServerStorageBackend {
+        try await gate.backend(context, operation, zone).backend
     }
 }

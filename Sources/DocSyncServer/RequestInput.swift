@@ -17,6 +17,17 @@ enum RequestInput {
         return try ZoneID(validating: name)
     }
 
+    /// The account named by the `{owner}` path segment (percent-decoded), or `nil` on a
+    /// route without one. A name no account has is not refused here: it is answered as a
+    /// share that does not exist, so a caller learns nothing of which accounts exist.
+    static func owner(_ context: ServerRequestContext) throws(SyncError) -> String? {
+        guard let raw = context.parameters.get(ZoneGate.ownerParameter) else { return nil }
+        guard let name = raw.removingPercentEncoding else {
+            throw SyncError(.invalidArguments, "the owner segment \(raw.prefix(80).debugDescription) is not valid percent-encoding")
+        }
+        return name
+    }
+
     /// The digest named by the `{digest}` path segment: exactly 64 lowercase hex digits.
     static func digest(_ context: ServerRequestContext) throws(SyncError) -> SHA256Digest {
         let raw = context.parameters.get("digest") ?? ""

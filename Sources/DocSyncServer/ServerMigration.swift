@@ -22,10 +22,12 @@ public struct ServerMigration: Sendable {
         public var keptVersions = 0
         public var chunks = 0
         public var chunkBytes: Int64 = 0
+        /// Participants' entries of shared zones, of every status.
+        public var shareEntries = 0
 
         public var summary: String {
             "\(users) users, \(zones) zones, \(records) records, \(deletedRecords) in Recently Deleted, \(keptVersions) kept versions, "
-                + "\(chunks) chunks (\(StorageSizeText.describe(chunkBytes)))"
+                + "\(chunks) chunks (\(StorageSizeText.describe(chunkBytes))), \(shareEntries) share entries"
         }
     }
 
@@ -58,6 +60,13 @@ public struct ServerMigration: Sendable {
             progress("\(account.name): \(report.records - before.records) records, \(report.chunks - before.chunks) chunks "
                 + "(\(StorageSizeText.describe(report.chunkBytes - before.chunkBytes))), \(account.tokens.count) tokens")
         }
+        for entry in try users.exportShares() {
+            guard try await destination.replaceShareEntry(nil, with: entry) else {
+                throw SyncError(.invalidArguments, "the destination already shares \(entry.share) with \(entry.participant); migrate into an empty store")
+            }
+            report.shareEntries += 1
+        }
+        if report.shareEntries > 0 { progress("shares: \(report.shareEntries) participants' entries") }
         return report
     }
 

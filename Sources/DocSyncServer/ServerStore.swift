@@ -49,6 +49,29 @@ extension ServerStore {
     public func setQuota(_ bytes: Int64?, for name: String) async throws(SyncError) { try await accounts.setQuota(bytes, for: name) }
     /// Every user with the number of its tokens and its quota, sorted by name.
     public func users() async throws(SyncError) -> [AccountSummary] { try await accounts.users() }
+
+    // Sharing (SPEC §11), as `AccountDirectory` decides it.
+
+    /// `share`'s entries, sorted by participant.
+    public func shareEntries(of share: ShareName) async throws(SyncError) -> [ShareEntry] { try await accounts.shareEntries(of: share) }
+    /// The entries whose participant is `participant`, sorted by share.
+    public func shares(of participant: String) async throws(SyncError) -> [ShareEntry] { try await accounts.shares(of: participant) }
+    /// The owner's change to `participants`' entries of `share` (`AccountDirectory.changeShare`).
+    public func changeShare(_ share: ShareName, _ action: ShareAction, participants: [String]) async throws(SyncError) -> [ShareEntry] {
+        try await accounts.changeShare(share, action, participants: participants)
+    }
+    /// A participant's answer to `share` (`AccountDirectory.answerShare`).
+    public func answerShare(_ share: ShareName, participant: String, _ action: ShareAction) async throws(SyncError) -> ShareEntry {
+        try await accounts.answerShare(share, participant: participant, action)
+    }
+    /// The role in which `caller` may do `operation` in `share`, or the error refusing it.
+    public func access(_ operation: ZoneOperation, caller: String, share: ShareName) async throws(SyncError) -> ZoneRole {
+        try await accounts.access(operation, caller: caller, share: share)
+    }
+    /// Stores `entry` in place of `expected` (`ShareRows.replaceShareEntry`): for a migration and tests.
+    public func replaceShareEntry(_ expected: ShareEntry?, with entry: ShareEntry) async throws(SyncError) -> Bool {
+        try await accounts.rows.replaceShareEntry(expected, with: entry)
+    }
 }
 
 /// Waits while another collector holds the store: runs `attempt` until a report says it

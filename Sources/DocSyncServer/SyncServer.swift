@@ -54,10 +54,16 @@ public struct SyncServer: Sendable {
             .add(middleware: AuthenticationMiddleware(store: store, rateLimiter: rateLimiter, trustedProxies: configuration.trustedProxies))
         let quotas = AccountQuotas(store: store)
         let records = RecordRoutes(store: store, quotas: quotas)
-        records.register(on: api)
-        RecentlyDeletedRoutes(records: records).register(on: api)
-        ChunkRoutes(store: store, quotas: quotas).register(on: api)
-        NotificationRoute(store: store).register(on: api)
+        // The caller's own database, and the zones others share with it (SPEC §11): the same
+        // routes, the storage and the permission decided per request by `ZoneGate`.
+        let shared = api.group("shared/{\(ZoneGate.ownerParameter)}")
+        for (database, isShared) in [(api, false), (shared, true)] {
+            records.register(on: database, shared: isShared)
+            RecentlyDeletedRoutes(records: records).register(on: database)
+            ChunkRoutes(store: store, quotas: quotas).register(on: database)
+            NotificationRoute(store: store).register(on: database)
+        }
+        ShareRoutes(store: store).register(on: api)
         return router
     }
 

@@ -6,7 +6,7 @@ import GRDB
 /// The accounts of the one-machine server in `DATA/users.sqlite` (WAL, so `docsync-server
 /// user …` may run while the server serves): the rows under `AccountDirectory`, which
 /// decides. User names, each user's storage quota, and the SHA-256 of each device token
-/// with the name of its device.
+/// with the name of its device; who shares which zone with whom (`UserStore+Shares`).
 public final class UserStore: AccountRows {
     /// Whom a token belongs to (`AccountIdentity`).
     public typealias Account = AccountIdentity
@@ -95,13 +95,21 @@ public final class UserStore: AccountRows {
         }
     }
 
-    private func write(_ what: String, _ body: @escaping @Sendable (Database) throws -> Void) throws(SyncError) {
+    func write<T>(_ what: String, _ body: (Database) throws -> T) throws(SyncError) -> T {
         do {
-            try pool.write(body)
+            return try pool.write(body)
         } catch let error as SyncError {
             throw error
         } catch {
             throw SyncError(.internalError, "\(what): \(error)")
+        }
+    }
+
+    func read<T>(_ body: (Database) throws -> T) throws(SyncError) -> T {
+        do {
+            return try pool.read(body)
+        } catch {
+            throw SyncError(.serviceUnavailable, "cannot read the user store (\(error)); retry shortly")
         }
     }
 
@@ -124,6 +132,9 @@ public final class UserStore: AccountRows {
                 ALTER TABLE user ADD COLUMN quotaBytes INTEGER;  -- NULL: no limit
                 ALTER TABLE token ADD COLUMN device TEXT;        -- NULL: issued without a device name
                 """)
+        }
+        migrator.registerMigration("v3: shares") { db in
+            try db.execute(sql: sharesMigration)
         }
         return migrator
     }

@@ -311,6 +311,13 @@ public final class LocalBackend: StorageBackend {
         return stream
     }
 
+    /// Delivers a notification of `zone` to this process's streams, with no commit behind it.
+    func announceToSubscribers(_ zone: ZoneID) {
+        notifier.withLock { state in
+            for continuation in state.subscribers.values { continuation.yield(ChangeNotification(zones: [zone])) }
+        }
+    }
+
     /// Called on the commit watcher's queue after any process committed.
     private func deliverNotifications() {
         guard let current = try? zoneStates() else { return }

@@ -24,6 +24,11 @@ public protocol ServerStorageBackend: StorageBackend {
 
     /// A batch of chunks stored as they arrive (a streamed upload).
     func makeChunkBatch() -> any StreamedChunkBatch
+
+    /// Tells every stream of `changeNotifications()` — of this server process and of every
+    /// instance sharing the store — that `zone` changed although none of its records did
+    /// (its share did): listeners fetch and find out.
+    func announce(_ zone: ZoneID) async throws(SyncError)
 }
 
 /// Chunks of one upload, checked as they arrive and stored together: nothing of the batch
@@ -42,6 +47,9 @@ public protocol StreamedChunkBatch: Sendable {
 
 extension LocalBackend: ServerStorageBackend {
     public func makeChunkBatch() -> any StreamedChunkBatch { LocalChunkBatch(writer: chunkBatch()) }
+
+    /// Reaches the streams of this process only: an embedded store is served by one process.
+    public func announce(_ zone: ZoneID) async throws(SyncError) { announceToSubscribers(zone) }
 }
 
 /// A streamed upload into the embedded store: a `ChunkBatchWriter` (one new pack file),

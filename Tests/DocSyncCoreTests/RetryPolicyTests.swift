@@ -118,6 +118,7 @@ import Testing
         .changeTokenExpired: .refetchFromScratch,
         .quotaExceeded: .pauseUploads,
         .notAuthenticated: .stopUntilSignedIn,
+        .permissionDenied: .keepLocal,
         .assetFileModified: .rereadLater,
         .invalidArguments: .itemError, .unknownItem: .itemError, .chunkNotFound: .itemError, .chunkCorrupt: .itemError,
         .chunkDigestMismatch: .itemError, .batchRequestFailed: .itemError,

@@ -4,7 +4,8 @@ import Foundation
 import Testing
 
 /// `Sources/DocSyncServer/openapi.yaml` stays true to the code: every route of `WireRoute`
-/// is documented, and so is every error code and its status.
+/// is documented (of the caller's own zones, of the zones shared with it, of sharing), and
+/// so is every error code and its status.
 @Suite struct OpenAPIDocumentTests {
     static let document: String = {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -13,11 +14,17 @@ import Testing
 
     @Test func everyRouteIsDocumented() {
         let zone = ZoneID("ZONE"), digest = SHA256Digest(hashing: Data())
-        let routes = [
+        let database = [
             WireRoute.zones, WireRoute.zone(zone), WireRoute.modify(zone), WireRoute.changes(zone), WireRoute.lookup(zone),
             WireRoute.missingChunks, WireRoute.chunk(digest), WireRoute.uploadBatch, WireRoute.downloadBatch,
-            WireRoute.usage, WireRoute.notifications, WireRoute.deleted(zone), WireRoute.recover(zone), WireRoute.purge(zone),
-        ].map { $0.replacingOccurrences(of: "ZONE", with: "{zone}").replacingOccurrences(of: digest.hex, with: "{digest}") }
+            WireRoute.notifications, WireRoute.deleted(zone), WireRoute.recover(zone), WireRoute.purge(zone),
+        ]
+        let share = ShareName(owner: "OWNER", zone: zone)
+        let sharing = [WireRoute.usage, WireRoute.share(zone), WireRoute.shares] + WireRoute.ShareAnswer.allCases.map { WireRoute.answer(share, $0) }
+        let routes = (database + database.map { WireRoute.shared(by: "OWNER", $0) } + sharing).map {
+            $0.replacingOccurrences(of: "ZONE", with: "{zone}").replacingOccurrences(of: digest.hex, with: "{digest}")
+                .replacingOccurrences(of: "OWNER", with: "{owner}")
+        }
         for route in routes {
             #expect(Self.document.contains("\n  \(route):\n"), "\(route) is a path of openapi.yaml")
         }

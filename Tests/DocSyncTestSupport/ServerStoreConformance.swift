@@ -6,8 +6,9 @@ import Testing
 
 /// The contract every docsync-server store keeps (`ServerStore`: the embedded store of one
 /// machine and the scale-out store): accounts and tokens, quotas (across instances), chunk
-/// batches committed and aborted, budgeted reads, each user's storage its own, and per-user
-/// collection. A store's test file is one line:
+/// batches committed and aborted, budgeted reads, each user's storage its own, per-user
+/// collection, and shares: their rules, who may do what, one entry changed at a time
+/// (`ServerStoreConformance+Shares`). A store's test file is one line:
 ///
 ///     @Test(arguments: ServerStoreCase.allCases)
 ///     func conforms(_ check: ServerStoreCase) async throws { try await check.run(with: MyFactory()) }
@@ -22,6 +23,9 @@ public enum ServerStoreCase: String, CaseIterable, Sendable, CustomTestStringCon
     case budgetedReadsReturnAPrefix
     case eachUsersStorageIsItsOwn
     case collectingOneUserLeavesTheOthers
+    case sharesChangeByTheirRulesOnEveryInstance
+    case accessFollowsTheShareOnEveryInstance
+    case aShareEntryChangesOnlyFromWhatWasRead
 
     public var testDescription: String { rawValue }
 
@@ -35,6 +39,9 @@ public enum ServerStoreCase: String, CaseIterable, Sendable, CustomTestStringCon
     private func run(_ fixture: ServerStoreFixture) async throws {
         let store = fixture.store
         switch self {
+        case .sharesChangeByTheirRulesOnEveryInstance, .accessFollowsTheShareOnEveryInstance, .aShareEntryChangesOnlyFromWhatWasRead:
+            try await runShares(fixture)
+
         case .tokensAuthenticateTheirAccountOnEveryInstance:
             let first = try await store.addUser("alice", device: nil)
             let second = try await store.addToken(for: "alice", device: "alice's phone")

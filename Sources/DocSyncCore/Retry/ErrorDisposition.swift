@@ -25,6 +25,9 @@ public enum ErrorDisposition: Sendable, Hashable, CaseIterable {
     case stopUntilSignedIn
     /// Discard that upload and read the file again later (assetFileModified).
     case rereadLater
+    /// Keep the change on this device and show why; never retry it in a loop, send it once
+    /// the permission allows (permissionDenied: a read-only share, SPEC §11).
+    case keepLocal
     /// A problem of one item, handled per item (invalidArguments, unknownItem, chunkNotFound,
     /// chunkCorrupt, chunkDigestMismatch, batchRequestFailed).
     case itemError
@@ -42,6 +45,7 @@ public enum ErrorDisposition: Sendable, Hashable, CaseIterable {
         case .changeTokenExpired: .refetchFromScratch
         case .quotaExceeded: .pauseUploads
         case .notAuthenticated: .stopUntilSignedIn
+        case .permissionDenied: .keepLocal
         case .assetFileModified: .rereadLater
         case .invalidArguments, .unknownItem, .chunkNotFound, .chunkCorrupt, .chunkDigestMismatch, .batchRequestFailed:
             .itemError

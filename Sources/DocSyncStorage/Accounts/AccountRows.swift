@@ -42,9 +42,9 @@ public struct AccountSummary: Sendable, Hashable {
 
 /// The narrow persistence of a server's accounts under `AccountDirectory`, which decides
 /// everything: the embedded store's `users.sqlite` and the scale-out store's PostgreSQL
-/// tables keep rows and answer these calls. Tokens themselves are never stored, only their
+/// tables keep rows and answer these calls, and the shares' (`ShareRows`). Tokens themselves are never stored, only their
 /// hashes, each with its first 8 hex digits for the look-up.
-public protocol AccountRows: Sendable {
+public protocol AccountRows: ShareRows {
     /// Creates the account `name` with one token, in one transaction; throws
     /// `AccountRules.userExists(name)` when the name is taken.
     func insertAccount(_ name: String, tokenHash: String, device: String?) async throws(SyncError)

@@ -1,0 +1,58 @@
+import DocSyncCore
+import DocSyncHTTP
+import DocSyncStorage
+import Hummingbird
+
+/// Sharing (SPEC §11; see `WireRoute.share`, `WireRoute.shares`): the owner lists and
+/// changes a zone's share, a participant lists what is offered to it and answers. Every
+/// change is announced on the zone, so the devices of the owner and of every participant
+/// hear of it by push and look again.
+struct ShareRoutes: Sendable {
+    let store: any ServerStore
+
+    func register(on api: RouterGroup<ServerRequestContext>) {
+        api.get("zones/{zone}/share") { _, context in
+            let share = try await ownedShare(context)
+            return try Responses.json(WireBody.Share(share: share, participants: try await store.shareEntries(of: share)))
+        }
+        api.post("zones/{zone}/share") { request, context in
+            let share = try await ownedShare(context)
+            let change = try await RequestInput.json(WireBody.ShareChange.self, request, limit: WireLimits.shareBody)
+            guard change.participants.count <= WireLimits.participantsPerChange else {
+                throw SyncError(.limitExceeded, "\(change.participants.count) accounts in one change; name at most \(WireLimits.participantsPerChange)")
+            }
+            let entries = try await store.changeShare(share, try change.shareAction(), participants: change.participants)
+            await announce(share, context)
+            return try Responses.json(WireBody.Share(share: share, participants: entries))
+        }
+        api.get("shares") { _, context in
+            try Responses.json(WireBody.Shares(shares: try await store.shares(of: try ZoneGate.caller(context))))
+        }
+        for (answer, action) in [("accept", ShareAction.accept), ("decline", .decline), ("leave", .leave)] {
+            api.post("shares/{owner}/{zone}/\(answer)") { _, context in
+                let share = ShareName(owner: try RequestInput.owner(context) ?? "", zone: try RequestInput.zone(context))
+                let entry = try await store.answerShare(share, participant: try ZoneGate.caller(context), action)
+                await announce(share, context)
+                return try Responses.json(entry)
+            }
+        }
+    }
+
+    /// The share of the caller's zone the route names; `zoneNotFound` when the caller has
+    /// no such zone.
+    private func ownedShare(_ context: ServerRequestContext) async throws(SyncError) -> ShareName {
+        let owner = try ZoneGate.caller(context), zone = try RequestInput.zone(context)
+        guard try await store.backend(for: owner).listZones().contains(zone) else { throw SyncError.zoneNotFound(zone) }
+        return ShareName(owner: owner, zone: zone)
+    }
+
+    /// Tells the devices listening to the zone that its share changed (they fetch, and learn
+    /// their permission or their removal). A failure only delays that until their next fetch.
+    private func announce(_ share: ShareName, _ context: ServerRequestContext) async {
+        do {
+            try await store.backend(for: share.owner).announce(share.zone)
+        } catch {
+            context.logger.warning("cannot announce a share's change", metadata: ["share": "\(share)", "error": "\(error)"])
+        }
+    }
+}
