@@ -49,6 +49,13 @@ public enum ControlRequest: Codable, Sendable, Hashable {
     /// Every folder's conflict log, the entries logged at or after `since` (every one kept
     /// when nil), newest first (`.conflictLog`).
     case conflictLog(since: Timestamp?)
+    /// The share of the folder at the absolute path `folder` (or with that id), with `change`
+    /// applied first when given (`.share`): the owner's `docs-status share` (SPEC §11).
+    case share(folder: String, change: ShareChangeRequest?)
+    /// Every share offered to this account, of every status (`.shares`).
+    case shares
+    /// Declines the invitation to `share` (`.shares`, holding its entry after).
+    case declineShare(share: ShareName)
 }
 
 /// What a person chooses for what a folder holds back (`docs-status deletions`).
@@ -83,13 +90,17 @@ public enum ControlResponse: Codable, Sendable, Hashable {
     case deleted(entries: [DeletedEntry])
     /// Conflict log entries, newest first (`conflictLog`).
     case conflictLog(entries: [ConflictLogEntry])
+    /// A folder's share and every participant it has had, sorted by name (`share`).
+    case share(share: ShareName, participants: [ShareEntry])
+    /// This account's entries in shares, sorted by share (`shares`, `declineShare`).
+    case shares(entries: [ShareEntry])
 
     /// Whether this response ends the answer to its request. A client reads responses until
     /// it gets a final one; only a live query's `.changes` are not final.
     public var isFinal: Bool {
         switch self {
         case .changes: false
-        case .status, .settled, .failure, .items, .problems, .actions, .versions, .held, .deleted, .conflictLog: true
+        case .status, .settled, .failure, .items, .problems, .actions, .versions, .held, .deleted, .conflictLog, .share, .shares: true
         }
     }
 }
@@ -110,6 +121,8 @@ extension ControlResponse {
         /// A `wait` or `sync` cannot settle: a folder, or some of its deletions, are held
         /// for a person to decide (SPEC §4a; `docs-status deletions`).
         public static let held = "held"
+        /// The call needs what this daemon's backend does not offer (sharing on a `file://` backend).
+        public static let unsupported = "unsupported"
     }
 }
 

@@ -19,7 +19,7 @@ public enum Daemon {
         for folder in configuration.folders {
             folders.append(try FolderService(folder: folder, daemon: configuration, backend: backend, logger: logger))
         }
-        let handler = DaemonControlHandler(configuration: configuration, folders: folders)
+        let handler = DaemonControlHandler(configuration: configuration, folders: folders, backend: backend)
         // Bound before anything starts: a second daemon on the same socket stops here.
         let server = try ControlServer(socketPath: configuration.socketPath.path, handler: handler, logger: logger)
         let group = ServiceGroup(

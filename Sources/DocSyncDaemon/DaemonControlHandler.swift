@@ -1,12 +1,15 @@
 import DocSyncControl
 import DocSyncCore
 import DocSyncEngine
+import DocSyncStorage
 import Foundation
 
 /// Answers `docs-status` calls from the folders' live state and index.
 struct DaemonControlHandler: ControlHandler {
     let configuration: DaemonConfiguration
     let folders: [FolderService]
+    /// The account's backend: what sharing calls go to.
+    let backend: any StorageBackend
 
     func handle(_ request: ControlRequest) async -> ControlResponse {
         await handle(request, emit: { _ in })
@@ -85,6 +88,12 @@ struct DaemonControlHandler: ControlHandler {
                 return .actions(outcomes: try await resolveConflicts(paths: paths, all: all, predicate: predicate, keep: keep))
             case .conflictLog(let since):
                 return .conflictLog(entries: try conflictLog(since: since))
+            case .share(let folder, let change):
+                return try await share(folder, change: change)
+            case .shares:
+                return .shares(entries: try await sharingClient().shares())
+            case .declineShare(let share):
+                return .shares(entries: [try await sharingClient().answerShare(share, .decline)])
             }
         } catch let failure as HandlerFailure {
             return .failure(code: failure.code, message: failure.message)
@@ -154,7 +163,7 @@ struct DaemonControlHandler: ControlHandler {
 
     /// The folder holding the absolute `path`, or named by its last component (a folder
     /// id); every folder when `path` is nil.
-    private func folders(named path: String?) throws(HandlerFailure) -> [FolderService] {
+    func folders(named path: String?) throws(HandlerFailure) -> [FolderService] {
         guard let path else { return folders }
         if let (folder, _) = try? resolve(path) { return [folder] }
         let name = URL(fileURLWithPath: path).lastPathComponent

@@ -88,4 +88,6 @@ extension ControlResponse {
     var versionList: [VersionEntry]? { if case .versions(let versions) = self { versions } else { nil } }
     var heldFolders: [HeldFolder]? { if case .held(let folders) = self { folders } else { nil } }
     var deletedEntries: [DeletedEntry]? { if case .deleted(let entries) = self { entries } else { nil } }
+    var shareReport: (ShareName, [ShareEntry])? { if case .share(let share, let participants) = self { (share, participants) } else { nil } }
+    var shareEntries: [ShareEntry]? { if case .shares(let entries) = self { entries } else { nil } }
 }

@@ -31,7 +31,8 @@ struct DocsStatusCommand: AsyncParsableCommand {
             OverviewCommand.self, ListCommand.self, QueryCommand.self, WaitCommand.self,
             ConflictsCommand.self, ErrorsCommand.self, DownloadCommand.self, EvictCommand.self,
             SyncCommand.self, VersionsCommand.self, RestoreCommand.self, DeletionsCommand.self,
-            DeletedCommand.self, RecoverCommand.self, ResolveCommand.self,
+            DeletedCommand.self, RecoverCommand.self, ResolveCommand.self, ShareCommand.self, SharesCommand.self,
+            DeclineCommand.self,
         ],
         defaultSubcommand: OverviewCommand.self
     )

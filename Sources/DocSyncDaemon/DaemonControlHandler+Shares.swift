@@ -1,0 +1,42 @@
+import DocSyncControl
+import DocSyncCore
+import DocSyncHTTP
+import Foundation
+
+/// Sharing (SPEC §11) through the account's docsync-server: the owner's view and changes of
+/// a folder's share, and the shares offered to the account.
+extension DaemonControlHandler {
+    /// The share of the folder named by `path` (its path or id), after `change` when given.
+    func share(_ path: String, change: ShareChangeRequest?) async throws -> ControlResponse {
+        guard let folder = try folders(named: path).first else {
+            throw HandlerFailure(ControlResponse.FailureCode.notFound, "\(path) is neither inside a synced folder nor a folder id")
+        }
+        let zone = folder.engine.configuration.zone, client = try sharingClient()
+        let answer = if let change {
+            try await client.changeShare(of: zone, WireBody.ShareChange(action: Self.wireAction(change.action),
+                                                                         participants: change.participants, permission: change.permission))
+        } else {
+            try await client.share(of: zone)
+        }
+        return .share(share: answer.share, participants: answer.participants)
+    }
+
+    static func wireAction(_ action: ShareChangeRequest.Action) -> WireBody.ShareChange.Action {
+        switch action {
+        case .invite: .invite
+        case .remove: .remove
+        case .permission: .permission
+        case .stop: .stop
+        }
+    }
+
+    /// The account's docsync-server client; `unsupported` for a `file://` backend, which
+    /// keeps one person's folders and has no one to share with.
+    func sharingClient() throws(HandlerFailure) -> HTTPBackend {
+        guard let client = backend as? HTTPBackend else {
+            throw HandlerFailure(ControlResponse.FailureCode.unsupported,
+                                 "folders are shared through a docsync-server; this daemon syncs through \(configuration.backend.url.absoluteString)")
+        }
+        return client
+    }
+}

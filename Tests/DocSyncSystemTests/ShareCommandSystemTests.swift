@@ -1,0 +1,86 @@
+import DocSyncControl
+import DocSyncCore
+import DocSyncTestSupport
+import Foundation
+import Testing
+
+/// `docs-status share`, `shares` and `decline` as real processes against the real daemons
+/// of two accounts on one docsync-server (SPEC §11).
+@Suite struct ShareCommandSystemTests {
+    struct ShareReport: Decodable {
+        let share: ShareName
+        let participants: [ShareEntry]
+    }
+
+    struct SharesReport: Decodable {
+        let shares: [ShareEntry]
+    }
+
+    func call(_ arguments: [String], on daemon: DaemonProcess) async throws -> (status: Int32, output: String, errors: String) {
+        try await runProcess(builtProduct("docs-status"), arguments + ["--socket", daemon.socket])
+    }
+
+    func json<T: Decodable>(_ type: T.Type, _ arguments: [String], on daemon: DaemonProcess,
+                            sourceLocation: SourceLocation = #_sourceLocation) async throws -> T {
+        let result = try await call(arguments + ["--json"], on: daemon)
+        #expect(result.status == 0, "docs-status \(arguments): \(result.errors)", sourceLocation: sourceLocation)
+        return try ControlFraming.makeDecoder().decode(T.self, from: Data(result.output.utf8))
+    }
+
+    @Test func anOwnerInvitesAndTheInvitedDeclines() async throws {
+        let data = try TemporaryDirectory("docsync-server-data")
+        let server = try await ServerProcess(dataDirectory: data.url)
+        let base = try TemporaryDirectory("docsync-share-cli")
+        var daemons: [DaemonProcess] = []
+        for user in ["alice", "bob"] {
+            let tokenFile = base.url.appendingPathComponent("\(user).token")
+            try Data((try await server.addUser(user) + "\n").utf8).write(to: tokenFile)
+            daemons.append(try DaemonProcess(name: user, base: base.url, backend: server.url, extraArguments: ["--token-file", tokenFile.path]))
+        }
+        let (alice, bob) = (daemons[0], daemons[1])
+        try alice.start()
+        try bob.start()
+        for daemon in daemons {
+            #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) { try await daemon.waitSettled() }, "\(daemon.name) started")
+        }
+        let share = "alice/Docs"
+
+        let empty = try await call(["share", alice.folder.path], on: alice)
+        #expect(empty.status == 0 && empty.output.contains("is not shared"), "\(empty)")
+        let invited = try await call(["share", alice.folder.path, "--with", "bob", "--read-only"], on: alice)
+        #expect(invited.status == 0, "\(invited.errors)")
+        #expect(invited.output.contains("bob") && invited.output.contains("read-only") && invited.output.contains("invited"), "\(invited.output)")
+
+        let offered = try await json(SharesReport.self, ["shares"], on: bob)
+        #expect(offered.shares.map(\.share.description) == [share])
+        #expect(offered.shares.map(\.status) == [.invited])
+        #expect(offered.shares.map(\.permission) == [.readOnly])
+        let listed = try await call(["shares"], on: bob)
+        #expect(listed.status == 0 && listed.output.contains(share) && listed.output.contains("read-only"), "\(listed.output)")
+        #expect(try await json(SharesReport.self, ["shares"], on: alice).shares.isEmpty, "alice is offered nothing")
+
+        let declined = try await call(["decline", share], on: bob)
+        #expect(declined.status == 0 && declined.output.contains("\(share): declined"), "\(declined)")
+        let after = try await json(ShareReport.self, ["share", "Docs"], on: alice)
+        #expect(after.share.description == share)
+        #expect(after.participants.map(\.participant) == ["bob"])
+        #expect(after.participants.map(\.status) == [.declined])
+
+        // Mistakes: a change to someone not taking part, an unknown account, a share never
+        // offered, options that do not go together.
+        let notParticipant = try await call(["share", "Docs", "--permission", "bob", "read-write"], on: alice)
+        #expect(notParticipant.status == 1 && notParticipant.errors.contains("invite them first"), "\(notParticipant)")
+        let unknown = try await call(["share", "Docs", "--with", "nobody"], on: alice)
+        #expect(unknown.status == 1 && unknown.errors.contains("nobody"), "\(unknown)")
+        let never = try await call(["decline", "carol/Docs"], on: bob)
+        #expect(never.status == 1 && never.errors.contains("no share carol/Docs"), "\(never)")
+        #expect(try await call(["share", "Docs", "--with", "bob", "--stop"], on: alice).status == 2)
+        #expect(try await call(["share", "Docs", "--permission", "bob", "admin"], on: alice).status == 2)
+        #expect(try await call(["decline", "no-slash"], on: bob).status == 2)
+        #expect(try await call(["share", "/nowhere"], on: alice).status == 4)
+
+        _ = await alice.stop()
+        _ = await bob.stop()
+        _ = try await server.stop()
+    }
+}
