@@ -32,7 +32,7 @@ public struct ConfigurationLoader: Sendable {
     public enum Keys {
         public static let topLevel = ["device", "state_dir", "socket", "backend", "folders"]
         public static let backend = ["url", "token_file", "ca_file"]
-        public static let folder = ["id", "path", "mode", "conflict", "max_file_size", "keep_versions_days",
+        public static let folder = ["id", "share", "path", "mode", "conflict", "max_file_size", "keep_versions_days",
                                     "delete_brake_percent", "delete_brake_min", "merge", "merge_max_size"]
     }
 
@@ -172,10 +172,20 @@ public struct ConfigurationLoader: Sendable {
         _ table: TOMLTable, at path: TOMLKeyPath, in document: ConfigurationDocument, after earlier: [FolderConfiguration]
     ) throws(ConfigurationError) -> FolderConfiguration {
         try document.checkKeys(of: table, at: path, allowed: Keys.folder)
-        guard let id = try document.string(table, "id", at: path) else {
-            throw document.error(.missingKey, at: path.appending("id"), "required key is missing; every [[folders]] table needs an id (the zone name)")
+        var share: ShareName?
+        if let text = try document.string(table, "share", at: path) {
+            do { share = try ShareName(parsing: text) } catch {
+                throw document.error(.invalidValue, at: path.appending("share"), "\(quoted(text)): \(error.message)")
+            }
         }
-        if let problem = ZoneID.problem(with: id) {
+        let named = try document.string(table, "id", at: path)
+        if share != nil, named != nil {
+            throw document.error(.invalidValue, at: path.appending("id"), "a shared folder is named by its share; drop id, or share")
+        }
+        guard let id = share?.description ?? named else {
+            throw document.error(.missingKey, at: path.appending("id"), "required key is missing; every [[folders]] table needs an id (the zone name), or a share (OWNER/ID)")
+        }
+        if share == nil, let problem = ZoneID.problem(with: id) {
             throw document.error(.invalidValue, at: path.appending("id"), "\(quoted(id)) \(problem)")
         }
         if let index = earlier.firstIndex(where: { $0.id.bytesEqual(id) }) {
@@ -192,6 +202,7 @@ public struct ConfigurationLoader: Sendable {
         }
 
         var folder = FolderConfiguration(id: id, path: URL(filePath: folderPath, directoryHint: .isDirectory))
+        folder.share = share
         if let mode = try document.string(table, "mode", at: path) {
             guard let value = FolderConfiguration.Mode(rawValue: mode) else {
                 throw document.error(.invalidValue, at: path.appending("mode"), Self.notOneOf(mode, FolderConfiguration.Mode.allCases.map(\.rawValue)))
@@ -326,9 +337,21 @@ public struct ConfigurationLoader: Sendable {
                 }
                 id = given
             }
-            settings.folders = [FolderConfiguration(id: id, path: URL(filePath: path, directoryHint: .isDirectory))]
+            var folder = FolderConfiguration(id: id, path: URL(filePath: path, directoryHint: .isDirectory))
+            if let text = overrides.share {
+                guard overrides.folderID == nil else {
+                    throw ConfigurationError(.invalidValue, key: "--folder-id", message: "a shared folder is named by its share; give --share or --folder-id, not both")
+                }
+                do { folder.share = try ShareName(parsing: text) } catch {
+                    throw ConfigurationError(.invalidValue, key: "--share", message: "\(quoted(text)): \(error.message)")
+                }
+                folder.id = text
+            }
+            settings.folders = [folder]
         } else if overrides.folderID != nil {
             throw ConfigurationError(.invalidValue, key: "--folder-id", message: "names the zone of --folder PATH; give --folder too, or set id in the configuration file")
+        } else if overrides.share != nil {
+            throw ConfigurationError(.invalidValue, key: "--share", message: "attaches the --folder PATH folder to a share; give --folder too, or set share in a [[folders]] table")
         }
         try applyFolderFlags(overrides, to: &settings.folders)
         guard let backendURL = settings.backendURL else {

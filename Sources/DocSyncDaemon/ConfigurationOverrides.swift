@@ -30,6 +30,9 @@ public struct ConfigurationOverrides: Sendable, Hashable {
     /// `--folder-id ID`: the zone name of the `--folder` folder, instead of one made from
     /// its last path component (so `~/Documents` and `~/Docs` can be one zone). Only with `--folder`.
     public var folderID: String?
+    /// `--share OWNER/ID`: the `--folder` folder is attached to that share (SPEC §11). Only
+    /// with `--folder`, not with `--folder-id`.
+    public var share: String?
     /// `--delete-brake-percent N` (0 turns the brake off), for every folder.
     public var deleteBrakePercent: Int?
     /// `--delete-brake-min N`, for every folder.
@@ -45,8 +48,9 @@ public struct ConfigurationOverrides: Sendable, Hashable {
         backendURL: String? = nil, tokenFile: String? = nil, caFile: String? = nil, folder: String? = nil,
         mode: String? = nil, conflictPolicy: String? = nil, maxFileSize: String? = nil, keepVersionsDays: Int? = nil,
         folderID: String? = nil, deleteBrakePercent: Int? = nil, deleteBrakeMinimum: Int? = nil,
-        merge: [String]? = nil, mergeMaxSize: String? = nil
+        merge: [String]? = nil, mergeMaxSize: String? = nil, share: String? = nil
     ) {
+        self.share = share
         self.merge = merge
         self.mergeMaxSize = mergeMaxSize
         self.folderID = folderID

@@ -16,8 +16,15 @@ public enum Daemon {
         let backend = try makeBackend(configuration.backend)
         try FileManager.default.createDirectory(at: configuration.stateDirectory, withIntermediateDirectories: true)
         var folders: [FolderService] = []
+        var shareClients: [HTTPBackend] = []
         for folder in configuration.folders {
-            folders.append(try FolderService(folder: folder, daemon: configuration, backend: backend, logger: logger))
+            var folderBackend = backend
+            if let share = folder.share {
+                let client = try await attach(share, at: folder, through: backend, configuration: configuration, logger: logger)
+                shareClients.append(client)
+                folderBackend = client
+            }
+            folders.append(try FolderService(folder: folder, daemon: configuration, backend: folderBackend, logger: logger))
         }
         let handler = DaemonControlHandler(configuration: configuration, folders: folders, backend: backend)
         // Bound before anything starts: a second daemon on the same socket stops here.
@@ -31,8 +38,39 @@ public enum Daemon {
             "folders": "\(configuration.folders.map(\.path.path))", "socket": "\(configuration.socketPath.path)",
         ])
         try await group.run()
+        for client in shareClients { await client.shutdown() }
         if let client = backend as? HTTPBackend { await client.shutdown() }
         logger.info("docsyncd stopped")
+    }
+}
+
+extension Daemon {
+    /// The backend of a folder attached to `share` (SPEC §11): the owner's zones through the
+    /// account's docsync-server. An invitation not answered yet is accepted (attaching a
+    /// share accepts it for the account); a share that cannot be looked up now (the server
+    /// unreachable) is attached all the same and asked again by the engine.
+    static func attach(_ share: ShareName, at folder: FolderConfiguration, through backend: any StorageBackend,
+                       configuration: DaemonConfiguration, logger: Logger) async throws -> HTTPBackend {
+        guard let account = backend as? HTTPBackend else {
+            throw DaemonError("\(folder.path.path) is attached to the share \(share), and shares live on a docsync-server; this daemon's backend is \(configuration.backend.url.absoluteString)")
+        }
+        do {
+            let entry = try await account.shares().first { $0.share == share }
+            switch entry?.status {
+            case .invited?:
+                _ = try await account.answerShare(share, .accept)
+                logger.notice("accepted the share", metadata: ["share": "\(share)", "path": "\(folder.path.path)"])
+            case .accepted?:
+                break
+            case let status?:
+                logger.warning("the share has ended; the folder is kept as it is and held", metadata: ["share": "\(share)", "status": "\(status.rawValue)"])
+            case nil:
+                logger.warning("no such share is offered to this account; the folder is held until it is", metadata: ["share": "\(share)"])
+            }
+        } catch {
+            logger.warning("cannot look the share up now; attaching it all the same", metadata: ["share": "\(share)", "error": "\(error)"])
+        }
+        return try account.reaching(owner: share.owner)
     }
 }
 

@@ -46,8 +46,12 @@ public struct FolderConfiguration: Sendable, Hashable {
         case mirror, onDemand = "on-demand", sendOnly = "send-only", receiveOnly = "receive-only"
     }
 
-    /// The zone name; must be a valid `ZoneID`.
+    /// The folder's name on this device (state directory, status): the zone name of a
+    /// folder of the account's own (a valid `ZoneID`), `OWNER/FOLDER-ID` of a share.
     public var id: String
+    /// The share this folder is attached to (SPEC §11; `share = "OWNER/ID"`), `nil` for a
+    /// folder of the account's own.
+    public var share: ShareName?
     /// Absolute path of the folder on this machine.
     public var path: URL
     public var mode: Mode
@@ -64,6 +68,9 @@ public struct FolderConfiguration: Sendable, Hashable {
     public var mergePatterns: [String] = TextMergeRule.defaultPatterns
     /// `merge_max_size`: larger files are never merged. Default 1 MB (1,000,000 bytes).
     public var mergeMaxSize: Int64 = TextMergeRule.defaultMaxSize
+
+    /// The zone the folder syncs: its own id's, or the share's (the owner's zone).
+    public var zoneName: String { share?.zone.name ?? id }
 
     public init(
         id: String, path: URL, mode: Mode = .mirror, conflictPolicy: ConflictPolicy = .keepBoth,

@@ -24,7 +24,7 @@ final class FolderService: Service, Sendable {
 
     init(folder: FolderConfiguration, daemon: DaemonConfiguration, backend: any StorageBackend, logger: Logger) throws {
         let zone: ZoneID
-        do { zone = try ZoneID(validating: folder.id) } catch {
+        do { zone = try ZoneID(validating: folder.zoneName) } catch {
             throw DaemonError("folder id \(folder.id.debugDescription) cannot be a zone name: \(error.message)")
         }
         let direction: EngineConfiguration.Direction = switch folder.mode {
@@ -32,14 +32,18 @@ final class FolderService: Service, Sendable {
         case .receiveOnly: .receiveOnly
         case .mirror, .onDemand: .both
         }
-        let configuration = EngineConfiguration(
+        var configuration = EngineConfiguration(
             zone: zone, root: folder.path,
-            stateDirectory: daemon.stateDirectory.appendingPathComponent("folders").appendingPathComponent(folder.id),
+            stateDirectory: Self.stateDirectory(of: folder, in: daemon),
             device: daemon.device, conflictPolicy: folder.conflictPolicy, direction: direction,
             onDemand: folder.mode == .onDemand, maxFileSize: folder.maxFileSize, keepVersionsDays: folder.keepVersionsDays,
             textMerge: folder.mergePatterns.isEmpty ? nil : try TextMergeRule(patterns: folder.mergePatterns, maxSize: folder.mergeMaxSize),
             deleteBrake: folder.deleteBrake)
+        configuration.share = folder.share
         self.engine = try FolderEngine(configuration: configuration, backend: backend, logger: logger)
+        if let share = folder.share, engine.indexedItemCount() == 0 {
+            try Self.prepareFirstAttach(of: share, at: folder.path)
+        }
         // A folder never synced must exist; one synced before is held while it is missing.
         if RootIdentity.of(folder.path.path) == nil, engine.indexedItemCount() == 0 {
             throw DaemonError("folder \(folder.path.path) does not exist or is not a directory; create it or fix the path")
@@ -48,6 +52,30 @@ final class FolderService: Service, Sendable {
         self.zone = zone
         self.root = folder.path
         self.logger = logger
+    }
+
+    /// Where the folder's index and versions live: `folders/ID`, or `shares/OWNER/ID` for
+    /// a share (never inside another folder's).
+    static func stateDirectory(of folder: FolderConfiguration, in daemon: DaemonConfiguration) -> URL {
+        guard let share = folder.share else { return daemon.stateDirectory.appendingPathComponent("folders").appendingPathComponent(folder.id) }
+        return daemon.stateDirectory.appendingPathComponent("shares").appendingPathComponent(share.owner).appendingPathComponent(share.zone.name)
+    }
+
+    /// A share attaches to an absent folder (made here) or an empty one (SPEC §11): merging a
+    /// private folder in would upload its files into the owner's.
+    static func prepareFirstAttach(of share: ShareName, at root: URL) throws {
+        let fileManager = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard fileManager.fileExists(atPath: root.path, isDirectory: &isDirectory) else {
+            do { try fileManager.createDirectory(at: root, withIntermediateDirectories: true) } catch {
+                throw DaemonError("cannot make \(root.path) for the share \(share): \(error.localizedDescription)")
+            }
+            return
+        }
+        let entries = (try? fileManager.contentsOfDirectory(atPath: root.path)) ?? []
+        guard isDirectory.boolValue, entries.allSatisfy({ $0 == IgnoreRules.rootMarkerName }) else {
+            throw DaemonError("\(root.path) is not empty: a share attaches to an absent or empty folder, since merging a private folder in would upload its files into \(share.owner)'s; choose another path")
+        }
     }
 
     func run() async throws {

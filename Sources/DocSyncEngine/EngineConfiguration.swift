@@ -36,6 +36,10 @@ public struct EngineConfiguration: Sendable {
     public var safetyNetInterval: Duration
     /// How many chunks travel at once.
     public var transferConcurrency: Int
+    /// The share this folder is attached to on a participant's device (SPEC §11): the zone
+    /// is its owner's, so it is never created or uploaded again here — a zone that does
+    /// not answer holds the folder instead. `nil` for a folder of the account's own.
+    public var share: ShareName?
 
     public init(
         zone: ZoneID, root: URL, stateDirectory: URL, device: String, conflictPolicy: ConflictPolicy = .keepBoth,

@@ -28,6 +28,20 @@ extension FolderEngine {
             setState(.offline, message: "backend unavailable: \(error.message)")
             retry.notBefore = now + backoff
             logger.warning("backend unavailable; work stays queued", metadata: ["error": "\(error)", "retryIn": "\(backoff)"])
+        case .createZoneAndResend where configuration.share != nil, .recreateZoneAndReupload where configuration.share != nil:
+            // A participant never creates or uploads the owner's zone again: the folder is
+            // held, and asked again later (SPEC §11).
+            let started = updateSafety { state -> Bool in
+                guard state.shareUnavailableSince == nil else { return false }
+                state.shareUnavailableSince = environment.wallNow()
+                return true
+            }
+            if started {
+                logger.warning("the shared folder's zone does not answer; held, nothing is sent, written or deleted",
+                               metadata: ["share": "\(configuration.share.map(\.description) ?? "")", "error": "\(error.message)"])
+            }
+            retry.fetchOwed = true
+            retry.notBefore = now + min(backoff, .seconds(30))
         case .createZoneAndResend, .recreateZoneAndReupload:
             retry.zoneMissing = true
             retry.fetchOwed = true
@@ -57,6 +71,19 @@ extension FolderEngine {
             // cut short (a file changed while being read, a corrupt chunk): try again soon.
             retry.notBefore = now + backoff
             logger.notice("sync pass interrupted; trying again", metadata: ["error": "\(error)", "retryIn": "\(backoff)"])
+        }
+    }
+
+    /// The shared folder's zone answered again: the hold ends and what waited is sent.
+    func endShareHold() {
+        let ended = updateSafety { state -> Bool in
+            guard state.shareUnavailableSince != nil else { return false }
+            state.shareUnavailableSince = nil
+            return true
+        }
+        if ended {
+            logger.notice("the shared folder's zone answers again; resuming", metadata: ["path": "\(configuration.root.path)"])
+            inbox.withLock { $0.send = true }
         }
     }
 }

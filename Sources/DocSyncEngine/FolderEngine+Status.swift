@@ -37,7 +37,7 @@ extension FolderEngine {
         let released = live.deletionGate != .hold
         let counts = (try? index.read { db in try IndexCounts.fetch(db, deletionsReleased: released) }) ?? IndexCounts()
         let problems = live.problems.values.sorted { $0.path.bytesPrecede($1.path) } + counts.problems
-        let held = heldFolderStatus(safety, items: counts.items) ?? heldDeletionsStatus(safety)
+        let held = heldStatus(safety, items: counts.items)
         return FolderStatus(
             id: configuration.zone.name, path: configuration.root.path, state: live.state, message: live.message,
             items: counts.items, pendingUploads: counts.pendingUploads, pendingUploadBytes: counts.pendingUploadBytes,
@@ -66,9 +66,16 @@ extension FolderEngine {
     /// What the folder holds back for a person now (a held folder, or deletions the brake
     /// holds), `nil` when nothing.
     public var held: HeldDeletions? {
-        let safety = published.withLock { $0.safety }
-        if safety.heldReason != nil {
-            return heldFolderStatus(safety, items: indexedItemCount())
+        heldStatus(published.withLock { $0.safety }, items: indexedItemCount())
+    }
+
+    /// What `safety` holds back: the folder (its root, or a shared zone that does not
+    /// answer) with its `items`, or the brake's deletions.
+    func heldStatus(_ safety: SafetyState, items: Int) -> HeldDeletions? {
+        if let folder = heldFolderStatus(safety, items: items) { return folder }
+        if let since = safety.shareUnavailableSince, let share = configuration.share {
+            return HeldDeletions(reason: HeldDeletions.shareUnavailable, message: FolderStatus.shareUnavailable(share, items: items),
+                                 since: since.date, items: items)
         }
         return heldDeletionsStatus(safety)
     }

@@ -234,6 +234,7 @@ public final class FolderEngine: Sendable {
                 do {
                     try await fetcher.fetchAndApply(loop: &loop)
                     loop.retry.fetchOwed = false
+                    endShareHold()
                 } catch where error.isTransient || error.code == .assetFileModified {
                     fetchFailure = error
                 }
@@ -281,6 +282,8 @@ public final class FolderEngine: Sendable {
     /// Whether something is to be sent now: deletions only when the brake's gate lets them.
     func hasSendablePending() -> Bool {
         guard configuration.direction != .receiveOnly else { return false }
+        // A shared folder whose zone does not answer sends nothing until it does.
+        guard published.withLock({ $0.safety.shareUnavailableSince == nil }) else { return false }
         let condition = sendableCondition
         let pending = try? index.read { db in
             try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item WHERE \(condition))")

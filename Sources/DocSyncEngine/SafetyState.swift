@@ -20,6 +20,9 @@ struct SafetyState: Codable, Sendable, Equatable {
     /// Local deletions a person asked for by name since the folder last settled (conflict
     /// copies `docs-status resolve` dropped): the brake does not count them.
     var deletionsAskedFor = 0
+    /// A shared folder whose zone stopped answering (`zoneNotFound`) since then: held until
+    /// it answers again (SPEC §11; `nil`: it answers).
+    var shareUnavailableSince: Timestamp?
 
     static let key = "safety"
 
@@ -36,6 +39,7 @@ struct SafetyState: Codable, Sendable, Equatable {
         brakeEngagedAt = try container.decodeIfPresent(Timestamp.self, forKey: .brakeEngagedAt)
         deletionsConfirmed = try container.decodeIfPresent(Bool.self, forKey: .deletionsConfirmed) ?? false
         deletionsAskedFor = try container.decodeIfPresent(Int.self, forKey: .deletionsAskedFor) ?? 0
+        shareUnavailableSince = try container.decodeIfPresent(Timestamp.self, forKey: .shareUnavailableSince)
     }
 
     static func load(_ data: Data?) -> SafetyState {

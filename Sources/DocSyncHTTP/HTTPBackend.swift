@@ -95,6 +95,13 @@ public final class HTTPBackend: StorageBackend {
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
+    /// Another client of the same server with the same token and options, on the zones
+    /// `owner` shares with this account (`owner`). It has connections of its own; shut it
+    /// down on its own.
+    public func reaching(owner: String) throws(SyncError) -> HTTPBackend {
+        try HTTPBackend(url: baseURL, token: String(authorization.dropFirst("Bearer ".count)), owner: owner, options: options)
+    }
+
     deinit {
         let wasShutDown = state.withLock { state in
             for task in state.subscriptions.values { task.cancel() }

@@ -38,6 +38,9 @@ struct DocSyncDaemonCommand: AsyncParsableCommand {
     @Option(name: .customLong("folder-id"), help: ArgumentHelp("The zone name of --folder (default: made from its last path component), so folders of different names on two machines can be one zone.", valueName: "id"))
     var folderID: String?
 
+    @Option(name: .long, help: ArgumentHelp("Attach --folder to this share of another account (as docs-status shares lists it); the folder must be empty the first time.", valueName: "owner/folder-id"))
+    var share: String?
+
     @Option(name: .long, help: ArgumentHelp("The backend: file:///path or http(s)://host:port.", valueName: "url"))
     var backend: String?
 
@@ -92,7 +95,7 @@ struct DocSyncDaemonCommand: AsyncParsableCommand {
             backendURL: backend, tokenFile: tokenFile, caFile: caFile, folder: folder,
             mode: mode, conflictPolicy: conflict, maxFileSize: maxFileSize, keepVersionsDays: keepVersionsDays,
             folderID: folderID, deleteBrakePercent: deleteBrakePercent, deleteBrakeMinimum: deleteBrakeMinimum,
-            merge: merge.isEmpty ? nil : merge, mergeMaxSize: mergeMaxSize
+            merge: merge.isEmpty ? nil : merge, mergeMaxSize: mergeMaxSize, share: share
         )
         let configuration: DaemonConfiguration
         do {

@@ -242,7 +242,7 @@ private func parseError(_ text: String, overrides: ConfigurationOverrides = Conf
 
         let noID = try #require(parseError(minimal + "\n\n[[folders]]\npath = \"/music\""))
         #expect(noID.kind == .missingKey)
-        #expect(noID.description == "docsync.toml:8: folders[1].id: required key is missing; every [[folders]] table needs an id (the zone name)")
+        #expect(noID.description == "docsync.toml:8: folders[1].id: required key is missing; every [[folders]] table needs an id (the zone name), or a share (OWNER/ID)")
         let noPath = try #require(parseError(minimal + "\n\n[[folders]]\nid = \"Music\""))
         #expect(noPath.description == "docsync.toml:8: folders[1].path: required key is missing; every [[folders]] table needs a path")
 
@@ -352,5 +352,37 @@ private func parseError(_ text: String, overrides: ConfigurationOverrides = Conf
             #expect(ConfigurationLoader.folderID(forPath: path) == id, "\(path)")
             #expect(ZoneID.problem(with: ConfigurationLoader.folderID(forPath: path)) == nil)
         }
+    }
+
+    // MARK: Shares (SPEC §11)
+
+    @Test func aFolderAttachedToAShareIsNamedByIt() throws {
+        let text = minimal.replacingOccurrences(of: "url = \"file:///srv/docsync\"", with: "url = \"http://127.0.0.1:8787\"\ntoken_file = \"/t\"")
+            + "\n\n[[folders]]\nshare = \"alice/Taxes 2026\"\npath = \"~/Taxes\""
+        let configuration = try loader.parse(text, source: "docsync.toml", overrides: ConfigurationOverrides())
+        let folder = try #require(configuration.folders.last)
+        #expect(folder.share == ShareName(owner: "alice", zone: ZoneID("Taxes 2026")))
+        #expect(folder.id == "alice/Taxes 2026")
+        #expect(folder.zoneName == "Taxes 2026")
+        #expect(configuration.folders.first?.share == nil && configuration.folders.first?.zoneName == "Documents")
+
+        let both = try #require(parseError(minimal + "\n\n[[folders]]\nshare = \"alice/Taxes\"\nid = \"Taxes\"\npath = \"/taxes\""))
+        #expect(both.description == "docsync.toml:10: folders[1].id: a shared folder is named by its share; drop id, or share")
+        let bad = try #require(parseError(minimal + "\n\n[[folders]]\nshare = \"alice\"\npath = \"/taxes\""))
+        #expect(bad.kind == .invalidValue && bad.key == "folders[1].share")
+    }
+
+    @Test func theShareFlagAttachesTheOneFolder() throws {
+        let configuration = try loader.configuration(from: ConfigurationOverrides(
+            backendURL: "http://127.0.0.1:8787", tokenFile: "/t", folder: "/home/ada/Taxes", share: "alice/Taxes"))
+        #expect(configuration.folders.map(\.id) == ["alice/Taxes"])
+        #expect(configuration.folders.first?.share?.owner == "alice")
+        let withID = #expect(throws: ConfigurationError.self) {
+            try loader.configuration(from: ConfigurationOverrides(backendURL: "http://127.0.0.1:8787", folder: "/home/ada/Taxes",
+                                                                  folderID: "Taxes", share: "alice/Taxes"))
+        }
+        #expect(withID?.key == "--folder-id")
+        let alone = try #require(parseError(minimal, overrides: ConfigurationOverrides(share: "alice/Taxes")))
+        #expect(alone.key == "--share")
     }
 }

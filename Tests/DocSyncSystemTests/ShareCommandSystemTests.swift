@@ -83,4 +83,61 @@ import Testing
         _ = await bob.stop()
         _ = try await server.stop()
     }
+
+    @Test func aParticipantsDeviceSyncsTheShareAndIsHeldWhenItStops() async throws {
+        let data = try TemporaryDirectory("docsync-server-data")
+        let server = try await ServerProcess(dataDirectory: data.url)
+        let base = try TemporaryDirectory("docsync-share-attach")
+        var tokenFiles: [String: URL] = [:]
+        for user in ["alice", "bob"] {
+            tokenFiles[user] = base.url.appendingPathComponent("\(user).token")
+            try Data((try await server.addUser(user) + "\n").utf8).write(to: tokenFiles[user]!)
+        }
+        let alice = try DaemonProcess(name: "alice", base: base.url, backend: server.url, extraArguments: ["--token-file", tokenFiles["alice"]!.path])
+        try "alice's figures\n".write(to: alice.file("return.txt"), atomically: false, encoding: .utf8)
+        try alice.start()
+        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) { try await alice.waitSettled() })
+        #expect(try await call(["share", "Docs", "--with", "bob"], on: alice).status == 0)
+
+        // A non-empty folder is refused: its files would go into alice's folder.
+        let refused = try DaemonProcess(name: "bobs-laptop", base: base.url, backend: server.url,
+                                        extraArguments: ["--token-file", tokenFiles["bob"]!.path, "--share", "alice/Docs"])
+        try "bob's private notes\n".write(to: refused.file("private.txt"), atomically: false, encoding: .utf8)
+        try refused.start()
+        #expect(await eventually(timeout: .seconds(30)) { !refused.isRunning }, "the daemon does not start")
+        #expect(refused.logText().contains("is not empty"), "\(refused.logText())")
+        #expect(await refused.stop() != 0)
+
+        let bob = try DaemonProcess(name: "bob", base: base.url, backend: server.url,
+                                    extraArguments: ["--token-file", tokenFiles["bob"]!.path, "--share", "alice/Docs"])
+        try bob.start()
+        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
+            (try? String(contentsOf: bob.file("return.txt"), encoding: .utf8)) == "alice's figures\n"
+        }, "the share's files reach bob's device: \(bob.logText())")
+        #expect(try await json(SharesReport.self, ["shares"], on: bob).shares.map(\.status) == [.accepted], "attaching accepted it")
+        try "bob's figures\n".write(to: bob.file("bob.txt"), atomically: false, encoding: .utf8)
+        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
+            (try? String(contentsOf: alice.file("bob.txt"), encoding: .utf8)) == "bob's figures\n"
+        }, "bob's file reaches alice")
+
+        // alice stops sharing: bob's device holds the folder, keeps every file, recreates nothing.
+        #expect(try await call(["share", "Docs", "--stop"], on: alice).status == 0)
+        try "after the stop\n".write(to: bob.file("late.txt"), atomically: false, encoding: .utf8)
+        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(200)) {
+            try await call(["wait", "--timeout", "5"], on: bob).status == 5
+        }, "bob's folder is held: \(bob.logText())")
+        let status = try await json(DaemonStatus.self, [], on: bob)
+        #expect(status.folders.first?.held?.reason == HeldDeletions.shareUnavailable)
+        for name in ["return.txt", "bob.txt", "late.txt"] {
+            #expect(FileManager.default.fileExists(atPath: bob.file(name).path), "\(name) is kept on bob's device")
+        }
+        #expect(try await alice.waitSettled())
+        #expect(!FileManager.default.fileExists(atPath: alice.file("late.txt").path), "nothing was sent after the stop")
+        #expect(FileManager.default.fileExists(atPath: alice.file("return.txt").path) && FileManager.default.fileExists(atPath: alice.file("bob.txt").path))
+        #expect(!bob.logText().contains("uploading the folder again"))
+
+        _ = await alice.stop()
+        _ = await bob.stop()
+        _ = try await server.stop()
+    }
 }

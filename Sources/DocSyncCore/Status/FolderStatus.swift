@@ -16,6 +16,11 @@ public struct FolderStatus: Codable, Sendable, Hashable {
     /// The message of a shared folder whose owner gave this account read-only access (SPEC §11).
     public static let readOnlyShare =
         "shared read-only: this account may not change the shared folder; changes stay on this device and are sent if the owner makes it read-write"
+    /// The message of a shared folder held because its zone does not answer (SPEC §11).
+    public static func shareUnavailable(_ share: ShareName, items: Int) -> String {
+        "the share \(share) does not answer (stopped, or gone from the server?): nothing is sent or written and nothing is deleted, "
+            + "\(items) item\(items == 1 ? "" : "s") kept on this device; it resumes by itself when the share answers again"
+    }
     /// The message of a folder whose backend has no room left: the account's quota (with
     /// what it uses and may use), or the backend's own disk.
     public static func storageFull(_ quota: AccountQuota?) -> String {

@@ -4,7 +4,7 @@ import Foundation
 /// root looks missing or replaced, or the deletions the mass-delete brake stopped.
 public struct HeldDeletions: Codable, Sendable, Hashable {
     /// Why: a `FolderHold.Reason` (`rootMissing`, `rootNotADirectory`, `markerMissing`,
-    /// `markerForeign`) for a held folder, or `brake`.
+    /// `markerForeign`) or `shareUnavailable` for a held folder, or `brake`.
     public var reason: String
     /// For a person: what happened, what is at stake, what to do.
     public var message: String
@@ -16,6 +16,8 @@ public struct HeldDeletions: Codable, Sendable, Hashable {
     public var ofItems: Int
 
     public static let brake = "brake"
+    /// A shared folder whose zone does not answer (SPEC §11).
+    public static let shareUnavailable = "shareUnavailable"
 
     public init(reason: String, message: String, since: Date, items: Int, ofItems: Int = 0) {
         self.reason = reason
