@@ -1,4 +1,5 @@
 import DocSyncCore
+import DocSyncStorage
 import Foundation
 
 /// How the loop meets a failed step: SPEC §5's behaviour for each error code, with backoff.
@@ -11,6 +12,8 @@ extension FolderEngine {
         var fetchOwed = false
         /// The zone must be created (again) before anything else.
         var zoneMissing = false
+        /// A shared folder's zone did not answer: its share list is asked before anything else.
+        var shareCheckOwed = false
         mutating func succeeded() {
             attempt = 0
             notBefore = nil
@@ -40,8 +43,10 @@ extension FolderEngine {
                 logger.warning("the shared folder's zone does not answer; held, nothing is sent, written or deleted",
                                metadata: ["share": "\(configuration.share.map(\.description) ?? "")", "error": "\(error.message)"])
             }
+            setState(.held, message: configuration.share.map { FolderStatus.shareUnavailable($0, items: indexedItemCount()) })
             retry.fetchOwed = true
-            retry.notBefore = now + min(backoff, .seconds(30))
+            retry.shareCheckOwed = true
+            retry.notBefore = retry.attempt > 1 ? now + min(backoff, .seconds(30)) : nil
         case .createZoneAndResend, .recreateZoneAndReupload:
             retry.zoneMissing = true
             retry.fetchOwed = true
@@ -85,5 +90,20 @@ extension FolderEngine {
             logger.notice("the shared folder's zone answers again; resuming", metadata: ["path": "\(configuration.root.path)"])
             inbox.withLock { $0.send = true }
         }
+    }
+
+    /// Asks the account's share list whether this shared folder's share ended (removed,
+    /// left, declined, stopped): then the folder is detached for good and true returned.
+    /// A share still open, or missing from the list, leaves the folder held (SPEC §11).
+    func checkShareEnded() async throws(SyncError) -> Bool {
+        guard let share = configuration.share, let listing = backend as? ShareListing else { return false }
+        guard let status = try await listing.shareEntry(share)?.status, status.hasEnded else { return false }
+        updateSafety { state in
+            state.shareEnded = status
+            state.shareUnavailableSince = nil
+        }
+        logger.warning("the share ended; the folder is no longer synced and its files stay as they are",
+                       metadata: ["share": "\(share)", "status": "\(status.rawValue)", "path": "\(configuration.root.path)"])
+        return true
     }
 }

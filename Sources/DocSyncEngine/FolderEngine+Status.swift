@@ -59,7 +59,7 @@ extension FolderEngine {
         // The inbox is read before the loop's flags: a turn marks itself busy before it
         // takes the inbox, so input is always seen in one place or the other.
         guard inbox.withLock({ $0.isEmpty }) else { return false }
-        let idle = published.withLock { !$0.live.busy && $0.live.state == .idle && $0.live.deletionGate == .release }
+        let idle = published.withLock { !$0.live.busy && [.idle, .detached].contains($0.live.state) && $0.live.deletionGate == .release }
         return idle && !hasSendablePending()
     }
 

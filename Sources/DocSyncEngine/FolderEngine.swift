@@ -165,6 +165,18 @@ public final class FolderEngine: Sendable {
             setBusy(false)
             return .wait(until: environment.now() + .seconds(1))
         }
+        if let ended = published.withLock({ $0.safety.shareEnded }), let share = configuration.share {
+            // Detached for good (SPEC §11): the files stay as they are; only a person's
+            // choices run.
+            let actions = inbox.withLock { inbox -> [QueuedAction] in
+                defer { inbox = EngineInbox() }
+                return inbox.actions
+            }
+            await run(actions, root: root, loop: &loop)
+            setState(.detached, message: FolderStatus.shareEnded(share, ended))
+            setBusy(false)
+            return .wait(until: environment.now() + .seconds(3600))
+        }
         let gate = decideDeletionGate(lastLocalDeletion: loop.lastLocalDeletion)
         // Busy before the inbox is emptied, so `isSettled` (which reads the inbox first)
         // never sees an empty inbox and an idle loop while a turn holds what it took.
@@ -224,6 +236,11 @@ public final class FolderEngine: Sendable {
                 try await recreateZone()
                 loop.retry.zoneMissing = false
             }
+            if loop.retry.shareCheckOwed {
+                let detached = try await checkShareEnded()
+                loop.retry.shareCheckOwed = false
+                if detached { return .more }
+            }
             // A failed fetch does not hold back sending (stale saves are merged when the
             // server answers serverRecordChanged); its error is handled after the send.
             var fetchFailure: SyncError?
@@ -282,8 +299,9 @@ public final class FolderEngine: Sendable {
     /// Whether something is to be sent now: deletions only when the brake's gate lets them.
     func hasSendablePending() -> Bool {
         guard configuration.direction != .receiveOnly else { return false }
-        // A shared folder whose zone does not answer sends nothing until it does.
-        guard published.withLock({ $0.safety.shareUnavailableSince == nil }) else { return false }
+        // A shared folder whose zone does not answer sends nothing until it does; one whose
+        // share ended, nothing ever again.
+        guard published.withLock({ $0.safety.shareUnavailableSince == nil && $0.safety.shareEnded == nil }) else { return false }
         let condition = sendableCondition
         let pending = try? index.read { db in
             try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item WHERE \(condition))")

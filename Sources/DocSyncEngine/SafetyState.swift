@@ -23,6 +23,9 @@ struct SafetyState: Codable, Sendable, Equatable {
     /// A shared folder whose zone stopped answering (`zoneNotFound`) since then: held until
     /// it answers again (SPEC §11; `nil`: it answers).
     var shareUnavailableSince: Timestamp?
+    /// How the share of this shared folder ended (`removed`, `left`, `declined`,
+    /// `stopped`), once its list said so: the folder is detached for good, its files kept.
+    var shareEnded: ShareStatus?
 
     static let key = "safety"
 
@@ -40,6 +43,7 @@ struct SafetyState: Codable, Sendable, Equatable {
         deletionsConfirmed = try container.decodeIfPresent(Bool.self, forKey: .deletionsConfirmed) ?? false
         deletionsAskedFor = try container.decodeIfPresent(Int.self, forKey: .deletionsAskedFor) ?? 0
         shareUnavailableSince = try container.decodeIfPresent(Timestamp.self, forKey: .shareUnavailableSince)
+        shareEnded = try container.decodeIfPresent(ShareStatus.self, forKey: .shareEnded)
     }
 
     static func load(_ data: Data?) -> SafetyState {

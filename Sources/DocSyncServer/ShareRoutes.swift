@@ -16,8 +16,8 @@ struct ShareRoutes: Sendable {
             return try Responses.json(WireBody.Share(share: share, participants: try await store.shareEntries(of: share)))
         }
         api.post("zones/{zone}/share") { request, context in
-            let share = try await ownedShare(context)
             let change = try await RequestInput.json(WireBody.ShareChange.self, request, limit: WireLimits.shareBody)
+            let share = try await ownedShare(context, invitesNeedTheZone: change.action == .invite)
             guard change.participants.count <= WireLimits.participantsPerChange else {
                 throw SyncError(.limitExceeded, "\(change.participants.count) accounts in one change; name at most \(WireLimits.participantsPerChange)")
             }
@@ -39,11 +39,16 @@ struct ShareRoutes: Sendable {
     }
 
     /// The share of the caller's zone the route names; `zoneNotFound` when the caller has
-    /// no such zone.
-    private func ownedShare(_ context: ServerRequestContext) async throws(SyncError) -> ShareName {
+    /// no such zone — unless it is gone and its share still has entries (the owner can then
+    /// list them and end them; `invitesNeedTheZone`: not invite anyone into it).
+    private func ownedShare(_ context: ServerRequestContext, invitesNeedTheZone inviting: Bool = false) async throws(SyncError) -> ShareName {
         let owner = try ZoneGate.caller(context), zone = try RequestInput.zone(context)
-        guard try await store.backend(for: owner).listZones().contains(zone) else { throw SyncError.zoneNotFound(zone) }
-        return ShareName(owner: owner, zone: zone)
+        let share = ShareName(owner: owner, zone: zone)
+        guard try await store.backend(for: owner).listZones().contains(zone) else {
+            if !inviting, try await !store.shareEntries(of: share).isEmpty { return share }
+            throw SyncError.zoneNotFound(zone)
+        }
+        return share
     }
 
     /// Tells the devices listening to the zone that its share changed (they fetch, and learn

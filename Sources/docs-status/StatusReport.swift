@@ -98,7 +98,7 @@ enum StatusReport {
         case .scanning, .syncing: Cell(state.rawValue, color: .cyan)
         case .offline: Cell(state.rawValue, color: .yellow)
         case .error, .held: Cell(state.rawValue, color: .red)
-        case .deletionsHeld: Cell(state.rawValue, color: .yellow)
+        case .deletionsHeld, .detached: Cell(state.rawValue, color: .yellow)
         }
     }
 }

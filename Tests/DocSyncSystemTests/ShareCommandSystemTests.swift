@@ -1,5 +1,6 @@
 import DocSyncControl
 import DocSyncCore
+import DocSyncHTTP
 import DocSyncTestSupport
 import Foundation
 import Testing
@@ -84,7 +85,7 @@ import Testing
         _ = try await server.stop()
     }
 
-    @Test func aParticipantsDeviceSyncsTheShareAndIsHeldWhenItStops() async throws {
+    @Test func aParticipantsDeviceSyncsTheShareHoldsItWhileItsZoneIsGoneAndDetachesWhenItStops() async throws {
         let data = try TemporaryDirectory("docsync-server-data")
         let server = try await ServerProcess(dataDirectory: data.url)
         let base = try TemporaryDirectory("docsync-share-attach")
@@ -120,20 +121,34 @@ import Testing
             (try? String(contentsOf: alice.file("bob.txt"), encoding: .utf8)) == "bob's figures\n"
         }, "bob's file reaches alice")
 
-        // alice stops sharing: bob's device holds the folder, keeps every file, recreates nothing.
-        #expect(try await call(["share", "Docs", "--stop"], on: alice).status == 0)
-        try "after the stop\n".write(to: bob.file("late.txt"), atomically: false, encoding: .utf8)
+        // alice's zone goes while bob still takes part: bob's device holds the folder, keeps
+        // every file, and creates nothing (alice's own daemon is stopped first, or it would
+        // upload her folder again, as an owner's device does).
+        _ = await alice.stop()
+        let aliceClient = try HTTPBackend(url: server.url, token: try String(contentsOf: tokenFiles["alice"]!, encoding: .utf8))
+        defer { Task { await aliceClient.shutdown() } }
+        try await aliceClient.deleteZone(ZoneID("Docs"))
+        try "after the zone went\n".write(to: bob.file("late.txt"), atomically: false, encoding: .utf8)
         #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(200)) {
             try await call(["wait", "--timeout", "5"], on: bob).status == 5
         }, "bob's folder is held: \(bob.logText())")
-        let status = try await json(DaemonStatus.self, [], on: bob)
-        #expect(status.folders.first?.held?.reason == HeldDeletions.shareUnavailable)
+        let held = try await json(DaemonStatus.self, [], on: bob)
+        #expect(held.folders.first?.held?.reason == HeldDeletions.shareUnavailable)
+        #expect(held.folders.first?.state == .held)
+
+        // alice stops sharing: bob's device detaches the folder for good, its files kept.
+        _ = try await aliceClient.changeShare(of: ZoneID("Docs"), .init(action: .stop))
+        #expect(try await eventually(timeout: .seconds(90), pollEvery: .milliseconds(200)) {
+            try await call(["wait", "--timeout", "5"], on: bob).status == 0
+        }, "a detached folder has nothing pending: \(bob.logText())")
+        let detached = try await json(DaemonStatus.self, [], on: bob)
+        #expect(detached.folders.first?.state == .detached)
+        #expect(detached.folders.first?.held == nil)
+        #expect(detached.folders.first?.message?.contains("alice stopped sharing") == true, "\(String(describing: detached.folders.first?.message))")
         for name in ["return.txt", "bob.txt", "late.txt"] {
             #expect(FileManager.default.fileExists(atPath: bob.file(name).path), "\(name) is kept on bob's device")
         }
-        #expect(try await alice.waitSettled())
-        #expect(!FileManager.default.fileExists(atPath: alice.file("late.txt").path), "nothing was sent after the stop")
-        #expect(FileManager.default.fileExists(atPath: alice.file("return.txt").path) && FileManager.default.fileExists(atPath: alice.file("bob.txt").path))
+        #expect(try await aliceClient.listZones().isEmpty, "bob's device created nothing in alice's account")
         #expect(!bob.logText().contains("uploading the folder again"))
 
         _ = await alice.stop()

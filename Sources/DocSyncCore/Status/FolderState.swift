@@ -15,4 +15,7 @@ public enum FolderState: String, Codable, Sendable, CaseIterable {
     case held
     /// Everything syncs but a mass deletion, held by the brake until a person chooses.
     case deletionsHeld = "deletions held"
+    /// A shared folder whose share ended (removed, left, declined, stopped: SPEC §11): its
+    /// files stay on this device as they are, no longer synced. Nothing is pending.
+    case detached = "no longer shared"
 }

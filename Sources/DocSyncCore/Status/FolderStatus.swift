@@ -21,6 +21,17 @@ public struct FolderStatus: Codable, Sendable, Hashable {
         "the share \(share) does not answer (stopped, or gone from the server?): nothing is sent or written and nothing is deleted, "
             + "\(items) item\(items == 1 ? "" : "s") kept on this device; it resumes by itself when the share answers again"
     }
+    /// The message of a shared folder detached because its share ended (SPEC §11).
+    public static func shareEnded(_ share: ShareName, _ status: ShareStatus) -> String {
+        let how = switch status {
+        case .removed: "\(share.owner) removed this account from it"
+        case .left: "this account left it"
+        case .declined: "this account declined it"
+        case .stopped: "\(share.owner) stopped sharing it"
+        case .invited, .accepted: "it ended"
+        }
+        return "no longer shared: \(share) ended (\(how)); the files stay on this device as they are, no longer synced"
+    }
     /// The message of a folder whose backend has no room left: the account's quota (with
     /// what it uses and may use), or the backend's own disk.
     public static func storageFull(_ quota: AccountQuota?) -> String {
