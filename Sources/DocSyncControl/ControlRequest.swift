@@ -56,6 +56,10 @@ public enum ControlRequest: Codable, Sendable, Hashable {
     case shares
     /// Declines the invitation to `share` (`.shares`, holding its entry after).
     case declineShare(share: ShareName)
+    /// Leaves the share the folder at the absolute path `folder` (or with that id) is
+    /// attached to, on every device of the account; this device detaches it, its files kept
+    /// (`.shares`, holding the entry after).
+    case leaveShare(folder: String)
 }
 
 /// What a person chooses for what a folder holds back (`docs-status deletions`).

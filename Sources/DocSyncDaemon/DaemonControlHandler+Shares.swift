@@ -21,6 +21,17 @@ extension DaemonControlHandler {
         return .share(share: answer.share, participants: answer.participants)
     }
 
+    /// Leaves the share the folder named by `path` is attached to (`FolderEngine.leaveShare`).
+    func leave(_ path: String) async throws -> ShareEntry {
+        guard let folder = try folders(named: path).first else {
+            throw HandlerFailure(ControlResponse.FailureCode.notFound, "\(path) is neither inside a synced folder nor a folder id")
+        }
+        guard folder.engine.configuration.share != nil else {
+            throw HandlerFailure(ControlResponse.FailureCode.notFound, "\(folder.root.path) is a folder of this account's own, not a share; to stop sharing it: docs-status share FOLDER --stop")
+        }
+        return try await folder.engine.leaveShare()
+    }
+
     static func wireAction(_ action: ShareChangeRequest.Action) -> WireBody.ShareChange.Action {
         switch action {
         case .invite: .invite

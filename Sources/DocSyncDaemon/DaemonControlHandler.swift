@@ -94,6 +94,8 @@ struct DaemonControlHandler: ControlHandler {
                 return .shares(entries: try await sharingClient().shares())
             case .declineShare(let share):
                 return .shares(entries: [try await sharingClient().answerShare(share, .decline)])
+            case .leaveShare(let folder):
+                return .shares(entries: [try await leave(folder)])
             }
         } catch let failure as HandlerFailure {
             return .failure(code: failure.code, message: failure.message)
@@ -166,6 +168,7 @@ struct DaemonControlHandler: ControlHandler {
     func folders(named path: String?) throws(HandlerFailure) -> [FolderService] {
         guard let path else { return folders }
         if let (folder, _) = try? resolve(path) { return [folder] }
+        if let folder = folders.first(where: { $0.engine.configuration.share?.description == path }) { return [folder] }
         let name = URL(fileURLWithPath: path).lastPathComponent
         if let folder = folders.first(where: { $0.engine.configuration.zone.name.bytesEqual(name) }) { return [folder] }
         throw HandlerFailure(ControlResponse.FailureCode.notFound, "\(path) is neither inside a synced folder nor a folder id")

@@ -31,7 +31,7 @@ extension FolderEngine {
         let now = environment.now()
         let facts = DeletionCheck.Facts(pending: counts.pending, live: counts.live, sentSinceSettled: state.deletionsSentSinceSettled,
                                         askedFor: state.deletionsAskedFor, confirmed: state.deletionsConfirmed, engaged: state.brakeEngagedAt != nil,
-                                        sinceLastDeletion: lastLocalDeletion.map { now - $0 })
+                                        sinceLastDeletion: lastLocalDeletion.map { now - $0 }, shared: configuration.share != nil)
         let gate: DeletionGate
         switch DeletionCheck.verdict(facts, brake: configuration.deleteBrake, quietPeriod: FolderEngine.deletionQuietPeriod) {
         case .release(let settle):

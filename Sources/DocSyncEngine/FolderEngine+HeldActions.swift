@@ -23,11 +23,22 @@ extension FolderEngine {
     /// `--confirm`: the held deletions are sent. A held folder whose root is there but not
     /// marked gets its marker back, and what is missing from it is deleted everywhere. A
     /// root that is missing (or not a directory) was deleted on purpose: every item is
-    /// deleted everywhere at once, and the folder starts again empty, never created.
+    /// deleted everywhere at once, and the folder starts again empty, never created — except
+    /// in a share on a participant's device, where nothing is deleted and the share is left
+    /// (SPEC §11: nothing a participant does deletes the owner's data).
     func confirmHeldDeletions(root: RootCheck, loop: inout EngineLoop) async -> [ActionOutcome] {
         let folder = configuration.zone.name
         if case .held(let reason) = root {
             guard reason == .markerMissing || reason == .markerForeign else {
+                if configuration.share != nil {
+                    do throws(SyncError) {
+                        let entry = try await leaveShare()
+                        return [ActionOutcome(folder: folder, path: ".", done: true,
+                                              message: "left the share \(entry.share): nothing was deleted, for anyone; this device no longer syncs it")]
+                    } catch {
+                        return [ActionOutcome(folder: folder, path: ".", done: false, message: "cannot leave the share: \(error.message)")]
+                    }
+                }
                 return await deleteEverythingOfAMissingRoot()
             }
             do throws(SyncError) { try remark(loop: &loop) } catch {

@@ -33,7 +33,9 @@ extension FolderEngine {
             logger.warning("backend unavailable; work stays queued", metadata: ["error": "\(error)", "retryIn": "\(backoff)"])
         case .createZoneAndResend where configuration.share != nil, .recreateZoneAndReupload where configuration.share != nil:
             // A participant never creates or uploads the owner's zone again: the folder is
-            // held, and asked again later (SPEC §11).
+            // held, and asked again later (SPEC §11). One detached meanwhile (a person left)
+            // expects a zone that no longer answers.
+            guard published.withLock({ $0.safety.shareEnded == nil }) else { return }
             let started = updateSafety { state -> Bool in
                 guard state.shareUnavailableSince == nil else { return false }
                 state.shareUnavailableSince = environment.wallNow()
@@ -90,20 +92,5 @@ extension FolderEngine {
             logger.notice("the shared folder's zone answers again; resuming", metadata: ["path": "\(configuration.root.path)"])
             inbox.withLock { $0.send = true }
         }
-    }
-
-    /// Asks the account's share list whether this shared folder's share ended (removed,
-    /// left, declined, stopped): then the folder is detached for good and true returned.
-    /// A share still open, or missing from the list, leaves the folder held (SPEC §11).
-    func checkShareEnded() async throws(SyncError) -> Bool {
-        guard let share = configuration.share, let listing = backend as? ShareListing else { return false }
-        guard let status = try await listing.shareEntry(share)?.status, status.hasEnded else { return false }
-        updateSafety { state in
-            state.shareEnded = status
-            state.shareUnavailableSince = nil
-        }
-        logger.warning("the share ended; the folder is no longer synced and its files stay as they are",
-                       metadata: ["share": "\(share)", "status": "\(status.rawValue)", "path": "\(configuration.root.path)"])
-        return true
     }
 }

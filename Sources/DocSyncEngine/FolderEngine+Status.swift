@@ -73,7 +73,7 @@ extension FolderEngine {
     /// answer) with its `items`, or the brake's deletions.
     func heldStatus(_ safety: SafetyState, items: Int) -> HeldDeletions? {
         if let folder = heldFolderStatus(safety, items: items) { return folder }
-        if let since = safety.shareUnavailableSince, let share = configuration.share {
+        if let since = safety.shareUnavailableSince, safety.shareEnded == nil, let share = configuration.share {
             return HeldDeletions(reason: HeldDeletions.shareUnavailable, message: FolderStatus.shareUnavailable(share, items: items),
                                  since: since.date, items: items)
         }

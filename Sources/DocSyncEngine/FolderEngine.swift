@@ -151,6 +151,21 @@ public final class FolderEngine: Sendable {
     }
 
     private func step(_ loop: inout EngineLoop) async -> TurnOutcome {
+        if let ended = published.withLock({ $0.safety.shareEnded }), let share = configuration.share {
+            // Detached for good (SPEC §11): the files stay as they are and the root is not
+            // looked after any more; a person's actions are refused, writing nothing.
+            let message = FolderStatus.shareEnded(share, ended)
+            let actions = inbox.withLock { inbox -> [QueuedAction] in
+                defer { inbox = EngineInbox() }
+                return inbox.actions
+            }
+            for item in actions {
+                item.reply([ActionOutcome(folder: configuration.zone.name, path: ".", done: false, message: "refused: \(message)")])
+            }
+            setState(.detached, message: message)
+            setBusy(false)
+            return .wait(until: environment.now() + .seconds(3600))
+        }
         let root = checkRoot(loop: &loop)
         guard root == .proceed else {
             // Held (SPEC §4a) or no folder yet: nothing is sent or written; only a
@@ -164,18 +179,6 @@ public final class FolderEngine: Sendable {
             showStopped(root)
             setBusy(false)
             return .wait(until: environment.now() + .seconds(1))
-        }
-        if let ended = published.withLock({ $0.safety.shareEnded }), let share = configuration.share {
-            // Detached for good (SPEC §11): the files stay as they are; only a person's
-            // choices run.
-            let actions = inbox.withLock { inbox -> [QueuedAction] in
-                defer { inbox = EngineInbox() }
-                return inbox.actions
-            }
-            await run(actions, root: root, loop: &loop)
-            setState(.detached, message: FolderStatus.shareEnded(share, ended))
-            setBusy(false)
-            return .wait(until: environment.now() + .seconds(3600))
         }
         let gate = decideDeletionGate(lastLocalDeletion: loop.lastLocalDeletion)
         // Busy before the inbox is emptied, so `isSettled` (which reads the inbox first)

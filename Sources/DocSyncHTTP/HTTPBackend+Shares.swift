@@ -3,7 +3,7 @@ import DocSyncStorage
 
 /// Sharing (SPEC §11): the owner's view and changes of a zone's share, and a participant's
 /// list and answers: always the token's account's, whatever `owner` the backend reaches.
-extension HTTPBackend: ShareListing {
+extension HTTPBackend: ShareMembership {
     /// Every entry of the share of the caller's `zone`; `zoneNotFound` when it has no such zone.
     public func share(of zone: ZoneID) async throws(SyncError) -> WireBody.Share {
         try await fetchJSON(WireRoute.share(zone), as: WireBody.Share.self, context: "read the share of \(zone)")
@@ -14,7 +14,12 @@ extension HTTPBackend: ShareListing {
         try await sendJSON(.POST, WireRoute.share(zone), change, as: WireBody.Share.self, context: "change the share of \(zone)")
     }
 
-    /// This account's entry in `share` (`ShareListing`).
+    /// Leaves `share` (`ShareMembership`).
+    public func leave(_ share: ShareName) async throws(SyncError) -> ShareEntry {
+        try await answerShare(share, .leave)
+    }
+
+    /// This account's entry in `share` (`ShareMembership`).
     public func shareEntry(_ share: ShareName) async throws(SyncError) -> ShareEntry? {
         try await shares().first { $0.share == share }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DocSyncControl
 import DocSyncCore
+import Foundation
 
 /// `docs-status shares`: the shares offered to this account (SPEC §11).
 struct SharesCommand: AsyncParsableCommand {
@@ -63,5 +64,38 @@ struct DeclineCommand: AsyncParsableCommand {
             return
         }
         Output.lines(entries.map { "\($0.share): \($0.status.rawValue)" })
+    }
+}
+
+/// `docs-status leave FOLDER`: ends this account's part in a share (SPEC §11).
+struct LeaveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "leave",
+        abstract: "Leave a shared folder on every device of this account; its files stay here, no longer synced.",
+        discussion: """
+            Nothing is deleted, for anyone: the owner's folder is untouched, and this \
+            device's copy stays as it is, no longer synced (state "no longer shared"). The \
+            account's other devices detach it too. FOLDER is a folder attached to a share \
+            (its path or its id, OWNER/FOLDER-ID).
+
+            \(DocsStatusExit.help)
+            """
+    )
+
+    @Argument(help: ArgumentHelp("A folder attached to a share (its path or OWNER/FOLDER-ID).", valueName: "folder"))
+    var folder: String
+
+    @OptionGroup var options: ConnectionOptions
+
+    func run() async throws {
+        // OWNER/FOLDER-ID names the folder by its share, unless a path of that name is there.
+        let isShareName = (try? ShareName(parsing: folder)) != nil && !FileManager.default.fileExists(atPath: folder)
+        let target = isShareName ? folder : PathArguments.absolute(folder)
+        let entries = try await options.answer(.leaveShare(folder: target), \.shareEntries)
+        if options.json {
+            Output.json(["shares": entries])
+            return
+        }
+        Output.lines(entries.map { "\($0.share): \($0.status.rawValue); the files stay on this device, no longer synced" })
     }
 }

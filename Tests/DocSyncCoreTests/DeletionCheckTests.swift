@@ -45,6 +45,11 @@ import Testing
          Facts(pending: 10, live: 890, sentSinceSettled: 100, askedFor: 100, sinceLastDeletion: .seconds(3)), .release(settle: false)),
         ("a brake engaged before holds resolved copies too, until a person chooses",
          Facts(pending: 150, live: 150, askedFor: 50, engaged: true), .hold(engage: false)),
+        ("a share's small folder: its deletions wait for the quiet period all the same",
+         Facts(pending: 1, live: 50, sinceLastDeletion: .zero, shared: true), .wait(remaining: .seconds(2))),
+        ("a share's deletion, quiet since", Facts(pending: 1, live: 50, sinceLastDeletion: .seconds(2), shared: true), .release(settle: false)),
+        ("a share's deletions a person asked for: not waited for",
+         Facts(pending: 2, live: 50, askedFor: 2, sinceLastDeletion: .zero, shared: true), .release(settle: false)),
     ]
 
     @Test(arguments: cases)

@@ -155,4 +155,61 @@ import Testing
         _ = await bob.stop()
         _ = try await server.stop()
     }
+
+    @Test func aParticipantLeavesAndADeletedRootConfirmedLeavesTooDeletingNothing() async throws {
+        let data = try TemporaryDirectory("docsync-server-data")
+        let server = try await ServerProcess(dataDirectory: data.url)
+        let base = try TemporaryDirectory("docsync-share-leave")
+        var tokenFiles: [String: URL] = [:]
+        for user in ["alice", "bob", "carol"] {
+            tokenFiles[user] = base.url.appendingPathComponent("\(user).token")
+            try Data((try await server.addUser(user) + "\n").utf8).write(to: tokenFiles[user]!)
+        }
+        let alice = try DaemonProcess(name: "alice", base: base.url, backend: server.url, extraArguments: ["--token-file", tokenFiles["alice"]!.path])
+        for number in 0 ..< 3 { try "figures \(number)\n".write(to: alice.file("f\(number).txt"), atomically: false, encoding: .utf8) }
+        try alice.start()
+        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) { try await alice.waitSettled() })
+        #expect(try await call(["share", "Docs", "--with", "bob", "carol"], on: alice).status == 0)
+        var participants: [DaemonProcess] = []
+        for user in ["bob", "carol"] {
+            let device = try DaemonProcess(name: user, base: base.url, backend: server.url,
+                                           extraArguments: ["--token-file", tokenFiles[user]!.path, "--share", "alice/Docs"])
+            try device.start()
+            #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
+                FileManager.default.fileExists(atPath: device.file("f2.txt").path)
+            }, "\(user) has the share: \(device.logText())")
+            participants.append(device)
+        }
+        let (bob, carol) = (participants[0], participants[1])
+
+        let left = try await call(["leave", "alice/Docs"], on: bob)
+        #expect(left.status == 0 && left.output.contains("alice/Docs: left"), "\(left)")
+        #expect(try await json(DaemonStatus.self, [], on: bob).folders.first?.state == .detached)
+        let settled = try await call(["wait", "--timeout", "10"], on: bob)
+        #expect(settled.status == 0, "a detached folder has nothing pending: \(settled)")
+        #expect(try await call(["leave", "Docs"], on: alice).status == 4, "alice owns Docs: she stops sharing instead")
+
+        // carol deletes the shared folder's root with everything in it (the files go first,
+        // one by one, as rm -rf does): held, no piece of it sent; confirming leaves, deleting nothing.
+        try FileManager.default.removeItem(at: carol.folder)
+        #expect(try await eventually(timeout: .seconds(30), pollEvery: .milliseconds(100)) {
+            try await call(["wait", "--timeout", "2"], on: carol).status == 5
+        }, "carol's folder is held")
+        let confirmed = try await call(["deletions", "--confirm"], on: carol)
+        #expect(confirmed.status == 0 && confirmed.output.contains("left the share alice/Docs"), "\(confirmed)")
+        #expect(try await json(DaemonStatus.self, [], on: carol).folders.first?.state == .detached)
+
+        let share = try await json(ShareReport.self, ["share", "Docs"], on: alice)
+        #expect(share.participants.map(\.status) == [.left, .left])
+        #expect(try await alice.waitSettled())
+        #expect(try await call(["deleted"], on: alice).output.contains("nothing in Recently Deleted"), "nothing was deleted on the server")
+        for number in 0 ..< 3 {
+            #expect(FileManager.default.fileExists(atPath: alice.file("f\(number).txt").path), "nothing of alice's was deleted")
+            #expect(FileManager.default.fileExists(atPath: bob.file("f\(number).txt").path), "bob keeps his copy")
+        }
+        #expect(!FileManager.default.fileExists(atPath: carol.folder.path), "carol's folder is not made again")
+
+        for device in [alice, bob, carol] { _ = await device.stop() }
+        _ = try await server.stop()
+    }
 }

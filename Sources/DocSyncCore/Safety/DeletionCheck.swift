@@ -25,9 +25,14 @@ public enum DeletionCheck {
         public var engaged: Bool
         /// How long ago the last local deletion was seen (`nil`: none since the engine started).
         public var sinceLastDeletion: Duration?
+        /// The folder is a share on a participant's device (SPEC §11): its deletions always
+        /// wait for the quiet period, so that the share's root deleted with everything in it
+        /// is seen as the held folder it is before any piece of it goes.
+        public var shared: Bool
 
         public init(pending: Int, live: Int, sentSinceSettled: Int = 0, askedFor: Int = 0, confirmed: Bool = false,
-                    engaged: Bool = false, sinceLastDeletion: Duration? = nil) {
+                    engaged: Bool = false, sinceLastDeletion: Duration? = nil, shared: Bool = false) {
+            self.shared = shared
             self.pending = pending
             self.live = live
             self.sentSinceSettled = sentSinceSettled
@@ -60,6 +65,7 @@ public enum DeletionCheck {
         // What a person asked for by name is no deletion they did not mean.
         let deletions = max(0, facts.pending + facts.sentSinceSettled - facts.askedFor)
         guard deletions > 0 else { return .release(settle: false) }
+        if facts.shared, let since = facts.sinceLastDeletion, since < quietPeriod { return .wait(remaining: quietPeriod - since) }
         // Deleting everything would not reach the brake: nothing to wait for.
         guard brake.engages(deletions: items, items: items) else { return .release(settle: false) }
         if brake.engages(deletions: deletions, items: items) { return .hold(engage: true) }

@@ -1,0 +1,56 @@
+import DocSyncCore
+import DocSyncStorage
+import Foundation
+
+/// A shared folder on a participant's device (SPEC §11): held while the owner's zone does
+/// not answer, detached for good once its share ended, and left by a person's choice.
+extension FolderEngine {
+    /// Asks the account's share list whether this shared folder's share ended (removed,
+    /// left, declined, stopped): then the folder is detached for good and true returned.
+    /// A share still open, or missing from the list, leaves the folder held (SPEC §11).
+    func checkShareEnded() async throws(SyncError) -> Bool {
+        guard let share = configuration.share, let listing = backend as? ShareMembership else { return false }
+        guard let status = try await listing.shareEntry(share)?.status, status.hasEnded else { return false }
+        updateSafety { state in
+            state.shareEnded = status
+            state.shareUnavailableSince = nil
+        }
+        logger.warning("the share ended; the folder is no longer synced and its files stay as they are",
+                       metadata: ["share": "\(share)", "status": "\(status.rawValue)", "path": "\(configuration.root.path)"])
+        return true
+    }
+
+    /// Leaves the share on every device of the account (`docs-status leave`, or `deletions
+    /// --confirm` of a shared folder whose root is gone): nothing is deleted anywhere, and
+    /// this device detaches the folder, its files kept as they are. A share that had ended
+    /// already is detached as it ended.
+    public func leaveShare() async throws(SyncError) -> ShareEntry {
+        guard let share = configuration.share else {
+            throw SyncError(.invalidArguments, "\(configuration.root.path) is a folder of this account's own, not a share; to stop sharing it, docs-status share FOLDER --stop")
+        }
+        guard let membership = backend as? ShareMembership else {
+            throw SyncError(.invalidArguments, "shares live on a docsync-server; this folder's backend cannot leave one")
+        }
+        let entry: ShareEntry
+        do {
+            entry = try await membership.leave(share)
+        } catch where error.code == .zoneNotFound {
+            guard let ended = try await membership.shareEntry(share), ended.status.hasEnded else { throw error }
+            entry = ended
+        }
+        detach(entry.status)
+        return entry
+    }
+
+    /// Detaches the folder for good: nothing is sent, fetched or written any more.
+    func detach(_ status: ShareStatus) {
+        updateSafety { state in
+            state.shareEnded = status
+            state.shareUnavailableSince = nil
+            state.heldReason = nil
+            state.heldSince = nil
+        }
+        inbox.withLock { $0.retryNow = true }
+        wake.fire()
+    }
+}
