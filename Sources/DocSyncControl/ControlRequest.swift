@@ -51,7 +51,7 @@ public enum ControlRequest: Codable, Sendable, Hashable {
     case conflictLog(since: Timestamp?)
     /// The share of the folder at the absolute path `folder` (or with that id), with `change`
     /// applied first when given (`.share`): the owner's `docs-status share` (SPEC §11).
-    case share(folder: String, change: ShareChangeRequest?)
+    case share(folder: String, change: ShareChange?)
     /// Every share offered to this account, of every status (`.shares`).
     case shares
     /// Declines the invitation to `share` (`.shares`, holding its entry after).

@@ -7,14 +7,13 @@ import Foundation
 /// a folder's share, and the shares offered to the account.
 extension DaemonControlHandler {
     /// The share of the folder named by `path` (its path or id), after `change` when given.
-    func share(_ path: String, change: ShareChangeRequest?) async throws -> ControlResponse {
+    func share(_ path: String, change: ShareChange?) async throws -> ControlResponse {
         guard let folder = try folders(named: path).first else {
             throw HandlerFailure(ControlResponse.FailureCode.notFound, "\(path) is neither inside a synced folder nor a folder id")
         }
         let zone = folder.engine.configuration.zone, client = try sharingClient()
         let answer = if let change {
-            try await client.changeShare(of: zone, WireBody.ShareChange(action: Self.wireAction(change.action),
-                                                                         participants: change.participants, permission: change.permission))
+            try await client.changeShare(of: zone, change)
         } else {
             try await client.share(of: zone)
         }
@@ -30,15 +29,6 @@ extension DaemonControlHandler {
             throw HandlerFailure(ControlResponse.FailureCode.notFound, "\(folder.root.path) is a folder of this account's own, not a share; to stop sharing it: docs-status share FOLDER --stop")
         }
         return try await folder.engine.leaveShare()
-    }
-
-    static func wireAction(_ action: ShareChangeRequest.Action) -> WireBody.ShareChange.Action {
-        switch action {
-        case .invite: .invite
-        case .remove: .remove
-        case .permission: .permission
-        case .stop: .stop
-        }
     }
 
     /// The account's docsync-server client; `unsupported` for a `file://` backend, which

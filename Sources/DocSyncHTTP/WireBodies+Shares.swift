@@ -15,56 +15,37 @@ extension WireBody {
     }
 
     /// `POST /v1/zones/{zone}/share` request: one change by the owner.
-    public struct ShareChange: Codable, Sendable, Hashable {
-        public enum Action: String, Codable, Sendable, CaseIterable {
-            /// Invite `participants` with `permission` (read-write when absent).
-            case invite
-            /// Remove `participants`.
-            case remove
-            /// Give `participants` `permission`.
-            case permission
-            /// Stop sharing with everyone (`participants` empty).
-            case stop
-        }
-
-        public var action: Action
-        public var participants: [String]
-        public var permission: SharePermission?
-
-        public init(action: Action, participants: [String] = [], permission: SharePermission? = nil) {
-            self.action = action
-            self.participants = participants
-            self.permission = permission
-        }
-
-        /// The action for `AccountDirectory.changeShare`; `invalidArguments` for a change
-        /// that does not hold together (a permission change without one, a stop naming people).
-        public func shareAction() throws(SyncError) -> ShareAction {
-            switch action {
-            case .invite:
-                guard !participants.isEmpty else { throw SyncError(.invalidArguments, "an invitation names at least one account") }
-                return .invite(permission ?? .readWrite)
-            case .remove:
-                guard !participants.isEmpty else { throw SyncError(.invalidArguments, "a removal names at least one participant") }
-                guard permission == nil else { throw SyncError(.invalidArguments, "a removal takes no permission") }
-                return .remove
-            case .permission:
-                guard !participants.isEmpty, let permission else {
-                    throw SyncError(.invalidArguments, "a permission change names participants and the permission (readOnly or readWrite)")
-                }
-                return .setPermission(permission)
-            case .stop:
-                guard participants.isEmpty, permission == nil else {
-                    throw SyncError(.invalidArguments, "stopping a share names no participants and no permission: it ends for everyone")
-                }
-                return .stop
-            }
-        }
-    }
+    public typealias ShareChange = DocSyncCore.ShareChange
 
     /// `GET /v1/shares` answer: every share offered to the caller, of every status, sorted.
     public struct Shares: Codable, Sendable, Hashable {
         public var shares: [ShareEntry]
         public init(shares: [ShareEntry]) { self.shares = shares }
+    }
+}
+
+extension ShareChange {
+    /// The action for `AccountDirectory.changeShare`; `invalidArguments` for a change that
+    /// does not hold together (a permission change without one, a stop naming people).
+    public func shareAction() throws(SyncError) -> ShareAction {
+        switch action {
+        case .invite:
+            guard !participants.isEmpty else { throw SyncError(.invalidArguments, "an invitation names at least one account") }
+            return .invite(permission ?? .readWrite)
+        case .remove:
+            guard !participants.isEmpty else { throw SyncError(.invalidArguments, "a removal names at least one participant") }
+            guard permission == nil else { throw SyncError(.invalidArguments, "a removal takes no permission") }
+            return .remove
+        case .permission:
+            guard !participants.isEmpty, let permission else {
+                throw SyncError(.invalidArguments, "a permission change names participants and the permission (readOnly or readWrite)")
+            }
+            return .setPermission(permission)
+        case .stop:
+            guard participants.isEmpty, permission == nil else {
+                throw SyncError(.invalidArguments, "stopping a share names no participants and no permission: it ends for everyone")
+            }
+            return .stop
+        }
     }
 }

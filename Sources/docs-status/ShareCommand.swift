@@ -54,11 +54,11 @@ struct ShareCommand: AsyncParsableCommand {
     }
 
     /// The change the options ask for, or `nil` to only look.
-    var change: ShareChangeRequest? {
-        if !invite.isEmpty { return ShareChangeRequest(action: .invite, participants: invite, permission: readOnly ? .readOnly : .readWrite) }
-        if !remove.isEmpty { return ShareChangeRequest(action: .remove, participants: remove) }
-        if permission.count == 2 { return ShareChangeRequest(action: .permission, participants: [permission[0]], permission: SharePermission(argument: permission[1])) }
-        if stop { return ShareChangeRequest(action: .stop) }
+    var change: ShareChange? {
+        if !invite.isEmpty { return ShareChange(action: .invite, participants: invite, permission: readOnly ? .readOnly : .readWrite) }
+        if !remove.isEmpty { return ShareChange(action: .remove, participants: remove) }
+        if permission.count == 2 { return ShareChange(action: .permission, participants: [permission[0]], permission: SharePermission(argument: permission[1])) }
+        if stop { return ShareChange(action: .stop) }
         return nil
     }
 

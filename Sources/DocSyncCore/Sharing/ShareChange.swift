@@ -1,9 +1,8 @@
-import DocSyncCore
-
-/// An owner's change to a folder's share, as `docs-status share` asks the daemon for it
-/// (SPEC §11): invite accounts (with a permission), remove participants, give participants
-/// a permission, or stop sharing with everyone.
-public struct ShareChangeRequest: Codable, Sendable, Hashable {
+/// One change an owner makes to a folder's share (SPEC §11): invite accounts (with a
+/// permission), remove participants, give participants a permission, or stop sharing with
+/// everyone. `docs-status share` asks the daemon for it, and the daemon the server
+/// (`POST /v1/zones/{zone}/share`), in this one form.
+public struct ShareChange: Codable, Sendable, Hashable {
     public enum Action: String, Codable, Sendable, Hashable, CaseIterable {
         case invite, remove, permission, stop
     }
