@@ -3,6 +3,7 @@ import DocSyncCore
 import DocSyncStorage
 import DocSyncTestSupport
 import Foundation
+import Testing
 
 /// One real `docsyncd` process syncing one folder of a test "device", with its own state
 /// directory, socket and log file, all inside the test's temporary directory.
@@ -80,6 +81,18 @@ final class DaemonProcess: @unchecked Sendable {
     func waitSettled(timeout: Int = 60) async throws -> Bool {
         let result = try await runProcess(builtProduct("docs-status"), ["wait", "--socket", socket, "--timeout", "\(timeout)"])
         return result.status == 0
+    }
+
+    /// `docs-status ARGUMENTS --socket SOCKET` as a process: its exit status and output.
+    func docsStatus(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
+        try await runProcess(builtProduct("docs-status"), arguments + ["--socket", socket])
+    }
+
+    /// `docs-status ARGUMENTS --json`, expected to succeed, its output decoded as `T`.
+    func docsStatusJSON<T: Decodable>(_ type: T.Type, _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws -> T {
+        let result = try await docsStatus(arguments + ["--json"])
+        #expect(result.status == 0, "docs-status \(arguments): \(result.errors)", sourceLocation: sourceLocation)
+        return try ControlFraming.makeDecoder().decode(T.self, from: Data(result.output.utf8))
     }
 
     /// The daemon's status, through `docs-status --json`.

@@ -20,14 +20,12 @@ struct DocsStatusSystemTests {
     }
 
     func call(_ arguments: [String], on daemon: DaemonProcess) async throws -> (status: Int32, output: String, errors: String) {
-        try await runProcess(builtProduct("docs-status"), arguments + ["--socket", daemon.socket])
+        try await daemon.docsStatus(arguments)
     }
 
     func json<T: Decodable>(_ type: T.Type, _ arguments: [String], on daemon: DaemonProcess,
                             sourceLocation: SourceLocation = #_sourceLocation) async throws -> T {
-        let result = try await call(arguments + ["--json"], on: daemon)
-        #expect(result.status == 0, "docs-status \(arguments): \(result.errors)", sourceLocation: sourceLocation)
-        return try ControlFraming.makeDecoder().decode(T.self, from: Data(result.output.utf8))
+        try await daemon.docsStatusJSON(type, arguments, sourceLocation: sourceLocation)
     }
 
     func settle() async throws {
