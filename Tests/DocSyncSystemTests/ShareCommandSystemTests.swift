@@ -26,17 +26,38 @@ import Testing
         try await daemon.docsStatusJSON(type, arguments, sourceLocation: sourceLocation)
     }
 
-    @Test func anOwnerInvitesAndTheInvitedDeclines() async throws {
-        let data = try TemporaryDirectory("docsync-server-data")
-        let server = try await ServerProcess(dataDirectory: data.url)
-        let base = try TemporaryDirectory("docsync-share-cli")
-        var daemons: [DaemonProcess] = []
-        for user in ["alice", "bob"] {
-            let tokenFile = base.url.appendingPathComponent("\(user).token")
-            try Data((try await server.addUser(user) + "\n").utf8).write(to: tokenFile)
-            daemons.append(try DaemonProcess(name: user, base: base.url, backend: server.url, extraArguments: ["--token-file", tokenFile.path]))
+    /// A docsync-server with a temporary data directory, the accounts `users` on it, and
+    /// a token file for each in `base`.
+    struct Accounts {
+        let data: TemporaryDirectory
+        let server: ServerProcess
+        let base: TemporaryDirectory
+        let tokenFiles: [String: URL]
+
+        static func start(_ users: [String], _ name: String) async throws -> Accounts {
+            let data = try TemporaryDirectory("docsync-server-data")
+            let server = try await ServerProcess(dataDirectory: data.url)
+            let base = try TemporaryDirectory(name)
+            var tokenFiles: [String: URL] = [:]
+            for user in users {
+                tokenFiles[user] = base.url.appendingPathComponent("\(user).token")
+                try Data((try await server.addUser(user) + "\n").utf8).write(to: tokenFiles[user]!)
+            }
+            return Accounts(data: data, server: server, base: base, tokenFiles: tokenFiles)
         }
-        let (alice, bob) = (daemons[0], daemons[1])
+
+        /// A daemon of `user`'s (named `device`), with `arguments` added.
+        func daemon(_ user: String, device: String? = nil, _ arguments: [String] = []) throws -> DaemonProcess {
+            try DaemonProcess(name: device ?? user, base: base.url, backend: server.url,
+                              extraArguments: ["--token-file", tokenFiles[user]!.path] + arguments)
+        }
+    }
+
+    @Test func anOwnerInvitesAndTheInvitedDeclines() async throws {
+        let accounts = try await Accounts.start(["alice", "bob"], "docsync-share-cli")
+        let server = accounts.server
+        let (alice, bob) = (try accounts.daemon("alice"), try accounts.daemon("bob"))
+        let daemons = [alice, bob]
         try alice.start()
         try bob.start()
         for daemon in daemons {
@@ -84,31 +105,23 @@ import Testing
     }
 
     @Test func aParticipantsDeviceSyncsTheShareHoldsItWhileItsZoneIsGoneAndDetachesWhenItStops() async throws {
-        let data = try TemporaryDirectory("docsync-server-data")
-        let server = try await ServerProcess(dataDirectory: data.url)
-        let base = try TemporaryDirectory("docsync-share-attach")
-        var tokenFiles: [String: URL] = [:]
-        for user in ["alice", "bob"] {
-            tokenFiles[user] = base.url.appendingPathComponent("\(user).token")
-            try Data((try await server.addUser(user) + "\n").utf8).write(to: tokenFiles[user]!)
-        }
-        let alice = try DaemonProcess(name: "alice", base: base.url, backend: server.url, extraArguments: ["--token-file", tokenFiles["alice"]!.path])
+        let accounts = try await Accounts.start(["alice", "bob"], "docsync-share-attach")
+        let server = accounts.server, tokenFiles = accounts.tokenFiles
+        let alice = try accounts.daemon("alice")
         try "alice's figures\n".write(to: alice.file("return.txt"), atomically: false, encoding: .utf8)
         try alice.start()
         #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) { try await alice.waitSettled() })
         #expect(try await call(["share", "Docs", "--with", "bob"], on: alice).status == 0)
 
         // A non-empty folder is refused: its files would go into alice's folder.
-        let refused = try DaemonProcess(name: "bobs-laptop", base: base.url, backend: server.url,
-                                        extraArguments: ["--token-file", tokenFiles["bob"]!.path, "--share", "alice/Docs"])
+        let refused = try accounts.daemon("bob", device: "bobs-laptop", ["--share", "alice/Docs"])
         try "bob's private notes\n".write(to: refused.file("private.txt"), atomically: false, encoding: .utf8)
         try refused.start()
         #expect(await eventually(timeout: .seconds(30)) { !refused.isRunning }, "the daemon does not start")
         #expect(refused.logText().contains("is not empty"), "\(refused.logText())")
         #expect(await refused.stop() != 0)
 
-        let bob = try DaemonProcess(name: "bob", base: base.url, backend: server.url,
-                                    extraArguments: ["--token-file", tokenFiles["bob"]!.path, "--share", "alice/Docs"])
+        let bob = try accounts.daemon("bob", ["--share", "alice/Docs"])
         try bob.start()
         #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
             (try? String(contentsOf: bob.file("return.txt"), encoding: .utf8)) == "alice's figures\n"
@@ -155,23 +168,16 @@ import Testing
     }
 
     @Test func aParticipantLeavesAndADeletedRootConfirmedLeavesTooDeletingNothing() async throws {
-        let data = try TemporaryDirectory("docsync-server-data")
-        let server = try await ServerProcess(dataDirectory: data.url)
-        let base = try TemporaryDirectory("docsync-share-leave")
-        var tokenFiles: [String: URL] = [:]
-        for user in ["alice", "bob", "carol"] {
-            tokenFiles[user] = base.url.appendingPathComponent("\(user).token")
-            try Data((try await server.addUser(user) + "\n").utf8).write(to: tokenFiles[user]!)
-        }
-        let alice = try DaemonProcess(name: "alice", base: base.url, backend: server.url, extraArguments: ["--token-file", tokenFiles["alice"]!.path])
+        let accounts = try await Accounts.start(["alice", "bob", "carol"], "docsync-share-leave")
+        let server = accounts.server
+        let alice = try accounts.daemon("alice")
         for number in 0 ..< 3 { try "figures \(number)\n".write(to: alice.file("f\(number).txt"), atomically: false, encoding: .utf8) }
         try alice.start()
         #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) { try await alice.waitSettled() })
         #expect(try await call(["share", "Docs", "--with", "bob", "carol"], on: alice).status == 0)
         var participants: [DaemonProcess] = []
         for user in ["bob", "carol"] {
-            let device = try DaemonProcess(name: user, base: base.url, backend: server.url,
-                                           extraArguments: ["--token-file", tokenFiles[user]!.path, "--share", "alice/Docs"])
+            let device = try accounts.daemon(user, ["--share", "alice/Docs"])
             try device.start()
             #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
                 FileManager.default.fileExists(atPath: device.file("f2.txt").path)
