@@ -55,8 +55,7 @@ extension Daemon {
             throw DaemonError("\(folder.path.path) is attached to the share \(share), and shares live on a docsync-server; this daemon's backend is \(configuration.backend.url.absoluteString)")
         }
         do {
-            let entry = try await account.shares().first { $0.share == share }
-            switch entry?.status {
+            switch try await account.shareEntry(share)?.status {
             case .invited?:
                 _ = try await account.answerShare(share, .accept)
                 logger.notice("accepted the share", metadata: ["share": "\(share)", "path": "\(folder.path.path)"])

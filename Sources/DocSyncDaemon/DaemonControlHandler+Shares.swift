@@ -8,9 +8,7 @@ import Foundation
 extension DaemonControlHandler {
     /// The share of the folder named by `path` (its path or id), after `change` when given.
     func share(_ path: String, change: ShareChange?) async throws -> ControlResponse {
-        guard let folder = try folders(named: path).first else {
-            throw HandlerFailure(ControlResponse.FailureCode.notFound, "\(path) is neither inside a synced folder nor a folder id")
-        }
+        let folder = try folder(named: path)
         let zone = folder.engine.configuration.zone, client = try sharingClient()
         let answer = if let change {
             try await client.changeShare(of: zone, change)
@@ -22,9 +20,7 @@ extension DaemonControlHandler {
 
     /// Leaves the share the folder named by `path` is attached to (`FolderEngine.leaveShare`).
     func leave(_ path: String) async throws -> ShareEntry {
-        guard let folder = try folders(named: path).first else {
-            throw HandlerFailure(ControlResponse.FailureCode.notFound, "\(path) is neither inside a synced folder nor a folder id")
-        }
+        let folder = try folder(named: path)
         guard folder.engine.configuration.share != nil else {
             throw HandlerFailure(ControlResponse.FailureCode.notFound, "\(folder.root.path) is a folder of this account's own, not a share; to stop sharing it: docs-status share FOLDER --stop")
         }

@@ -165,12 +165,18 @@ struct DaemonControlHandler: ControlHandler {
 
     /// The folder holding the absolute `path`, or named by its last component (a folder
     /// id); every folder when `path` is nil.
-    func folders(named path: String?) throws(HandlerFailure) -> [FolderService] {
+    private func folders(named path: String?) throws(HandlerFailure) -> [FolderService] {
         guard let path else { return folders }
-        if let (folder, _) = try? resolve(path) { return [folder] }
-        if let folder = folders.first(where: { $0.engine.configuration.share?.description == path }) { return [folder] }
+        return [try folder(named: path)]
+    }
+
+    /// The folder holding the absolute `path`, attached to the share it names
+    /// (`OWNER/FOLDER-ID`), or named by its last component (a folder id); `notFound` otherwise.
+    func folder(named path: String) throws(HandlerFailure) -> FolderService {
+        if let (folder, _) = try? resolve(path) { return folder }
+        if let folder = folders.first(where: { $0.engine.configuration.share?.description == path }) { return folder }
         let name = URL(fileURLWithPath: path).lastPathComponent
-        if let folder = folders.first(where: { $0.engine.configuration.zone.name.bytesEqual(name) }) { return [folder] }
+        if let folder = folders.first(where: { $0.engine.configuration.zone.name.bytesEqual(name) }) { return folder }
         throw HandlerFailure(ControlResponse.FailureCode.notFound, "\(path) is neither inside a synced folder nor a folder id")
     }
 

@@ -41,11 +41,12 @@ final class FolderService: Service, Sendable {
             deleteBrake: folder.deleteBrake)
         configuration.share = folder.share
         self.engine = try FolderEngine(configuration: configuration, backend: backend, logger: logger)
-        if let share = folder.share, engine.indexedItemCount() == 0 {
+        let neverSynced = engine.indexedItemCount() == 0
+        if let share = folder.share, neverSynced {
             try Self.prepareFirstAttach(of: share, at: folder.path)
         }
         // A folder never synced must exist; one synced before is held while it is missing.
-        if RootIdentity.of(folder.path.path) == nil, engine.indexedItemCount() == 0 {
+        if RootIdentity.of(folder.path.path) == nil, neverSynced {
             throw DaemonError("folder \(folder.path.path) does not exist or is not a directory; create it or fix the path")
         }
         self.backend = backend

@@ -11,10 +11,7 @@ extension FolderEngine {
     func checkShareEnded() async throws(SyncError) -> Bool {
         guard let share = configuration.share, let listing = backend as? ShareMembership else { return false }
         guard let status = try await listing.shareEntry(share)?.status, status.hasEnded else { return false }
-        updateSafety { state in
-            state.shareEnded = status
-            state.shareUnavailableSince = nil
-        }
+        detach(status)
         logger.warning("the share ended; the folder is no longer synced and its files stay as they are",
                        metadata: ["share": "\(share)", "status": "\(status.rawValue)", "path": "\(configuration.root.path)"])
         return true

@@ -116,8 +116,10 @@ extension HTTPBackend {
     /// The URL of `path` on this backend's server: in `owner`'s shared zones when it has one,
     /// except for sharing's own routes, which are always the caller's.
     func url(_ path: String, query: [(String, String)] = []) -> String {
-        let sharing = path == WireRoute.shares || path.hasPrefix(WireRoute.shares + "/") || path.hasSuffix("/share")
-        var text = baseURL.absoluteString + (owner.map { sharing ? path : WireRoute.shared(by: $0, path) } ?? path)
+        var text = baseURL.absoluteString + (owner.map { owner in
+            let sharing = path == WireRoute.shares || path.hasPrefix(WireRoute.shares + "/") || path.hasSuffix("/share")
+            return sharing ? path : WireRoute.shared(by: owner, path)
+        } ?? path)
         if !query.isEmpty {
             text += "?" + query.map { "\($0.0)=\(WireRoute.segment($0.1))" }.joined(separator: "&")
         }

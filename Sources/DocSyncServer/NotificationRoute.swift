@@ -29,7 +29,7 @@ struct NotificationRoute: Sendable {
             } else {
                 notifications = try await store.backend(for: owner).changeNotifications()
             }
-            let zones = try await gate.zones(context)
+            let zones = try await gate.zones(of: owner, accepted: accepted)
             let logger = context.logger
             logger.debug("notification stream opened", metadata: ["zones": "\(zones.count)"])
             var headers = HTTPFields()
@@ -49,7 +49,7 @@ struct NotificationRoute: Sendable {
                                 var notification = notification
                                 if let before = heard {
                                     let now = (try? await gate.acceptedZones(caller: caller, owner: owner)) ?? before
-                                    notification.zones.formIntersection(before.union(now ?? []))
+                                    notification.zones.formIntersection(before.union(now))
                                     heard = now
                                     if notification.zones.isEmpty { continue }
                                 }

@@ -71,6 +71,6 @@ struct RecordRoutes: Sendable {
 
     /// The storage holding `zone`, once the caller may do `operation` there (`ZoneGate`).
     func backend(_ context: ServerRequestContext, _ operation: ZoneOperation, _ zone: ZoneID) async throws(SyncError) -> any ServerStorageBackend {
-        try await gate.backend(context, operation, zone).backend
+        try await gate.backend(context, operation, zone)
     }
 }

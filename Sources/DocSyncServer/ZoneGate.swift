@@ -25,14 +25,11 @@ struct ZoneGate: Sendable {
         return try caller(context)
     }
 
-    /// The storage holding `zone`, once the caller may do `operation` there, with the
-    /// caller's role in it.
-    func backend(_ context: ServerRequestContext, _ operation: ZoneOperation, _ zone: ZoneID) async throws(SyncError)
-        -> (backend: any ServerStorageBackend, role: ZoneRole) {
+    /// The storage holding `zone`, once the caller may do `operation` there.
+    func backend(_ context: ServerRequestContext, _ operation: ZoneOperation, _ zone: ZoneID) async throws(SyncError) -> any ServerStorageBackend {
         let caller = try Self.caller(context), owner = try Self.owner(context)
-        let role = owner == caller ? ZoneRole.owner
-            : try await store.access(operation, caller: caller, share: ShareName(owner: owner, zone: zone))
-        return (try await store.backend(for: owner), role)
+        if owner != caller { _ = try await store.access(operation, caller: caller, share: ShareName(owner: owner, zone: zone)) }
+        return try await store.backend(for: owner)
     }
 
     /// The storage of the owner's chunks, once the caller may do `operation` in at least
@@ -61,18 +58,19 @@ struct ZoneGate: Sendable {
     /// The zones the caller may read, sorted: every zone of its own, or the accepted shares
     /// of the owner the route names that still exist.
     func zones(_ context: ServerRequestContext) async throws(SyncError) -> [ZoneID] {
-        guard let accepted = try await acceptedZones(context) else { return try await store.backend(for: try Self.caller(context)).listZones() }
+        let owner = try Self.owner(context)
+        return try await zones(of: owner, accepted: try await acceptedZones(caller: try Self.caller(context), owner: owner))
+    }
+
+    /// `owner`'s zones among `accepted` (`acceptedZones`; `nil`: every one).
+    func zones(of owner: String, accepted: Set<ZoneID>?) async throws(SyncError) -> [ZoneID] {
+        guard let accepted else { return try await store.backend(for: owner).listZones() }
         guard !accepted.isEmpty else { return [] }
-        return try await store.backend(for: try Self.owner(context)).listZones().filter(accepted.contains)
+        return try await store.backend(for: owner).listZones().filter(accepted.contains)
     }
 
-    /// The zones of the owner the route names that the caller accepted (whether they still
-    /// exist or not), or `nil` on the caller's own routes, where every zone is its own.
-    func acceptedZones(_ context: ServerRequestContext) async throws(SyncError) -> Set<ZoneID>? {
-        try await acceptedZones(caller: try Self.caller(context), owner: try Self.owner(context))
-    }
-
-    /// The zones of `owner` that `caller` accepted, or `nil` when it is the owner.
+    /// The zones of `owner` that `caller` accepted (whether they still exist or not), or
+    /// `nil` when it is the owner, whose every zone is its own.
     func acceptedZones(caller: String, owner: String) async throws(SyncError) -> Set<ZoneID>? {
         guard owner != caller else { return nil }
         return Set(try await store.shares(of: caller).filter { $0.share.owner == owner && $0.status == .accepted }.map(\.share.zone))
