@@ -16,6 +16,9 @@ struct EngineInbox: Sendable {
     var fullScan = false
     var fetch = false
     var send = false
+    /// A push named the zone: the folder's place in its share is asked again (a permission
+    /// change, a removal; `FolderEngine.refreshSharing`). Comes with `fetch`.
+    var sharingCheck = false
     /// A person asked for a sync now: a backoff in progress ends.
     var retryNow = false
     var rescanWarnings: [String] = []

@@ -38,6 +38,8 @@ public struct EngineLoop: Sendable {
     var answeredChanges = [String: DocSyncCore.Record]()
     /// When the reconciler last saw local deletions (the brake's quiet period).
     var lastLocalDeletion: ContinuousClock.Instant?
+    /// When the owner's device last asked whether its folder is shared (`refreshSharing`).
+    var lastOwnerSharingCheck: ContinuousClock.Instant?
 
     /// Remembers directories made for remote items (`createdDirectories`).
     mutating func rememberCreated(_ made: [RelativePath]) {

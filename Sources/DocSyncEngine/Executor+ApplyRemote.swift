@@ -142,7 +142,7 @@ extension Executor {
                 continue
             }
             let aside = try readIndex { db in
-                ConflictName.copyPath(for: target, device: configuration.device, time: found.modified) { candidate in
+                ConflictName.copyPath(for: target, device: engine.copyLabel, time: found.modified) { candidate in
                     (((try? fileSystem.status(absolute(candidate))) ?? nil) != nil) || ((try? db.item(at: candidate)) ?? nil) != nil
                 }
             }

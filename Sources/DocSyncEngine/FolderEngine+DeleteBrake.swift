@@ -26,6 +26,12 @@ extension FolderEngine {
     /// letting it go, is stored and told. `lastLocalDeletion` is when the loop last saw
     /// local deletions (`EngineLoop.lastLocalDeletion`).
     func decideDeletionGate(lastLocalDeletion: ContinuousClock.Instant?) -> DeletionGate {
+        if keepsChangesLocal {
+            // A read-only participant's deletions are never sent: the files come back
+            // (`keepReadOnlyChanges`), so the brake neither counts nor holds them (SPEC §11).
+            updateLive { $0.deletionGate = .release }
+            return .release
+        }
         let counts = (try? index.readLatest { db in try DeletionCounts.fetch(db) }) ?? DeletionCounts()
         let state = published.withLock { $0.safety }
         let now = environment.now()

@@ -159,7 +159,7 @@ extension FolderEngine {
             }
             let isTaken = { [self] (candidate: RelativePath) in claimed.contains(candidate) || isTakenHere(candidate) }
             if isTaken(path) {
-                let aside = ConflictName.copyPath(for: path, device: configuration.device, time: deleted.deletedAt, isTaken: isTaken)
+                let aside = ConflictName.copyPath(for: path, device: copyLabel, time: deleted.deletedAt, isTaken: isTaken)
                 if deleted.record.type == .folder { moved[deleted.record.path] = aside }
                 path = aside
             } else if path != deleted.record.path, deleted.record.type == .folder {

@@ -151,7 +151,7 @@ extension FolderEngine {
         let original = conflict.original
         guard let copy = conflict.copy(at: step.copy) else { throw SyncError(.invalidArguments, "\(step.copy.name) is gone") }
         let copyDevice = ConflictName.device(of: copy.path.name) ?? "unknown"
-        let copyIsLocal = ConflictResolution.isLocal(copy.path, device: configuration.device)
+        let copyIsLocal = ConflictResolution.isLocal(copy.path, device: copyLabel) || ConflictResolution.isLocal(copy.path, device: configuration.device)
         // Whose content the original holds: this device's while an edit of it waits to be sent,
         // else the device that made the version the server acknowledged.
         let originalDevice = original.pending == .save ? configuration.device : original.acked?.lastModifiedBy ?? configuration.device

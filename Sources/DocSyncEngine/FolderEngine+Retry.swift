@@ -14,6 +14,8 @@ extension FolderEngine {
         var zoneMissing = false
         /// A shared folder's zone did not answer: its share list is asked before anything else.
         var shareCheckOwed = false
+        /// The folder's place in its share is asked again (`refreshSharing`).
+        var sharingCheckOwed = false
         mutating func succeeded() {
             attempt = 0
             notBefore = nil
@@ -67,12 +69,19 @@ extension FolderEngine {
             setState(.error, message: FolderStatus.notAuthenticated, waitsOnTheBackend: true)
             retry.notBefore = now + backoff
             logger.error("not authenticated; sync stopped, everything is kept on this device", metadata: ["error": "\(error.message)"])
+        case .keepLocal where configuration.share != nil:
+            // A send refused (the share became read-only, the push not here yet): from now
+            // on the changes stay here and the shared versions come back, at once; the next
+            // push asks the share list again.
+            learnReadOnly()
+            retry.notBefore = nil
+            inbox.withLock { $0.send = true }
         case .keepLocal:
-            // A whole step refused (the share became read-only): what it sent stays here; the
-            // next push or safety-net pass looks again, not a loop of refused sends.
+            // Refused on a folder of this account's own: nothing loops; the next push or
+            // safety-net pass looks again.
             setState(.error, message: FolderStatus.readOnlyShare, waitsOnTheBackend: true)
             retry.notBefore = now + max(backoff, .seconds(30))
-            logger.notice("the shared folder is read-only here; changes stay on this device", metadata: ["error": "\(error.message)"])
+            logger.notice("the backend refused a change as not permitted; changes stay on this device", metadata: ["error": "\(error.message)"])
         case .rereadLater, .mergeAndResend, .handleEachItem, .splitAndResend, .itemError:
             // Per-item outcomes are handled where they arise; reaching here means a pass was
             // cut short (a file changed while being read, a corrupt chunk): try again soon.

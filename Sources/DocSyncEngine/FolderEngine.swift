@@ -96,7 +96,7 @@ public final class FolderEngine: Sendable {
 
     /// The backend says the zone changed: fetch on the next turn.
     public func noteRemoteChange() {
-        inbox.withLock { $0.fetch = true }
+        inbox.withLock { $0.fetch = true; $0.sharingCheck = true }
         wake.fire()
     }
 
@@ -135,7 +135,7 @@ public final class FolderEngine: Sendable {
         if !loop.started {
             loop.started = true
             // The first full scan also removes what interrupted downloads left.
-            inbox.withLock { $0.fullScan = true; $0.fetch = true; $0.send = true }
+            inbox.withLock { $0.fullScan = true; $0.fetch = true; $0.send = true; $0.sharingCheck = true }
             pruneVersions()
             loop.lastSafetyNet = environment.now()
         }
@@ -190,6 +190,7 @@ public final class FolderEngine: Sendable {
             return taken
         }
         if work.fetch { loop.retry.fetchOwed = true }
+        if work.sharingCheck { loop.retry.sharingCheckOwed = true }
         if work.retryNow { loop.retry.notBefore = nil }
         let backendAllowed = loop.retry.notBefore.map { environment.now() >= $0 } ?? true
         let backendWork = loop.retry.fetchOwed || hasSendablePending()
@@ -244,6 +245,10 @@ public final class FolderEngine: Sendable {
                 loop.retry.shareCheckOwed = false
                 if detached { return .more }
             }
+            if loop.retry.sharingCheckOwed {
+                loop.retry.sharingCheckOwed = false
+                if try await refreshSharing(loop: &loop) { return .more }
+            }
             // A failed fetch does not hold back sending (stale saves are merged when the
             // server answers serverRecordChanged); its error is handled after the send.
             var fetchFailure: SyncError?
@@ -272,7 +277,11 @@ public final class FolderEngine: Sendable {
                 showWorking(.syncing)
                 let started = environment.now()
                 _ = decideDeletionGate(lastLocalDeletion: loop.lastLocalDeletion)
-                sentEverything = try await sender.sendPending(loop: &loop)
+                if keepsChangesLocal {
+                    sentEverything = try await keepReadOnlyChanges(loop: &loop)
+                } else {
+                    sentEverything = try await sender.sendPending(loop: &loop)
+                }
                 try await applyAnsweredChanges(loop: &loop)
                 logger.debug("sent pending changes", metadata: ["took": "\(environment.now() - started)"])
             }

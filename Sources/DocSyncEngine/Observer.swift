@@ -139,7 +139,7 @@ extension Observer {
         var inUse = Set<RelativePath>()
         for row in rows {
             for base in Set([row.path, server.path]) {
-                _ = ConflictName.copyPath(for: base, device: configuration.device, time: row.modified) { [self] candidate in
+                _ = ConflictName.copyPath(for: base, device: engine.copyLabel, time: row.modified) { [self] candidate in
                     guard isTaken(candidate) else { return false }
                     inUse.insert(candidate)
                     return true
@@ -157,7 +157,7 @@ extension Observer {
 
     /// The folder's settings, as the planner follows them.
     var plannerSettings: PlannerSettings {
-        PlannerSettings(device: configuration.device, conflictPolicy: configuration.conflictPolicy, onDemand: configuration.onDemand,
+        PlannerSettings(device: configuration.device, copyLabel: engine.copyLabel, conflictPolicy: configuration.conflictPolicy, onDemand: configuration.onDemand,
                         textMerge: configuration.textMerge)
     }
 }

@@ -26,6 +26,9 @@ struct SafetyState: Codable, Sendable, Equatable {
     /// How the share of this shared folder ended (`removed`, `left`, `declined`,
     /// `stopped`), once its list said so: the folder is detached for good, its files kept.
     var shareEnded: ShareStatus?
+    /// The folder's place in a share as last learned from the server (`nil`: shared with
+    /// nobody, or not known yet): a read-only participant's changes stay here (SPEC §11).
+    var sharing: SharedFolderFacts?
 
     static let key = "safety"
 
@@ -44,6 +47,7 @@ struct SafetyState: Codable, Sendable, Equatable {
         deletionsAskedFor = try container.decodeIfPresent(Int.self, forKey: .deletionsAskedFor) ?? 0
         shareUnavailableSince = try container.decodeIfPresent(Timestamp.self, forKey: .shareUnavailableSince)
         shareEnded = try container.decodeIfPresent(ShareStatus.self, forKey: .shareEnded)
+        sharing = try container.decodeIfPresent(SharedFolderFacts.self, forKey: .sharing)
     }
 
     static func load(_ data: Data?) -> SafetyState {

@@ -165,7 +165,7 @@ extension Sender {
     /// Sets the per-file error of a file over `max_file_size` (the caller writes the row).
     func markTooLarge(_ row: inout IndexItem) {
         let message = "file is \(ByteCountFormatter.string(fromByteCount: row.size, countStyle: .file)), over max_file_size "
-            + "(\(ByteCountFormatter.string(fromByteCount: configuration.maxFileSize, countStyle: .file))): kept on this device, not synced"
+            + "(\(ByteCountFormatter.string(fromByteCount: configuration.maxFileSize, countStyle: .file))): \(FolderStatus.keptHereTooLarge)"
         markFailed(&row, message)
     }
 

@@ -19,6 +19,12 @@ extension HTTPBackend: ShareMembership {
         try await answerShare(share, .leave)
     }
 
+    /// The share of this account's `zone` (`ShareMembership`).
+    public func participants(of zone: ZoneID) async throws(SyncError) -> (share: ShareName, entries: [ShareEntry]) {
+        let found = try await share(of: zone)
+        return (found.share, found.participants)
+    }
+
     /// This account's entry in `share` (`ShareMembership`).
     public func shareEntry(_ share: ShareName) async throws(SyncError) -> ShareEntry? {
         try await shares().first { $0.share == share }

@@ -8,7 +8,9 @@ struct WaitCommand: AsyncParsableCommand {
         commandName: "wait",
         abstract: "Wait until every folder is idle with nothing pending.",
         discussion: """
-            Exits 0 once settled, 1 when --timeout passes first. --json prints the daemon's \
+            Exits 0 once settled, 1 when --timeout passes first. Items kept on this device by \
+            design (a read-only share's changes, files over max_file_size) are not pending: \
+            they are named on stderr. --json prints the daemon's \
             status object at that moment.
 
             \(DocsStatusExit.help)
@@ -26,6 +28,12 @@ struct WaitCommand: AsyncParsableCommand {
 
     func run() async throws {
         let status = try await options.answer(.wait(timeoutSeconds: timeout), \.settledStatus)
+        // Settled with them: items kept on this device by design are named, not pending.
+        for folder in status.folders {
+            for problem in folder.problems where problem.isKeptHereByDesign {
+                Output.error("kept on this device: \(folder.path)/\(problem.path) (\(problem.message))")
+            }
+        }
         if options.json {
             Output.json(status)
         } else {

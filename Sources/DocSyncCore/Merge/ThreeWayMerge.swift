@@ -32,13 +32,15 @@ public enum ThreeWayMerge {
     ///   - server: the server's current record.
     ///   - policy: the folder's conflict policy.
     ///   - localDevice: this device's name, for `lastModifiedBy` and the conflict copy's name.
+    ///   - copyLabel: what the conflict copy's name carries instead of `localDevice` (in a
+    ///     shared folder, the account and the device).
     ///   - conflictCopyName: a fresh, valid record name (`RecordID.newName()`), used only when
     ///     a conflict copy is made; it must be a valid record name (checked by precondition).
     ///   - conflictTime: the time shown in the conflict copy's name.
     ///   - pathIsTaken: whether a path is already used in the folder (on disk or in the index).
     public static func merge(
         ancestor: Record?, local: Record, server: Record, policy: ConflictPolicy,
-        localDevice: String, conflictCopyName: String, conflictTime: Timestamp,
+        localDevice: String, copyLabel: String? = nil, conflictCopyName: String, conflictTime: Timestamp,
         pathIsTaken: (RelativePath) -> Bool
     ) -> MergeOutcome {
         var merged = server
@@ -97,7 +99,7 @@ public enum ThreeWayMerge {
         if keepLocalBeside {
             conflictCopy = Record(
                 id: RecordID(zone: local.id.zone, recordName: conflictCopyName), type: local.type, changeTag: nil,
-                path: ConflictName.copyPath(for: merged.path, device: localDevice, time: conflictTime, isTaken: pathIsTaken),
+                path: ConflictName.copyPath(for: merged.path, device: copyLabel ?? localDevice, time: conflictTime, isTaken: pathIsTaken),
                 size: local.size, modified: local.modified, mode: local.mode, contentDigest: local.contentDigest,
                 asset: local.asset, symlinkTarget: local.symlinkTarget, lastModifiedBy: localDevice)
         }

@@ -90,7 +90,7 @@ public enum RemoteChangePlanner {
         }
         let outcome = ThreeWayMerge.merge(
             ancestor: item.ancestor, local: item.observed, server: server, policy: settings.conflictPolicy,
-            localDevice: settings.device, conflictCopyName: scope.freshRecordName, conflictTime: item.observed.modified,
+            localDevice: settings.device, copyLabel: settings.copyLabel, conflictCopyName: scope.freshRecordName, conflictTime: item.observed.modified,
             pathIsTaken: { inUse.contains($0) })
         let merged = outcome.merged
         if merged.path != server.path { actions.removeAll() }  // the item stays where it is: nothing is in its way
@@ -182,7 +182,7 @@ public enum RemoteChangePlanner {
 
     /// The conflict-copy name `local` is moved aside to: beside it, with its time, free.
     private static func asidePath(_ local: LocalItem, _ inUse: Set<RelativePath>, _ settings: PlannerSettings) -> RelativePath {
-        ConflictName.copyPath(for: local.path, device: settings.device, time: local.observed.modified, isTaken: { inUse.contains($0) })
+        ConflictName.copyPath(for: local.path, device: settings.copyLabel, time: local.observed.modified, isTaken: { inUse.contains($0) })
     }
 
     // MARK: deletions

@@ -48,8 +48,11 @@ public struct RemoteChangeScope: Sendable, Hashable {
 
 /// The folder's settings the planner follows.
 public struct PlannerSettings: Sendable, Hashable {
-    /// This device's name (conflict copies, `lastModifiedBy`).
+    /// This device's name (`lastModifiedBy`, and conflict copies unless `copyLabel` says otherwise).
     public var device: String
+    /// What conflict copies name: the device, or in a shared folder the account and the
+    /// device (`SharedFolderFacts.conflictLabel`, SPEC §11).
+    public var copyLabel: String
     public var conflictPolicy: ConflictPolicy
     /// New remote documents arrive as placeholders (SPEC §6).
     public var onDemand: Bool
@@ -57,8 +60,10 @@ public struct PlannerSettings: Sendable, Hashable {
     /// nil merges none.
     public var textMerge: TextMergeRule?
 
-    public init(device: String, conflictPolicy: ConflictPolicy = .keepBoth, onDemand: Bool = false, textMerge: TextMergeRule? = nil) {
+    public init(device: String, copyLabel: String? = nil, conflictPolicy: ConflictPolicy = .keepBoth, onDemand: Bool = false,
+                textMerge: TextMergeRule? = nil) {
         self.device = device
+        self.copyLabel = copyLabel ?? device
         self.conflictPolicy = conflictPolicy
         self.onDemand = onDemand
         self.textMerge = textMerge

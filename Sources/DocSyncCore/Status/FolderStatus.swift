@@ -16,6 +16,12 @@ public struct FolderStatus: Codable, Sendable, Hashable {
     /// The message of a shared folder whose owner gave this account read-only access (SPEC §11).
     public static let readOnlyShare =
         "shared read-only: this account may not change the shared folder; changes stay on this device and are sent if the owner makes it read-write"
+    /// The per-item problem of a change a read-only participant made (a new file, or the
+    /// conflict copy its edit became): it stays on this device, not pending, and is sent if
+    /// the owner makes the share read-write (SPEC §11).
+    public static let notSharedReadOnly = "not shared: read-only"
+    /// How the per-item problem of a file over `max_file_size` ends: it stays here.
+    public static let keptHereTooLarge = "kept on this device, not synced"
     /// The message of a shared folder held because its zone does not answer (SPEC §11).
     public static func shareUnavailable(_ share: ShareName, items: Int) -> String {
         "the share \(share) does not answer (stopped, or gone from the server?): nothing is sent or written and nothing is deleted, "
@@ -96,5 +102,12 @@ public struct ItemProblem: Codable, Sendable, Hashable {
     public init(path: String, message: String) {
         self.path = path
         self.message = message
+    }
+
+    /// True for an item kept on this device by design, not pending: a read-only
+    /// participant's change (SPEC §11) or a file over `max_file_size`. `wait` settles with
+    /// them and names them.
+    public var isKeptHereByDesign: Bool {
+        message == FolderStatus.notSharedReadOnly || message.hasSuffix(FolderStatus.keptHereTooLarge)
     }
 }

@@ -11,4 +11,8 @@ public protocol ShareMembership: Sendable {
     /// Ends this account's part in `share` on every device; returns its entry after.
     /// `zoneNotFound` when it has no open part in it.
     func leave(_ share: ShareName) async throws(SyncError) -> ShareEntry
+    /// The owner's view of the share of this account's `zone`: its name and every
+    /// participant's entry, of every status (none when it was never shared).
+    /// `zoneNotFound` when the account has no such zone.
+    func participants(of zone: ZoneID) async throws(SyncError) -> (share: ShareName, entries: [ShareEntry])
 }
