@@ -15,6 +15,7 @@ extension DaemonControlHandler {
         } else {
             try await client.share(of: zone)
         }
+        folder.engine.noteOwnShare(answer.share, entries: answer.participants)
         return .share(share: answer.share, participants: answer.participants)
     }
 

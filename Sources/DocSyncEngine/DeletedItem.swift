@@ -6,6 +6,8 @@ import DocSyncStorage
 /// device is `notDownloaded`, and was uploaded).
 struct DeletedItem: MetadataValues {
     var deleted: DeletedRecord
+    /// The folder's place in a share (`nil`: shared with nobody).
+    var sharing: SharedFolderFacts?
 
     func value(of attribute: MetadataAttribute) -> MetadataValue {
         let record = deleted.record
@@ -23,6 +25,7 @@ struct DeletedItem: MetadataValues {
         case .downloadingError, .uploadingError: .null
         case .deletedAt: .date(deleted.deletedAt)
         case .deletedBy: .string(deleted.deletedBy)
+        case .isShared, .role, .permissions, .ownerName: SharedFolderFacts.value(of: attribute, sharing) ?? .null
         }
     }
 }

@@ -69,7 +69,7 @@ extension FolderEngine {
 
     /// An index row as `docs-status` shows it.
     public func itemStatus(_ row: IndexItem) -> ItemStatus {
-        itemStatus(MetadataItem(row))
+        itemStatus(MetadataItem(row, sharing: sharing))
     }
 
     /// An item's metadata as `docs-status` shows it.
@@ -79,6 +79,7 @@ extension FolderEngine {
                    isDownloading: item.status.isDownloading, percentDownloaded: item.status.percentDownloaded,
                    isUploading: item.status.isUploading, isUploaded: item.status.isUploaded,
                    percentUploaded: item.status.percentUploaded, downloadingError: item.status.downloadingError,
-                   uploadingError: item.status.uploadingError, hasUnresolvedConflicts: item.status.hasUnresolvedConflicts)
+                   uploadingError: item.status.uploadingError, hasUnresolvedConflicts: item.status.hasUnresolvedConflicts,
+                   sharing: item.sharing)
     }
 }

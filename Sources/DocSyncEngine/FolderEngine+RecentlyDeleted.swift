@@ -96,10 +96,11 @@ extension FolderEngine {
     // MARK: choosing
 
     private func select(_ all: [DeletedRecord], paths: [RelativePath], predicate: MetadataPredicate?, since: Timestamp? = nil) -> [DeletedRecord] {
-        all.filter { deleted in
+        let sharing = self.sharing
+        return all.filter { deleted in
             if let since, deleted.deletedAt < since { return false }
             if !paths.isEmpty, !paths.contains(where: { deleted.record.path.isSameOrBeneath($0) }) { return false }
-            if let predicate, !predicate.evaluate(DeletedItem(deleted: deleted)) { return false }
+            if let predicate, !predicate.evaluate(DeletedItem(deleted: deleted, sharing: sharing)) { return false }
             return true
         }
     }

@@ -44,6 +44,14 @@ extension FolderEngine {
         return false
     }
 
+    /// The owner's share of this folder as the server answered a look or a change made
+    /// through this device (`docs-status share`): known at once, without waiting for the
+    /// next check.
+    public func noteOwnShare(_ share: ShareName, entries: [ShareEntry]) {
+        guard configuration.share == nil else { return }
+        learn(entries.contains { $0.status.isOpen } ? .owner(share.owner) : nil)
+    }
+
     /// A save was refused with `permissionDenied`: the share is read-only for this account
     /// (the owner changed it; the push may not have come yet).
     func learnReadOnly() {

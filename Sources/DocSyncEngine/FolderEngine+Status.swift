@@ -42,7 +42,7 @@ extension FolderEngine {
             id: configuration.zone.name, path: configuration.root.path, state: live.state, message: live.message,
             items: counts.items, pendingUploads: counts.pendingUploads, pendingUploadBytes: counts.pendingUploadBytes,
             pendingDownloads: live.pendingDownloads, pendingDownloadBytes: live.pendingDownloadBytes,
-            conflicts: counts.conflicts, problems: problems, lastSync: live.lastSync, held: held)
+            conflicts: counts.conflicts, problems: problems, lastSync: live.lastSync, held: held, sharing: safety.sharing)
     }
 
     /// True when an input (a watcher event, a notification, a request, an action) waits for

@@ -34,6 +34,7 @@ enum StatusReport {
         let progress = progressLines(status.folders, inFlight: inFlight)
         let notes = status.folders.flatMap { folder -> [String] in
             var notes = folder.message.map { ["\(folder.id): \($0)"] } ?? []
+            if let sharing = folder.sharingNote { notes.append("\(folder.id): \(sharing)") }
             if let held = folder.held, held.message != folder.message {
                 notes.append(Color.yellow.paint("\(folder.id): since \(Format.dateTime(held.since)): \(held.message)"))
             }

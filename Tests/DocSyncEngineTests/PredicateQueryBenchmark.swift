@@ -63,7 +63,7 @@ struct PredicateQueryBenchmark {
             }
             for text in ["name LIKE '*.pdf'", "size > 1MB AND modified > 2026-01-01", "name LIKE[c] '*.PDF'", "name MATCHES '.*\\.pdf'"] {
                 let predicate = try MetadataPredicate(parsing: text)
-                let (sql, arguments) = PredicateSQL.compile(predicate) { $0.itemColumn }
+                let (sql, arguments) = PredicateSQL.compile(predicate) { $0.itemColumn(sharing: nil) }
                 let values = StatementArguments(arguments.map { argument -> (any DatabaseValueConvertible)? in
                     switch argument {
                     case .text(let text): text

@@ -59,12 +59,35 @@ import Testing
         let predicate = try MetadataPredicate(parsing: "NOT name LIKE 'x*'")
         let items = try index.items(matching: predicate)
         let metadata = try index.metadata(matching: predicate)
-        #expect(metadata == items.map(MetadataItem.init))
+        #expect(metadata == items.map { MetadataItem($0) })
         for (item, light) in zip(items, metadata) {
             #expect(light.attributes == MetadataSnapshot(of: item))
             #expect(light.attributes[.name] == .string(item.path.name))
             #expect(light.attributes[.modified] == .date(item.modified))
         }
+    }
+
+    /// A share's attributes (SPEC §11) are the folder's, the same for every item, in SQLite
+    /// and in `evaluate` alike.
+    @Test(arguments: [
+        nil,
+        SharedFolderFacts(role: .participant, permission: .readOnly, ownerName: "alice", accountName: "bob"),
+        SharedFolderFacts(role: .participant, permission: .readWrite, ownerName: "o'brien", accountName: "bob"),
+        SharedFolderFacts.owner("alice"),
+    ] as [SharedFolderFacts?])
+    func aSharesAttributesAreTheFolders(_ sharing: SharedFolderFacts?) throws {
+        let all = try index.read { db in try db.items(under: nil) }.filter { $0.pending != .delete }
+        for text in ["isShared == true", "isShared == false", "role == 'participant'", "role == nil", "permissions == 'readOnly'",
+                     "ownerName == 'alice'", "ownerName ==[c] \"O'BRIEN\"", "ownerName BEGINSWITH 'o' AND permissions != 'readOnly'",
+                     "NOT isShared == true AND name LIKE '*.pdf'"] {
+            let predicate = try MetadataPredicate(parsing: text)
+            let selected = try index.metadata(matching: predicate, sharing: sharing).map(\.recordName).sorted()
+            let expected = all.filter { predicate.evaluate(MetadataItem($0, sharing: sharing)) }.map(\.recordName).sorted()
+            #expect(selected == expected, "\(text) for \(String(describing: sharing))")
+        }
+        let shared = try index.metadata(matching: try MetadataPredicate(parsing: "isShared == true"), sharing: sharing)
+        #expect(shared.count == (sharing == nil ? 0 : all.count))
+        #expect(shared.allSatisfy { $0.sharing == sharing })
     }
 
     @Test func everyConnectionHasTheFunctions() async throws {

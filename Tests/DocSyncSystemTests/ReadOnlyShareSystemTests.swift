@@ -52,6 +52,12 @@ import Testing
         let status = try await bob.docsStatusJSON(DaemonStatus.self, [])
         #expect(status.folders.first?.held == nil, "the brake neither counted nor held bob's deletions")
         #expect(Set(status.folders.first?.problems.map(\.path) ?? []) == Set(["new.txt"] + copies), "\(String(describing: status.folders.first?.problems))")
+        #expect(status.folders.first?.sharing == SharedFolderFacts(role: .participant, permission: .readOnly, ownerName: "alice", accountName: "bob"))
+        let sharedItems = try await bob.docsStatusJSON([ItemStatus].self, ["query", "isShared == true AND permissions == 'readOnly' AND ownerName == 'alice'"])
+        #expect(sharedItems.map(\.path).contains("report.txt"), "\(sharedItems.map(\.path))")
+        #expect(sharedItems.allSatisfy { $0.role == .participant && $0.permissions == .readOnly && $0.ownerName == "alice" })
+        let aliceItems = try await alice.docsStatusJSON([ItemStatus].self, ["query", "role == 'owner'"])
+        #expect(aliceItems.map(\.path).contains("report.txt"), "alice's device knows she shares Docs: \(aliceItems.map(\.path))")
         #expect(bob.logText().components(separatedBy: "the share is read-only for this account: changes made here stay").count <= 4,
                 "one notice per pass, not one per file")
 

@@ -34,6 +34,16 @@ public enum MetadataAttribute: String, CaseIterable, Hashable, Sendable, Codable
     case deletedAt
     /// The device that deleted it (a string, or nil), as `deletedAt`.
     case deletedBy
+    /// The item is in a folder shared between accounts (SPEC §11; a boolean).
+    case isShared
+    /// This account's role in the item's share: `owner` or `participant` (a string, or nil
+    /// when the item is not shared).
+    case role
+    /// What this account may do in the item's share: `readOnly` or `readWrite` (a string, or
+    /// nil when the item is not shared).
+    case permissions
+    /// The account that owns the item's shared folder (a string, or nil when not shared).
+    case ownerName
 
     /// The type of an attribute's values.
     public enum ValueType: String, Hashable, Sendable {
@@ -53,16 +63,16 @@ public enum MetadataAttribute: String, CaseIterable, Hashable, Sendable, Codable
     /// The type of this attribute's values (besides nil, for optional attributes).
     public var type: ValueType {
         switch self {
-        case .name, .path, .kind, .downloadingStatus, .downloadingError, .uploadingError, .deletedBy: .string
+        case .name, .path, .kind, .downloadingStatus, .downloadingError, .uploadingError, .deletedBy, .role, .permissions, .ownerName: .string
         case .size, .percentDownloaded, .percentUploaded: .number
         case .modified, .deletedAt: .date
-        case .isDownloading, .isUploading, .isUploaded, .hasUnresolvedConflicts: .bool
+        case .isDownloading, .isUploading, .isUploaded, .hasUnresolvedConflicts, .isShared: .bool
         }
     }
 
-    /// True for the attributes that may have no value (nil): the two error attributes and
-    /// the two of Recently Deleted.
-    public var isOptional: Bool { [.downloadingError, .uploadingError, .deletedAt, .deletedBy].contains(self) }
+    /// True for the attributes that may have no value (nil): the two error attributes, the
+    /// two of Recently Deleted and the three of a share.
+    public var isOptional: Bool { [.downloadingError, .uploadingError, .deletedAt, .deletedBy, .role, .permissions, .ownerName].contains(self) }
 
     /// True for number attributes whose values are fractional (the percentages): number
     /// literals compared with them are taken as `Double`. `size` is a whole number of bytes.
@@ -74,12 +84,14 @@ public enum MetadataAttribute: String, CaseIterable, Hashable, Sendable, Codable
         case .name, .path: "a string in quotes"
         case .kind: "a string in quotes: 'Document', 'Folder' or 'Symlink'"
         case .downloadingStatus: "a string in quotes: 'notDownloaded', 'downloaded' or 'current'"
-        case .downloadingError, .uploadingError, .deletedBy: "a string in quotes or nil"
+        case .downloadingError, .uploadingError, .deletedBy, .ownerName: "a string in quotes or nil"
+        case .role: "a string in quotes: 'owner' or 'participant', or nil"
+        case .permissions: "a string in quotes: 'readOnly' or 'readWrite', or nil"
         case .size: "a number or size like 10MB"
         case .percentDownloaded, .percentUploaded: "a number from 0 to 100"
         case .modified: "a date like 2026-01-01 or 2026-01-01T12:30:00Z"
         case .deletedAt: "a date like 2026-01-01 or 2026-01-01T12:30:00Z, or nil"
-        case .isDownloading, .isUploading, .isUploaded, .hasUnresolvedConflicts: "true or false"
+        case .isDownloading, .isUploading, .isUploaded, .hasUnresolvedConflicts, .isShared: "true or false"
         }
     }
 

@@ -41,6 +41,19 @@ public struct SharedFolderFacts: Codable, Sendable, Hashable {
     /// True for a participant that may only read: its changes stay on its device.
     public var isReadOnly: Bool { role == .participant && permission == .readOnly }
 
+    /// The value of a share's attribute (`isShared`, `role`, `permissions`, `ownerName`) for
+    /// an item of a folder with these facts (`nil`: shared with nobody); `nil` for any
+    /// other attribute.
+    public static func value(of attribute: MetadataAttribute, _ facts: SharedFolderFacts?) -> MetadataValue? {
+        switch attribute {
+        case .isShared: .bool(facts != nil)
+        case .role: facts.map { .string($0.role.rawValue) } ?? .null
+        case .permissions: facts.map { .string($0.permission.rawValue) } ?? .null
+        case .ownerName: facts.map { .string($0.ownerName) } ?? .null
+        default: nil
+        }
+    }
+
     /// The name conflict copies carry in a shared folder: the account, then the device
     /// (`report (conflict bob laptop 2026-…).txt`), since two people may each have a laptop.
     public func conflictLabel(device: String) -> String { "\(accountName) \(device)" }

@@ -66,14 +66,17 @@ public struct FolderStatus: Codable, Sendable, Hashable {
     public var lastSync: Date?
     /// What the folder holds back for a person to decide (SPEC §4a), if anything.
     public var held: HeldDeletions?
+    /// The folder's place in a share (SPEC §11): absent when it is shared with nobody.
+    public var sharing: SharedFolderFacts?
 
     public init(
         id: String, path: String, state: FolderState, message: String? = nil, items: Int = 0,
         pendingUploads: Int = 0, pendingUploadBytes: Int64 = 0, pendingDownloads: Int = 0,
         pendingDownloadBytes: Int64 = 0, conflicts: Int = 0, problems: [ItemProblem] = [], lastSync: Date? = nil,
-        held: HeldDeletions? = nil
+        held: HeldDeletions? = nil, sharing: SharedFolderFacts? = nil
     ) {
         self.held = held
+        self.sharing = sharing
         self.id = id
         self.path = path
         self.state = state
@@ -86,6 +89,16 @@ public struct FolderStatus: Codable, Sendable, Hashable {
         self.conflicts = conflicts
         self.problems = problems
         self.lastSync = lastSync
+    }
+
+    /// How the folder is shared, for a person: `shared by alice, read-only` on a
+    /// participant's device, `shared by this account` on the owner's; `nil` when not shared.
+    public var sharingNote: String? {
+        guard let sharing else { return nil }
+        switch sharing.role {
+        case .owner: return "shared by this account (\(sharing.ownerName)) with other accounts"
+        case .participant: return "shared by \(sharing.ownerName) with \(sharing.accountName), \(sharing.permission.argument)"
+        }
     }
 
     /// True when the folder is idle with nothing pending in either direction.

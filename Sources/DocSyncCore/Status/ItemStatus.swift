@@ -28,11 +28,24 @@ public struct ItemStatus: Codable, Sendable, Hashable {
     public var uploadingError: String?
     /// A conflict copy of this item sits beside it.
     public var hasUnresolvedConflicts: Bool
+    /// The item is in a folder shared between accounts (SPEC §11); the three keys after it
+    /// are absent when it is not.
+    public var isShared: Bool
+    /// This account's role in the share: `owner` or `participant`.
+    public var role: SharedFolderFacts.Role?
+    /// What this account may do in the share: `readOnly` or `readWrite`.
+    public var permissions: SharePermission?
+    /// The account that owns the shared folder.
+    public var ownerName: String?
 
     public init(folder: String, path: String, name: String, kind: String, size: Int64, modified: Date,
                 downloadingStatus: String, isDownloading: Bool, percentDownloaded: Double, isUploading: Bool,
                 isUploaded: Bool, percentUploaded: Double, downloadingError: String?, uploadingError: String?,
-                hasUnresolvedConflicts: Bool) {
+                hasUnresolvedConflicts: Bool, sharing: SharedFolderFacts? = nil) {
+        self.isShared = sharing != nil
+        self.role = sharing?.role
+        self.permissions = sharing?.permission
+        self.ownerName = sharing?.ownerName
         self.folder = folder
         self.path = path
         self.name = name

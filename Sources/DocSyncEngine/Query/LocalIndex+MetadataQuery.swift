@@ -5,24 +5,33 @@ extension LocalIndex {
     /// The live items (not pending deletion) for which `predicate` holds, in path order
     /// (UTF-8 byte order), at most `limit` of them. The predicate runs in SQLite and selects
     /// exactly the rows for which `predicate.evaluate(item)` is true.
-    public func items(matching predicate: MetadataPredicate, limit: Int? = nil) throws -> [IndexItem] {
-        try read { db in try db.items(matching: predicate, limit: limit) }
+    /// `sharing` is the folder's place in a share: the share's attributes are the same for
+    /// every item.
+    public func items(matching predicate: MetadataPredicate, limit: Int? = nil, sharing: SharedFolderFacts? = nil) throws -> [IndexItem] {
+        try read { db in try db.items(matching: predicate, limit: limit, sharing: sharing) }
     }
 
     /// As `items(matching:limit:)`, reading only the path and the SPEC §6 attributes of each
     /// row (no records or assets to decode): what a query for display needs.
-    public func metadata(matching predicate: MetadataPredicate, limit: Int? = nil) throws -> [MetadataItem] {
-        try read { db in try db.metadata(matching: predicate, limit: limit) }
+    public func metadata(matching predicate: MetadataPredicate, limit: Int? = nil, sharing: SharedFolderFacts? = nil) throws -> [MetadataItem] {
+        try read { db in try db.metadata(matching: predicate, limit: limit, sharing: sharing) }
     }
 }
 
 extension MetadataAttribute {
-    /// The attribute's column in table `item`, quoted: `modified` is `mtime`, the others have
-    /// their own names.
-    var itemColumn: String {
+    /// The attribute's SQL over table `item`: its column, quoted (`modified` is `mtime`, the
+    /// others have their own names), or a constant for what no row holds — NULL for
+    /// Recently Deleted's, the folder's value (from `sharing`) for a share's.
+    func itemColumn(sharing: SharedFolderFacts?) -> String {
         switch self {
         case .modified: "\"mtime\""
         case .deletedAt, .deletedBy: "NULL"  // no live item is deleted
+        case .isShared, .role, .permissions, .ownerName:
+            switch SharedFolderFacts.value(of: self, sharing) {
+            case .bool(let value)?: value ? "1" : "0"
+            case .string(let text)?: "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+            default: "NULL"
+            }
         default: "\"\(rawValue)\""
         }
     }
@@ -33,8 +42,8 @@ extension Database {
     static let indexedExtensions: Set<MetadataAttribute> = [.name]
 
     /// `SELECT <columns> FROM item WHERE <live and predicate> ORDER BY path [LIMIT n]`.
-    static func query(_ columns: String, _ predicate: MetadataPredicate, limit: Int?) -> (String, StatementArguments) {
-        let (condition, arguments) = PredicateSQL.compile(predicate, indexedExtensions: Self.indexedExtensions) { $0.itemColumn }
+    static func query(_ columns: String, _ predicate: MetadataPredicate, limit: Int?, sharing: SharedFolderFacts? = nil) -> (String, StatementArguments) {
+        let (condition, arguments) = PredicateSQL.compile(predicate, indexedExtensions: Self.indexedExtensions) { $0.itemColumn(sharing: sharing) }
         // The covering index item_metadata holds every column a metadata query reads, in path
         // order: SQLite walks it alone, never the wide item rows. Whole rows (`*`) are sorted
         // after the scan instead (`+path`): walking the index would look each row up by key.
@@ -53,16 +62,16 @@ extension Database {
     }
 
     /// See `LocalIndex.items(matching:limit:)`; usable inside `read` or `write`.
-    func items(matching predicate: MetadataPredicate, limit: Int? = nil) throws -> [IndexItem] {
-        let (sql, arguments) = Self.query("*", predicate, limit: limit)
+    func items(matching predicate: MetadataPredicate, limit: Int? = nil, sharing: SharedFolderFacts? = nil) throws -> [IndexItem] {
+        let (sql, arguments) = Self.query("*", predicate, limit: limit, sharing: sharing)
         return try IndexItem.fetchAll(self, sql: sql, arguments: arguments)
     }
 
     /// See `LocalIndex.metadata(matching:limit:)`; usable inside `read` or `write`.
-    func metadata(matching predicate: MetadataPredicate, limit: Int? = nil) throws -> [MetadataItem] {
+    func metadata(matching predicate: MetadataPredicate, limit: Int? = nil, sharing: SharedFolderFacts? = nil) throws -> [MetadataItem] {
         let columns = "recordName, path, kind, size, mtime, downloadingStatus, isDownloading, percentDownloaded, "
             + "isUploading, isUploaded, percentUploaded, downloadingError, uploadingError, hasUnresolvedConflicts"
-        let (sql, arguments) = Self.query(columns, predicate, limit: limit)
+        let (sql, arguments) = Self.query(columns, predicate, limit: limit, sharing: sharing)
         // A cursor reads each row in place (no copies); the statement is cached per SQL text.
         let rows = try Row.fetchCursor(cachedStatement(sql: sql), arguments: arguments)
         var items: [MetadataItem] = []
@@ -78,7 +87,8 @@ extension Database {
             status.uploadingError = row[12]
             status.hasUnresolvedConflicts = row[13]
             items.append(MetadataItem(recordName: row[0], path: RelativePath(row[1] as String), kind: RecordType(rawValue: row[2]) ?? .document,
-                                      size: row[3], modified: Timestamp(nanosecondsSince1970: row[4]), status: status))
+                                      size: row[3], modified: Timestamp(nanosecondsSince1970: row[4]), status: status,
+                                      sharing: sharing))
         }
         return items
     }

@@ -9,9 +9,12 @@ public struct MetadataItem: Hashable, Sendable, MetadataValues {
     public var size: Int64
     public var modified: Timestamp
     public var status: ItemTransferStatus
+    /// The folder's place in a share (`nil`: shared with nobody): the share's attributes.
+    public var sharing: SharedFolderFacts?
 
     public init(recordName: String, path: RelativePath, kind: RecordType, size: Int64, modified: Timestamp,
-                status: ItemTransferStatus) {
+                status: ItemTransferStatus, sharing: SharedFolderFacts? = nil) {
+        self.sharing = sharing
         self.recordName = recordName
         self.path = path
         self.kind = kind
@@ -21,9 +24,9 @@ public struct MetadataItem: Hashable, Sendable, MetadataValues {
     }
 
     /// The attributes of an index row.
-    public init(_ item: IndexItem) {
+    public init(_ item: IndexItem, sharing: SharedFolderFacts? = nil) {
         self.init(recordName: item.recordName, path: item.path, kind: item.kind, size: item.size, modified: item.modified,
-                  status: item.status)
+                  status: item.status, sharing: sharing)
     }
 
     public func value(of attribute: MetadataAttribute) -> MetadataValue {
@@ -43,6 +46,7 @@ public struct MetadataItem: Hashable, Sendable, MetadataValues {
         case .uploadingError: status.uploadingError.map(MetadataValue.string) ?? .null
         case .hasUnresolvedConflicts: .bool(status.hasUnresolvedConflicts)
         case .deletedAt, .deletedBy: .null  // a live item
+        case .isShared, .role, .permissions, .ownerName: SharedFolderFacts.value(of: attribute, sharing) ?? .null
         }
     }
 
