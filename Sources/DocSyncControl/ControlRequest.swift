@@ -60,6 +60,11 @@ public enum ControlRequest: Codable, Sendable, Hashable {
     /// attached to, on every device of the account; this device detaches it, its files kept
     /// (`.shares`, holding the entry after).
     case leaveShare(folder: String)
+    /// Accepts `share` for the account (when still an invitation) and attaches it on this
+    /// device at the absolute path `folder`, which must be absent or empty (SPEC §11); kept
+    /// across restarts. Answered with `shares` (the account's entry), `notFound` when no
+    /// such share is offered, `badFolder` for a path that cannot take it.
+    case acceptShare(share: ShareName, folder: String)
 }
 
 /// What a person chooses for what a folder holds back (`docs-status deletions`).
@@ -127,6 +132,9 @@ extension ControlResponse {
         public static let held = "held"
         /// The call needs what this daemon's backend does not offer (sharing on a `file://` backend).
         public static let unsupported = "unsupported"
+        /// The folder given cannot take what was asked (`accept` into a folder that is not
+        /// empty, or inside or around a synced folder): nothing was done; choose another.
+        public static let badFolder = "badFolder"
     }
 }
 

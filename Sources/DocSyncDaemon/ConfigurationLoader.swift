@@ -284,7 +284,7 @@ public struct ConfigurationLoader: Sendable {
 
     /// How `path` and `other` overlap ("is", "is inside", "contains"), or `nil`. Paths are
     /// bytes (SPEC §4a): two folders whose names differ only in normalization are two.
-    private static func overlap(_ path: String, _ other: String) -> String? {
+    static func overlap(_ path: String, _ other: String) -> String? {
         if path.bytesEqual(other) { return "is also" }
         if path.hasBytePrefix(other == "/" ? "/" : other + "/") { return "is inside" }
         if other.hasBytePrefix(path == "/" ? "/" : path + "/") { return "contains" }

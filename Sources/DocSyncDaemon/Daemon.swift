@@ -17,7 +17,9 @@ public enum Daemon {
         try FileManager.default.createDirectory(at: configuration.stateDirectory, withIntermediateDirectories: true)
         var folders: [FolderService] = []
         var shareClients: [HTTPBackend] = []
-        for folder in configuration.folders {
+        // The shares docs-status accept attached before, besides the configured folders.
+        let attached = try AttachedShares.load(from: configuration.stateDirectory).folders(besides: configuration.folders)
+        for folder in configuration.folders + attached {
             var folderBackend = backend
             if let share = folder.share {
                 let client = try await attach(share, at: folder, through: backend, configuration: configuration, logger: logger)
@@ -26,19 +28,20 @@ public enum Daemon {
             }
             folders.append(try FolderService(folder: folder, daemon: configuration, backend: folderBackend, logger: logger))
         }
-        let handler = DaemonControlHandler(configuration: configuration, folders: folders, backend: backend)
+        let folderSet = FolderSet(folders)
+        let handler = DaemonControlHandler(configuration: configuration, folderSet: folderSet, backend: backend, logger: logger)
         // Bound before anything starts: a second daemon on the same socket stops here.
         let server = try ControlServer(socketPath: configuration.socketPath.path, handler: handler, logger: logger)
         let group = ServiceGroup(
-            services: folders.map { $0 as any Service } + [ControlServerService(server: server)],
+            services: [folderSet, ControlServerService(server: server)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
         logger.info("docsyncd started", metadata: [
             "device": "\(configuration.device)", "backend": "\(configuration.backend.url.absoluteString)",
-            "folders": "\(configuration.folders.map(\.path.path))", "socket": "\(configuration.socketPath.path)",
+            "folders": "\(folders.map(\.root.path))", "socket": "\(configuration.socketPath.path)",
         ])
         try await group.run()
-        for client in shareClients { await client.shutdown() }
+        for client in shareClients + folderSet.clients { await client.shutdown() }
         if let client = backend as? HTTPBackend { await client.shutdown() }
         logger.info("docsyncd stopped")
     }

@@ -28,6 +28,69 @@ extension DaemonControlHandler {
         return try await folder.engine.leaveShare()
     }
 
+    /// Accepts `share` (when still an invitation) and attaches it at the absolute `path`
+    /// (SPEC §11): a path that is not absent or empty, or that lies inside or around a synced
+    /// folder, is refused (`badFolder`) before anything is asked or made. The attachment is
+    /// kept (`AttachedShares`) and the folder starts syncing at once. Returns the account's
+    /// entry in the share.
+    func accept(_ share: ShareName, at path: String) async throws -> ShareEntry {
+        let root = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+        if let attached = folders.first(where: { $0.engine.configuration.share == share }) {
+            throw HandlerFailure(ControlResponse.FailureCode.badFolder, "the share \(share) is attached on this device already, at \(attached.root.path)")
+        }
+        for folder in folders {
+            if let how = ConfigurationLoader.overlap(root.path, folder.root.path) {
+                throw HandlerFailure(ControlResponse.FailureCode.badFolder,
+                                     "\(root.path) \(how) the synced folder \(folder.root.path); a share attaches to a folder of its own")
+            }
+        }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        if !entries.allSatisfy({ $0 == IgnoreRules.rootMarkerName }) || (FileManager.default.fileExists(atPath: root.path) && !isDirectory(root)) {
+            throw HandlerFailure(ControlResponse.FailureCode.badFolder,
+                                 "\(root.path) is not empty: a share attaches to an absent or empty folder, since merging a private folder in would upload its files into \(share.owner)'s; choose another path")
+        }
+        let client = try sharingClient()
+        guard var entry = try await client.shareEntry(share) else {
+            throw HandlerFailure(ControlResponse.FailureCode.notFound, "no share \(share) is offered to this account; docs-status shares lists those that are")
+        }
+        switch entry.status {
+        case .invited: entry = try await client.answerShare(share, .accept)
+        case .accepted: break
+        default:
+            throw HandlerFailure("shareEnded", "the share \(share) is \(entry.status.rawValue) for this account; \(share.owner) must invite it again")
+        }
+        let folder = FolderConfiguration.attaching(share, at: root)
+        // A state left by an earlier attachment (left, removed) is kept aside, not reused.
+        let state = FolderService.stateDirectory(of: folder, in: configuration)
+        if FileManager.default.fileExists(atPath: state.path) {
+            let aside = state.deletingLastPathComponent().appendingPathComponent("\(state.lastPathComponent).detached-\(Int(Date().timeIntervalSince1970))")
+            try FileManager.default.moveItem(at: state, to: aside)
+        }
+        let participant = try client.reaching(owner: share.owner)
+        let service: FolderService
+        do {
+            service = try FolderService(folder: folder, daemon: configuration, backend: participant, logger: logger)
+        } catch let error as DaemonError {
+            await participant.shutdown()
+            throw HandlerFailure(ControlResponse.FailureCode.badFolder, error.description)
+        }
+        var attached = try AttachedShares.load(from: configuration.stateDirectory)
+        attached.entries.removeAll { $0.share == share }
+        attached.entries.append(.init(share: share, path: root.path))
+        try attached.save(in: configuration.stateDirectory)
+        guard folderSet.add(service, client: participant) else {
+            await participant.shutdown()
+            throw HandlerFailure("stopping", "docsyncd is stopping; the share is attached when it starts again")
+        }
+        logger.notice("attached the share", metadata: ["share": "\(share)", "path": "\(root.path)"])
+        return entry
+    }
+
+    private func isDirectory(_ url: URL) -> Bool {
+        var directory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &directory) && directory.boolValue
+    }
+
     /// The account's docsync-server client; `unsupported` for a `file://` backend, which
     /// keeps one person's folders and has no one to share with.
     func sharingClient() throws(HandlerFailure) -> HTTPBackend {

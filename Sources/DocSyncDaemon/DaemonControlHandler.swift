@@ -3,13 +3,19 @@ import DocSyncCore
 import DocSyncEngine
 import DocSyncStorage
 import Foundation
+import Logging
 
 /// Answers `docs-status` calls from the folders' live state and index.
 struct DaemonControlHandler: ControlHandler {
     let configuration: DaemonConfiguration
-    let folders: [FolderService]
+    /// The folders synced, those attached while running too.
+    let folderSet: FolderSet
     /// The account's backend: what sharing calls go to.
     let backend: any StorageBackend
+    let logger: Logger
+
+    /// Every folder now.
+    var folders: [FolderService] { folderSet.all }
 
     func handle(_ request: ControlRequest) async -> ControlResponse {
         await handle(request, emit: { _ in })
@@ -96,6 +102,8 @@ struct DaemonControlHandler: ControlHandler {
                 return .shares(entries: [try await sharingClient().answerShare(share, .decline)])
             case .leaveShare(let folder):
                 return .shares(entries: [try await leave(folder)])
+            case .acceptShare(let share, let folder):
+                return .shares(entries: [try await accept(share, at: folder)])
             }
         } catch let failure as HandlerFailure {
             return .failure(code: failure.code, message: failure.message)

@@ -46,7 +46,7 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     /// Reports a `.failure` response (stderr, and a JSON `error` object on stdout with
-    /// `--json`) and exits: 2 for a bad predicate, 4 for `notFound`, 5 for `held`, 1 otherwise.
+    /// `--json`) and exits: 2 for a bad predicate or folder, 4 for `notFound`, 5 for `held`, 1 otherwise.
     func fail(code: String, message: String, jsonLines: Bool = false) throws -> Never {
         if json {
             let report = ErrorReport(error: .init(code: code, message: message))
@@ -54,7 +54,7 @@ struct ConnectionOptions: ParsableArguments {
         }
         Output.error(message)
         switch code {
-        case ControlResponse.FailureCode.badPredicate: throw DocsStatusExit.usage
+        case ControlResponse.FailureCode.badPredicate, ControlResponse.FailureCode.badFolder: throw DocsStatusExit.usage
         case ControlResponse.FailureCode.notFound: throw DocsStatusExit.notFound
         case ControlResponse.FailureCode.held: throw DocsStatusExit.held
         default: throw DocsStatusExit.failure

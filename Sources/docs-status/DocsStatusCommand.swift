@@ -32,7 +32,7 @@ struct DocsStatusCommand: AsyncParsableCommand {
             ConflictsCommand.self, ErrorsCommand.self, DownloadCommand.self, EvictCommand.self,
             SyncCommand.self, VersionsCommand.self, RestoreCommand.self, DeletionsCommand.self,
             DeletedCommand.self, RecoverCommand.self, ResolveCommand.self, ShareCommand.self, SharesCommand.self,
-            DeclineCommand.self, LeaveCommand.self,
+            DeclineCommand.self, AcceptCommand.self, LeaveCommand.self,
         ],
         defaultSubcommand: OverviewCommand.self
     )

@@ -99,3 +99,42 @@ struct LeaveCommand: AsyncParsableCommand {
         Output.lines(entries.map { "\($0.share): \($0.status.rawValue); the files stay on this device, no longer synced" })
     }
 }
+
+/// `docs-status accept SHARE --folder PATH`: accepts a share and attaches it here (SPEC §11).
+struct AcceptCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "accept",
+        abstract: "Accept a shared folder (OWNER/FOLDER-ID, as docs-status shares lists it) and sync it into PATH on this device.",
+        discussion: """
+            Acceptance is the account's: each of its devices attaches the share with its own \
+            accept (or share = "OWNER/ID" in a [[folders]] table). PATH must be absent or \
+            empty, and not inside or around a synced folder (exit 2 otherwise: merging a \
+            private folder in would upload its files into the owner's). The folder starts \
+            syncing at once and stays attached when docsyncd starts again.
+
+            \(DocsStatusExit.help)
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The share, as docs-status shares lists it.", valueName: "owner/folder-id"))
+    var share: String
+
+    @Option(help: ArgumentHelp("Where the shared folder goes on this device: absent or empty.", valueName: "path"))
+    var folder: String
+
+    @OptionGroup var options: ConnectionOptions
+
+    func validate() throws {
+        do { _ = try ShareName(parsing: share) } catch { throw ValidationError(error.message) }
+    }
+
+    func run() async throws {
+        let path = PathArguments.absolute(folder)
+        let entries = try await options.answer(.acceptShare(share: try ShareName(parsing: share), folder: path), \.shareEntries)
+        if options.json {
+            Output.json(["shares": entries])
+            return
+        }
+        Output.lines(entries.map { "\($0.share): \($0.status.rawValue), \($0.permission.argument); attached at \(path)" })
+    }
+}

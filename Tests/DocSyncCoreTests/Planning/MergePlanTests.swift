@@ -184,6 +184,22 @@ import Testing
         if case .noteConflict = action { true } else { false }
     }
 
+    /// In a shared folder the copy names the account and the device (SPEC §11): the label,
+    /// for the copy kept beside and for an item moved aside; `lastModifiedBy` stays the device.
+    @Test func aSharedFoldersCopiesNameTheAccountAndTheDevice() {
+        let a = F.doc("A", "a.txt", "one", at: 5)
+        let mine = Self.edited(F.doc("A", "a.txt", "two", at: 10), ancestor: a)
+        let theirs = F.changed(F.doc("A", "a.txt", "three", at: 7))
+        let settings = PlannerSettings(device: F.here, copyLabel: "bob \(F.here)", conflictPolicy: .keepBoth)
+        let plan = RemoteChangePlanner.plan(F.scope(.saved(theirs), item: mine), settings: settings)
+        let copies = plan.compactMap { action -> RelativePath? in
+            if case .keepConflictCopy(_, let path, _) = action { path } else { nil }
+        }
+        #expect(copies.count == 1 && copies[0].string.hasPrefix("a (conflict bob \(F.here) "), "\(plan)")
+        #expect(!plan.contains { if case .rebase(_, let merged, _) = $0 { merged.lastModifiedBy != F.here } else { false } })
+        #expect(PlannerSettings(device: F.here).copyLabel == F.here, "elsewhere, the device alone")
+    }
+
     /// Every content conflict ends its plan with one note for the conflict log: kept both, or
     /// which side the policy kept; a merge without a clash notes nothing.
     @Test func notes() {
