@@ -19,14 +19,15 @@ struct DaemonDemo {
         private var process: Process?
         private var exit: ProcessExit?
 
-        init(_ name: String, base: URL, backend: URL, tokenFile: URL) throws {
+        /// `extra` adds daemon flags (`--share OWNER/ID` attaches the folder to a share).
+        init(_ name: String, base: URL, backend: URL, tokenFile: URL, extra: [String] = []) throws {
             self.name = name
             folder = base.appendingPathComponent(name).appendingPathComponent("Documents")
             socket = "/tmp/docsync-demo-\(name)-\(UUID().uuidString.prefix(6)).sock"
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             arguments = ["--folder", folder.path, "--backend", backend.absoluteString, "--device", name,
                          "--token-file", tokenFile.path,
-                         "--state-dir", base.appendingPathComponent("\(name)-state").path, "--socket", socket, "--log-level", "error"]
+                         "--state-dir", base.appendingPathComponent("\(name)-state").path, "--socket", socket, "--log-level", "error"] + extra
         }
 
         func start() throws {
@@ -181,7 +182,11 @@ struct DaemonDemo {
         let back = await until { fm.contents(atPath: laptop.file("todo.txt").path) == Data("call Ana\n".utf8) }
         step.say("todo.txt is on the laptop again after \(back)")
 
-        step.title("15. Everything this demo started stops")
-        step.say("laptop exits with \(laptop.stop()), desktop with \(desktop.stop()), docsync-server with \(server.stop()) (SIGTERM)")
+        let ana = try await shareWithAnotherAccount(from: laptop, server: server, url: url)
+        defer { _ = ana.stop() }
+
+        step.title("16. Everything this demo started stops")
+        step.say("laptop exits with \(laptop.stop()), desktop with \(desktop.stop()), ana's laptop with \(ana.stop()), "
+                 + "docsync-server with \(server.stop()) (SIGTERM)")
     }
 }

@@ -55,6 +55,26 @@ final class DemoServer {
         }
     }
 
+    /// `docsync-server user add NAME` while the server runs: another account, its token in
+    /// a file of its own.
+    func addUser(_ name: String) throws -> URL {
+        let add = Process()
+        add.executableURL = DaemonDemo.sibling("docsync-server")
+        add.arguments = ["user", "add", name, "--data", data.path]
+        let tokenPipe = Pipe()
+        add.standardOutput = tokenPipe
+        let added = ProcessExit(of: add)
+        try add.run()
+        let token = tokenPipe.fileHandleForReading.readDataToEndOfFile()
+        added.wait()
+        guard add.terminationStatus == 0 else { throw DemoError("docsync-server user add \(name) failed with \(add.terminationStatus)") }
+        let file = data.deletingLastPathComponent().appendingPathComponent("\(name).token")
+        guard FileManager.default.createFile(atPath: file.path, contents: token, attributes: [.posixPermissions: 0o600]) else {
+            throw DemoError("cannot write the token to \(file.path)")
+        }
+        return file
+    }
+
     /// SIGTERM; returns the exit status.
     @discardableResult
     func stop() -> Int32 {
