@@ -27,7 +27,14 @@ export PATH="$HOME/.local/bin:$PATH"
 [ -x "$server" ] || { echo "api-check: no $server; run swift build first" >&2; exit 2; }
 if ! st --version 2>/dev/null | grep -q ' 4\.'; then
   echo "api-check: installing schemathesis 4 (pip install --user)"
-  python3 -m pip install --user --quiet --disable-pip-version-check --no-input 'schemathesis>=4.32,<5'
+  if ! python3 -m pip --version > /dev/null 2>&1; then
+    sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+    $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-pip
+  fi
+  pip=(python3 -m pip install --user --quiet --disable-pip-version-check --no-input 'schemathesis>=4.32,<5')
+  # A Python that its distribution manages (PEP 668) takes --user installs only when told so.
+  "${pip[@]}" 2> /dev/null || "${pip[@]}" --break-system-packages
+  st --version | grep -q ' 4\.' || { echo "api-check: schemathesis 4 is not on PATH after installing it" >&2; exit 2; }
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/docsync-api-check.XXXXXX")
@@ -73,6 +80,7 @@ EOF
 seed_option=()
 [ "$seed" = random ] || seed_option=(--seed "$seed")
 mkdir -p "$out"
+rm -f "$out"/junit-*.xml
 echo "api-check: schemathesis against docsync-server at $url (as bob; examples $examples, seed $seed)"
 # As bob: his own zones, and alice's through /v1/shared/alice (schemathesis.toml names alice
 # for {owner} now and then, and Shared for {zone}).
