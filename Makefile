@@ -55,7 +55,7 @@ STOP_SERVICES  = bash $(SERVICES)/stop.sh; rm -f $(SERVICES_OUT)/*.env $(SERVICE
 SERVICES_TRAP  = trap '$(STOP_SERVICES)' EXIT; trap 'wait; exit 129' HUP; \
 	trap 'wait; exit 130' INT; trap 'wait; exit 143' TERM
 
-.PHONY: all deps build release test soak demo cluster-demo bench bench-cluster bench-load bench-scale bench-merge install clean services-up services-down
+.PHONY: all deps build release test api-check soak demo cluster-demo bench bench-cluster bench-load bench-scale bench-merge install clean services-up services-down
 
 all: build
 
@@ -79,7 +79,8 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-## test: the whole test suite (unit, conformance, multi-process), then the tests against
+## test: the whole test suite (unit, conformance, multi-process), then the API check
+## (api-check below, on the docsync-server just built), then the tests against
 ## PostgreSQL and S3 (which it starts and stops: see services-up above), then the
 ## multi-device simulation on its own (its seeds keep both cores busy, which would starve the timed tests beside
 ## them). DOCSYNC_SEED=N make test replays one seed of the simulation.
@@ -90,6 +91,7 @@ SERVICE_TESTS  = DocSyncScaleOutTests|DocSyncS3Tests|DocSyncSystemTests.ClusterS
 TEST_SUITE     = $(TEST_ENV) $(SWIFT) test --skip-build --skip DocSyncSimulationTests --skip '$(SERVICE_TESTS)' $(TEST_FLAGS)
 TEST_SERVICES  = $(TEST_ENV) $(SWIFT) test --skip-build --filter '$(SERVICE_TESTS)' $(TEST_FLAGS)
 TEST_SIMULATION = $(TEST_ENV) $(SWIFT) test --skip-build --filter DocSyncSimulationTests $(TEST_FLAGS)
+API_CHECK      = bash Tests/APIConformance/run.sh
 # HAProxy, openssl and curl: the test of two instances behind the balancer runs the shipped
 # configuration (config/cluster/haproxy.cfg.template) with TLS.
 TEST_PACKAGES := haproxy openssl curl
@@ -100,8 +102,17 @@ test: deps
 	echo "starting PostgreSQL and S3 ($(SERVICES)/start-*.sh; stopped again at the end)"; \
 	$(START_SERVICES) && $(LOAD_SERVICES) && \
 	echo "$(TEST_SUITE)" && $(TEST_SUITE) && \
+	echo "$(API_CHECK)" && $(API_CHECK) && \
 	echo "$(TEST_SERVICES)" && $(TEST_SERVICES) && \
 	echo "$(TEST_SIMULATION)" && $(TEST_SIMULATION)
+
+## api-check: Schemathesis over Sources/DocSyncServer/openapi.yaml against a real
+## docsync-server: every phase (examples, coverage, fuzzing, stateful), every check, 0
+## failures (Tests/APIConformance/run.sh; installs schemathesis with pip --user when missing;
+## report in .build/api-check/). API_CHECK_EXAMPLES=N, API_CHECK_SEED=N|random vary it.
+api-check: deps
+	$(SWIFT) build --product docsync-server
+	$(API_CHECK)
 
 services-up:
 	@$(START_SERVICES) || { $(STOP_SERVICES); exit 1; }

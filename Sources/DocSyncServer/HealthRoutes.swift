@@ -12,7 +12,7 @@ struct HealthRoutes: Sendable {
     let metrics: ServerMetrics
     let drain: DrainState
 
-    func register(on router: Router<ServerRequestContext>) {
+    func register(on router: some RouterMethods<ServerRequestContext>) {
         router.get("healthz") { _, _ in
             Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "ok\n")))
         }

@@ -1,5 +1,6 @@
 import DocSyncCore
 import DocSyncHTTP
+import DocSyncStorage
 import Foundation
 import Hummingbird
 import NIOCore
@@ -18,12 +19,16 @@ enum RequestInput {
     }
 
     /// The account named by the `{owner}` path segment (percent-decoded), or `nil` on a
-    /// route without one. A name no account has is not refused here: it is answered as a
-    /// share that does not exist, so a caller learns nothing of which accounts exist.
+    /// route without one. A name that cannot be an account's (`AccountRules`) is
+    /// `invalidArguments`; a valid name no account has is not refused here: it is answered
+    /// as a share that does not exist, so a caller learns nothing of which accounts exist.
     static func owner(_ context: ServerRequestContext) throws(SyncError) -> String? {
         guard let raw = context.parameters.get(ZoneGate.ownerParameter) else { return nil }
         guard let name = raw.removingPercentEncoding else {
             throw SyncError(.invalidArguments, "the owner segment \(raw.prefix(80).debugDescription) is not valid percent-encoding")
+        }
+        if let problem = AccountRules.problem(withUserName: name) {
+            throw SyncError(.invalidArguments, "the owner \(name.prefix(80).debugDescription) \(problem), so it names no account")
         }
         return name
     }

@@ -42,15 +42,21 @@ public struct SyncServer: Sendable {
     }
 
     /// The router of every route under `/v1`, behind authentication; every error, an
-    /// unknown route's too, is answered with a `SyncError` body.
+    /// unknown route's too, is answered with a `SyncError` body. A method a route does not
+    /// have is answered 405 with `Allow` (`MethodNotAllowedMiddleware`), a path no route
+    /// has 404.
     public func router() -> Router<ServerRequestContext> {
         let router = Router(context: ServerRequestContext.self)
+        let routes = RouteTable()
         router.add(middleware: LogRequestsMiddleware(.debug))
         router.add(middleware: MetricsMiddleware())
         router.add(middleware: TrafficMiddleware())
         router.add(middleware: ErrorMiddleware())
-        HealthRoutes(store: store, metrics: metrics, drain: drain).register(on: router)
-        let api = router.group("v1")
+        router.add(middleware: MethodNotAllowedMiddleware(routes: routes))
+        // Every route is registered through `recorded`, which lists it in `routes`.
+        let recorded = RouteRecordingRouter(router: router, table: routes)
+        HealthRoutes(store: store, metrics: metrics, drain: drain).register(on: recorded)
+        let api = recorded.group("v1")
             .add(middleware: AuthenticationMiddleware(store: store, rateLimiter: rateLimiter, trustedProxies: configuration.trustedProxies))
         let quotas = AccountQuotas(store: store)
         let records = RecordRoutes(store: store, quotas: quotas)

@@ -32,11 +32,57 @@ import Testing
     @Test(arguments: StoreKind.allCases) func unknownRoutesAnswerWithAnErrorBody(_ kind: StoreKind) async throws {
         try await RouteServer.with(kind) { server in
             let token = try await server.addUser("alice")
-            for (method, path) in [("GET", "/v1/nope"), ("GET", "/"), ("POST", WireRoute.zones)] {
+            for (method, path) in [("GET", "/v1/nope"), ("GET", "/"), ("PUT", WireRoute.zones + "/a/b/c")] {
                 let answer = try await RawHTTP.send(.init(rawValue: method), server.url, path, token: token)
-                #expect(answer.status == 404 || answer.status == 405, "\(method) \(path)")
+                #expect(answer.status == 404, "\(method) \(path)")
                 #expect(answer.error?.code == .invalidArguments, "\(method) \(path)")
             }
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func aMethodARouteDoesNotHaveIs405WithAllow(_ kind: StoreKind) async throws {
+        try await RouteServer.with(kind) { server in
+            let token = try await server.addUser("alice")
+            let digest = SHA256Digest(hashing: Data("x".utf8))
+            let cases: [(method: String, path: String, allow: String)] = [
+                ("PATCH", WireRoute.zone(zone), "DELETE, PUT"),
+                ("TRACE", WireRoute.usage, "GET"),
+                ("POST", WireRoute.zones, "GET"),
+                ("HEAD", WireRoute.notifications, "GET"),
+                // A literal segment wins over a parameter, as in the router: not `chunks/{digest}`.
+                ("GET", WireRoute.missingChunks, "POST"),
+                ("DELETE", WireRoute.chunk(digest), "GET, PUT"),
+                ("DELETE", WireRoute.shared(by: "bob", WireRoute.zones), "GET"),
+                ("GET", WireRoute.answer(ShareName(owner: "bob", zone: zone), .accept), "POST"),
+                ("POST", "/healthz", "GET"),
+            ]
+            for (method, path, allow) in cases {
+                for presented: String? in [token, nil] {
+                    let answer = try await RawHTTP.send(.init(rawValue: method), server.url, path, token: presented)
+                    #expect(answer.status == 405, "\(method) \(path)")
+                    #expect(answer.headers.first(name: "Allow") == allow, "\(method) \(path)")
+                    if method != "HEAD" { #expect(answer.error?.code == .invalidArguments, "\(method) \(path)") }
+                }
+            }
+            // The routes themselves still answer their own methods.
+            #expect(try await RawHTTP.send(.GET, server.url, WireRoute.chunk(digest), token: token).error?.code == .chunkNotFound)
+            #expect(try await RawHTTP.send(.POST, server.url, WireRoute.missingChunks, token: token,
+                                           body: try RawHTTP.json(WireBody.Digests(digests: [digest]))).status == 200)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases) func anOwnerThatCannotBeAnAccountIsInvalid(_ kind: StoreKind) async throws {
+        try await RouteServer.with(kind) { server in
+            let token = try await server.addUser("alice")
+            for owner in ["Bob", "bob smith", String(repeating: "b", count: 65), ".bob"] {
+                let answer = try await RawHTTP.send(.GET, server.url, WireRoute.shared(by: owner, WireRoute.zones), token: token)
+                #expect(answer.status == 400, "\(owner)")
+                #expect(answer.error?.code == .invalidArguments, "\(owner)")
+            }
+            // A name no account has is a share that does not exist, as before: nothing is said of accounts.
+            let nobody = try await RawHTTP.send(.GET, server.url, WireRoute.shared(by: "nobody", WireRoute.changes(zone)), token: token)
+            #expect(nobody.status == 404)
+            #expect(nobody.error?.code == .zoneNotFound)
         }
     }
 
