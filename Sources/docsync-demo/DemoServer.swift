@@ -12,25 +12,13 @@ final class DemoServer {
 
     init(base: URL) throws {
         data = base.appendingPathComponent("server-data")
-        tokenFile = base.appendingPathComponent("token")
+        tokenFile = base.appendingPathComponent("demo.token")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
     }
 
     /// `docsync-server user add demo`, then `docsync-server serve` until it prints where it listens.
     func start() throws -> URL {
-        let add = Process()
-        add.executableURL = DaemonDemo.sibling("docsync-server")
-        add.arguments = ["user", "add", "demo", "--data", data.path]
-        let tokenPipe = Pipe()
-        add.standardOutput = tokenPipe
-        let added = ProcessExit(of: add)
-        try add.run()
-        let token = tokenPipe.fileHandleForReading.readDataToEndOfFile()
-        added.wait()
-        guard add.terminationStatus == 0 else { throw DemoError("docsync-server user add failed with \(add.terminationStatus)") }
-        guard FileManager.default.createFile(atPath: tokenFile.path, contents: token, attributes: [.posixPermissions: 0o600]) else {
-            throw DemoError("cannot write the token to \(tokenFile.path)")
-        }
+        _ = try addUser("demo")
 
         let serve = Process()
         serve.executableURL = DaemonDemo.sibling("docsync-server")
@@ -55,8 +43,8 @@ final class DemoServer {
         }
     }
 
-    /// `docsync-server user add NAME` while the server runs: another account, its token in
-    /// a file of its own.
+    /// `docsync-server user add NAME` (before the server starts, or while it runs): an
+    /// account, its token in a file of its own, `NAME.token` beside the data directory.
     func addUser(_ name: String) throws -> URL {
         let add = Process()
         add.executableURL = DaemonDemo.sibling("docsync-server")
