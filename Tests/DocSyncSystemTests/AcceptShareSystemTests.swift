@@ -38,13 +38,13 @@ import Testing
         let target = accounts.base.url.appendingPathComponent("bob-shared/Alice's Docs")
         let accepted = try await bob.docsStatus(["accept", "alice/Docs", "--folder", target.path])
         #expect(accepted.status == 0 && accepted.output.contains("alice/Docs: accepted"), "\(accepted)")
-        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
+        #expect(await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
             text(target.appendingPathComponent("plan.txt")) == "alice's plan\n"
         }, "the share syncs at once: \(bob.logText())")
         let again = try await bob.docsStatus(["accept", "alice/Docs", "--folder", target.path + "-2"])
         #expect(again.status == 2 && again.errors.contains("attached on this device already"), "\(again)")
         try "bob's reply\n".write(to: target.appendingPathComponent("reply.txt"), atomically: false, encoding: .utf8)
-        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
+        #expect(await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
             text(alice.file("reply.txt")) == "bob's reply\n"
         }, "bob's file reaches alice")
 
@@ -55,10 +55,18 @@ import Testing
         let status = try await bob.docsStatusJSON(DaemonStatus.self, [])
         #expect(status.folders.map(\.path).contains(target.path), "\(status.folders.map(\.path))")
         try "alice's second plan\n".write(to: alice.file("plan2.txt"), atomically: false, encoding: .utf8)
-        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
+        #expect(await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
             text(target.appendingPathComponent("plan2.txt")) == "alice's second plan\n"
         }, "still synced after the restart: \(bob.logText())")
         #expect(!FileManager.default.fileExists(atPath: alice.file("diary.txt").path), "bob's private folder never reached alice")
+
+        // alice removes bob: the push tells bob's device, which detaches the folder, its files kept.
+        #expect(try await alice.docsStatus(["share", "Docs", "--remove", "bob"]).status == 0)
+        #expect(try await eventually(timeout: .seconds(30), pollEvery: .milliseconds(100)) {
+            try await bob.docsStatusJSON(DaemonStatus.self, []).folders.first { $0.path == target.path }?.state == .detached
+        }, "the removal reaches bob's device by push: \(bob.logText())")
+        #expect(text(target.appendingPathComponent("plan2.txt")) == "alice's second plan\n", "detached, the files stay")
+        #expect(try await bob.docsStatus(["wait", "--timeout", "10"]).status == 0)
 
         _ = await alice.stop()
         _ = await bob.stop()

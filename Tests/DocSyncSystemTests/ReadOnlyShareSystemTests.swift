@@ -27,7 +27,7 @@ import Testing
         #expect(try await alice.docsStatus(["share", "Docs", "--with", "bob", "--read-only"]).status == 0)
         let bob = try accounts.daemon("bob", ["--share", "alice/Docs"])
         try bob.start()
-        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
+        #expect(await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
             text(bob.file("notes/n2.txt")) == "note 2\n"
         }, "the share reaches bob: \(bob.logText())")
         #expect(try await bob.waitSettled())
@@ -37,7 +37,7 @@ import Testing
         try "bob's edit\n".write(to: bob.file("report.txt"), atomically: false, encoding: .utf8)
         try "bob's own\n".write(to: bob.file("new.txt"), atomically: false, encoding: .utf8)
         try FileManager.default.removeItem(at: bob.file("notes"))
-        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
+        #expect(await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
             text(bob.file("report.txt")) == "alice's report\n" && text(bob.file("notes/n1.txt")) == "note 1\n"
         }, "the shared versions come back: \(bob.logText())")
         let copies = names(in: bob.folder).filter { $0.hasPrefix("report (conflict bob bob ") }
@@ -69,7 +69,7 @@ import Testing
         // alice makes the share read-write: by push, bob's device sends what it kept (the
         // conflict copy as a copy).
         #expect(try await alice.docsStatus(["share", "Docs", "--permission", "bob", "read-write"]).status == 0)
-        #expect(try await eventually(timeout: .seconds(30), pollEvery: .milliseconds(100)) {
+        #expect(await eventually(timeout: .seconds(30), pollEvery: .milliseconds(100)) {
             text(alice.file("new.txt")) == "bob's own\n" && copies.allSatisfy { text(alice.file($0)) == "bob's edit\n" }
         }, "what bob kept reaches alice once the share is read-write: \(bob.logText())")
         #expect(text(alice.file("report.txt")) == "alice's report\n")
@@ -80,7 +80,7 @@ import Testing
         #expect(try await alice.docsStatus(["share", "Docs", "--permission", "bob", "read-only"]).status == 0)
         try "bob's offline edit\n".write(to: bob.file("notes/n0.txt"), atomically: false, encoding: .utf8)
         try bob.start()
-        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
+        #expect(await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
             text(bob.file("notes/n0.txt")) == "note 0\n"
         }, "the shared version is back: \(bob.logText())")
         let offlineCopies = names(in: bob.folder).filter { $0.hasPrefix("notes/n0 (conflict bob bob ") }

@@ -25,7 +25,7 @@ import Testing
         #expect(try await alice.docsStatus(["share", "Docs", "--with", "bob"]).status == 0)
         let bob = try accounts.daemon("bob", ["--share", "alice/Docs"])
         try bob.start()
-        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
+        #expect(await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
             text(bob.file("f2.txt")) == "alice's 2\n"
         }, "\(bob.logText())")
         #expect(try await bob.waitSettled())

@@ -26,7 +26,7 @@ import Testing
         let bob = try DaemonProcess(name: "laptop", base: accounts.base.url.appendingPathComponent("bob"), backend: accounts.server.url,
                                     extraArguments: ["--token-file", accounts.tokenFiles["bob"]!.path, "--share", "alice/Docs"])
         try bob.start()
-        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) { text(bob.file("budget.bin")) == "first\n" })
+        #expect(await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) { text(bob.file("budget.bin")) == "first\n" })
         #expect(try await bob.waitSettled())
 
         // bob edits while his laptop is off; alice edits meanwhile; bob's comes back.
@@ -36,7 +36,7 @@ import Testing
         #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) { try await alice.waitSettled() })
         try bob.start()
         let expectedCopy = { (name: String) in name.hasPrefix("budget (conflict bob laptop ") && name.hasSuffix(").bin") }
-        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
+        #expect(await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
             names(in: alice.folder).contains(where: expectedCopy) && names(in: bob.folder) == names(in: alice.folder)
         }, "both keep both: alice \(names(in: alice.folder)), bob \(names(in: bob.folder)): \(bob.logText())")
         #expect(text(alice.file("budget.bin")) == "alice's numbers\n")
