@@ -10,6 +10,8 @@ struct DaemonControlHandler: ControlHandler {
     let folders: [FolderService]
     /// The account's backend: what sharing calls go to.
     let backend: any StorageBackend
+    /// The key-value stores (SPEC §12).
+    let keyValues: KeyValueService
 
     func handle(_ request: ControlRequest) async -> ControlResponse {
         await handle(request, emit: { _ in })
@@ -96,6 +98,8 @@ struct DaemonControlHandler: ControlHandler {
                 return .shares(entries: [try await sharingClient().answerShare(share, .decline)])
             case .leaveShare(let folder):
                 return .shares(entries: [try await leave(folder)])
+            case .keyValueGet, .keyValueSet, .keyValueRemove, .keyValueList, .keyValueWatch:
+                return try await keyValue(request, emit: emit)
             }
         } catch let failure as HandlerFailure {
             return .failure(code: failure.code, message: failure.message)
