@@ -10,7 +10,8 @@ import Synchronization
 /// made then, and a push naming a store's zone fetches it.
 ///
 /// A store's zone (`~ID`) is never a folder: the folders' engines sync only their own
-/// zones, and nothing here lists zones.
+/// zones, and nothing here lists zones. A daemon whose device never used a store opens no
+/// push stream for stores until a program names one.
 final class KeyValueService: Service, Sendable {
     let directory: URL
     let backend: any StorageBackend
@@ -20,6 +21,8 @@ final class KeyValueService: Service, Sendable {
     let logger: Logger
     private let opened = Mutex<[KeyValueStoreID: KeyValueStore]>([:])
     private let loops = Mutex<[Task<Void, Never>]>([])
+    /// Yields once a store is open: the push stream is opened then.
+    private let firstOpened: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
 
     init(stateDirectory: URL, backend: any StorageBackend, device: String, account: String, logger: Logger) {
         directory = stateDirectory.appendingPathComponent("kv")
@@ -38,6 +41,7 @@ final class KeyValueService: Service, Sendable {
                 let store = try KeyValueStore(id: id, directory: directory, account: account, backend: backend, device: device, logger: logger)
                 opened[id] = store
                 loops.withLock { $0.append(Task { await store.run() }) }
+                firstOpened.continuation.yield()
                 return store
             }
         } catch let error as SyncError {
@@ -57,9 +61,10 @@ final class KeyValueService: Service, Sendable {
         for id in knownStores() {
             do { _ = try store(id) } catch { logger.error("cannot open a key-value store", metadata: ["store": "\(id)", "error": "\(error)"]) }
         }
-        let notifications = backend.changeNotifications()
         await cancelWhenGracefulShutdown {
-            for await notification in notifications {
+            var opened = self.firstOpened.stream.makeAsyncIterator()
+            guard await opened.next() != nil, !Task.isCancelled else { return }
+            for await notification in self.backend.changeNotifications() {
                 for zone in notification.zones {
                     guard let id = KeyValueStoreID(zone: zone), let store = self.opened.withLock({ $0[id] }) else { continue }
                     store.kick()

@@ -39,7 +39,7 @@ actor KeyValueStore {
         let (next, announcements) = try state.applying(.signedIn(account: account))
         if next != state {
             let numbered = try database.save(from: state, to: next, announcing: announcements)
-            if !numbered.isEmpty { logger.notice("another account: the store's values are replaced by its values", metadata: ["keys": "\(numbered.flatMap(\.keys).count)"]) }
+            if !numbered.isEmpty { logger.notice("the daemon runs with another account: the store's values give way to that account's", metadata: ["keys": "\(numbered.flatMap(\.keys).count)"]) }
             state = next
         }
         kicks.yield()
