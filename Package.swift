@@ -165,6 +165,7 @@ let package = Package(
             name: "DocSyncDaemon",
             dependencies: [
                 "DocSyncCore", "DocSyncStorage", "DocSyncEngine", "DocSyncControl", "DocSyncHTTP",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),

@@ -12,9 +12,10 @@ import Foundation
 /// - The client sends one `ControlRequest` frame, e.g. `{"status":{}}` or
 ///   `{"wait":{"timeoutSeconds":30}}`. The server answers with zero or more non-final
 ///   `ControlResponse` frames followed by exactly one final one (`ControlResponse.isFinal`);
-///   today every response is final, so a call is one line out and one line back. Streaming
-///   calls (`query --watch`) will send their updates as non-final frames: a client reads
-///   lines until it receives a final response.
+///   most calls are one line out and one line back. Streaming calls (`query --watch`, a
+///   key-value store's `keyValueWatch`) send their updates as non-final frames
+///   (`{"changes":…}`; `{"keyValueWatching":…}` then `{"keyValueChange":…}` lines): a
+///   client reads lines until it receives a final response, or hangs up to stop.
 /// - After the final response the connection may carry the next request; requests on one
 ///   connection are answered in order, one at a time.
 /// - A line that is not a valid request is answered with `.failure(code: "badRequest", …)`;

@@ -65,6 +65,26 @@ public enum ControlRequest: Codable, Sendable, Hashable {
     /// across restarts. Answered with `shares` (the account's entry), `notFound` when no
     /// such share is offered, `badFolder` for a path that cannot take it.
     case acceptShare(share: ShareName, folder: String)
+
+    // Key-value stores (SPEC §12; README "Key-value stores"): each call names its store
+    // (`{"keyValueGet":{"store":"org.example.editor","key":"theme"}}`); a value is JSON
+    // itself, not a string holding JSON. A store is made on this device when first named.
+
+    /// The value of `key` (`.keyValue`, without `value` when the store holds no such key).
+    case keyValueGet(store: KeyValueStoreID, key: KeyValueKey)
+    /// Writes `value` to `key`: kept on this device at once, sent when the backend can be
+    /// reached (`.keyValue`). Over a limit: `.failure` with code `quotaExceeded`, nothing
+    /// changed; `null`: `invalidArguments`.
+    case keyValueSet(store: KeyValueStoreID, key: KeyValueKey, value: JSONValue)
+    /// Removes `key` (`.keyValue` without `value`); done too when the store has no such key.
+    case keyValueRemove(store: KeyValueStoreID, key: KeyValueKey)
+    /// Every key and value (`.keyValues`).
+    case keyValueList(store: KeyValueStoreID)
+    /// A stream: first a non-final `.keyValueWatching` (the sequence number it starts
+    /// after), then one non-final `.keyValueChange` per change from elsewhere, until the
+    /// client hangs up. With `since`, the kept changes after that number come first (`0`:
+    /// every one kept, the last 1,000 across restarts).
+    case keyValueWatch(store: KeyValueStoreID, since: Int64?)
 }
 
 /// What a person chooses for what a folder holds back (`docs-status deletions`).
@@ -77,9 +97,9 @@ public enum HeldChoice: String, Codable, Sendable, Hashable {
 
 /// The daemon's answer to one `ControlRequest`.
 ///
-/// Every case today is *final* (`isFinal`): it ends the answer to its request. Streaming
-/// calls (a live `query --watch`) will add non-final cases sent before the final one; see
-/// `ControlFraming` for how a connection carries them.
+/// Most cases are *final* (`isFinal`): they end the answer to their request. Streaming
+/// calls (a live `query --watch`, `kv watch`) send non-final cases before the final one;
+/// see `ControlFraming` for how a connection carries them.
 public enum ControlResponse: Codable, Sendable, Hashable {
     case status(DaemonStatus)
     /// The folders settled; the status at that moment.
@@ -103,13 +123,26 @@ public enum ControlResponse: Codable, Sendable, Hashable {
     case share(share: ShareName, participants: [ShareEntry])
     /// This account's entries in shares, sorted by share (`shares`, `declineShare`).
     case shares(entries: [ShareEntry])
+    /// A key's value after the call (`keyValueGet`, `keyValueSet`, `keyValueRemove`);
+    /// `value` absent: the store holds no such key.
+    case keyValue(store: KeyValueStoreID, key: KeyValueKey, value: JSONValue?)
+    /// Every key of a store with its value (`keyValueList`).
+    case keyValues(store: KeyValueStoreID, values: [String: JSONValue])
+    /// A `keyValueWatch` is on, after the change numbered `after` (not final); also its
+    /// final answer, when the daemon stops watching (it is stopping).
+    case keyValueWatching(store: KeyValueStoreID, after: Int64)
+    /// One change from elsewhere (`keyValueWatch`; not final).
+    case keyValueChange(change: KeyValueChange)
 
     /// Whether this response ends the answer to its request. A client reads responses until
-    /// it gets a final one; only a live query's `.changes` are not final.
+    /// it gets a final one; a live query's `.changes` and a `kv watch`'s `.keyValueChange`
+    /// are not final, nor is `.keyValueWatching` while the watch goes on.
     public var isFinal: Bool {
         switch self {
-        case .changes: false
-        case .status, .settled, .failure, .items, .problems, .actions, .versions, .held, .deleted, .conflictLog, .share, .shares: true
+        case .changes, .keyValueChange: false
+        case .keyValueWatching: false
+        case .status, .settled, .failure, .items, .problems, .actions, .versions, .held, .deleted, .conflictLog, .share, .shares,
+             .keyValue, .keyValues: true
         }
     }
 }
@@ -135,6 +168,10 @@ extension ControlResponse {
         /// The folder given cannot take what was asked (`accept` into a folder that is not
         /// empty, or inside or around a synced folder): nothing was done; choose another.
         public static let badFolder = "badFolder"
+        /// A key-value write over a store's limits (SPEC §12), refused at once; nothing changed.
+        public static let quotaExceeded = "quotaExceeded"
+        /// A key-value call with a bad argument (a `null` value).
+        public static let invalidArguments = "invalidArguments"
     }
 }
 

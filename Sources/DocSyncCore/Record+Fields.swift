@@ -13,12 +13,12 @@ extension Record {
     ///   writes a presence byte; the others are always there;
     /// - each field's value type decides how it is written (`RecordFieldValue`).
     public enum Field: Int, CaseIterable, CodingKey, Sendable {
-        case id, type, changeTag, path, size, modified, mode, contentDigest, asset, symlinkTarget, lastModifiedBy
+        case id, type, changeTag, path, size, modified, mode, contentDigest, asset, symlinkTarget, lastModifiedBy, value
 
         /// Whether a record may lack this field.
         public var isOptional: Bool {
             switch self {
-            case .changeTag, .contentDigest, .asset, .symlinkTarget: true
+            case .changeTag, .contentDigest, .asset, .symlinkTarget, .value: true
             case .id, .type, .path, .size, .modified, .mode, .lastModifiedBy: false
             }
         }
@@ -62,6 +62,7 @@ extension Record {
         case .asset: try writer.write(field, asset)
         case .symlinkTarget: try writer.write(field, symlinkTarget)
         case .lastModifiedBy: try writer.write(field, lastModifiedBy)
+        case .value: try writer.write(field, value)
         }
     }
 
@@ -79,6 +80,7 @@ extension Record {
         var asset: AssetReference?
         var symlinkTarget: String?
         var lastModifiedBy: String?
+        var value: String?
 
         init() {}
 
@@ -97,6 +99,7 @@ extension Record {
             case .asset: try visitor.visit(field, &asset)
             case .symlinkTarget: try visitor.visit(field, &symlinkTarget)
             case .lastModifiedBy: try visitor.visit(field, &lastModifiedBy)
+            case .value: try visitor.visit(field, &value)
             }
         }
 
@@ -110,7 +113,7 @@ extension Record {
             guard let mode else { throw MissingField(field: .mode) }
             guard let lastModifiedBy else { throw MissingField(field: .lastModifiedBy) }
             return Record(id: id, type: type, changeTag: changeTag, path: path, size: size, modified: modified, mode: mode,
-                          contentDigest: contentDigest, asset: asset, symlinkTarget: symlinkTarget, lastModifiedBy: lastModifiedBy)
+                          contentDigest: contentDigest, asset: asset, symlinkTarget: symlinkTarget, lastModifiedBy: lastModifiedBy, value: value)
         }
     }
 

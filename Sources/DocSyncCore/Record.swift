@@ -2,7 +2,8 @@
 ///
 /// Identity is `id`; everything else is a field that may change. `changeTag` is `nil` on a
 /// record that has never been saved and is set by the backend on every save. Documents carry
-/// `contentDigest` and `asset`; symlinks carry `symlinkTarget`; folders carry neither.
+/// `contentDigest` and `asset`; symlinks carry `symlinkTarget`; folders carry neither;
+/// Values (a key of a key-value store, `Record+Value`) carry `value`.
 /// `validate()` checks these rules and the 1 MB limit on a record's fields.
 ///
 /// The fields are listed once, in `Record.Field`, which every encoding follows (wire JSON,
@@ -31,11 +32,13 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
     public var symlinkTarget: String?
     /// The device that made the change this version records.
     public var lastModifiedBy: String
+    /// A Value's JSON text (Values only), at most `KeyValueLimits.maximumValueBytes` bytes.
+    public var value: String?
 
     public init(
         id: RecordID, type: RecordType, changeTag: ChangeTag? = nil, path: RelativePath, size: Int64 = 0,
         modified: Timestamp, mode: UInt32, contentDigest: SHA256Digest? = nil, asset: AssetReference? = nil,
-        symlinkTarget: String? = nil, lastModifiedBy: String
+        symlinkTarget: String? = nil, lastModifiedBy: String, value: String? = nil
     ) {
         self.id = id
         self.type = type
@@ -48,6 +51,7 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
         self.asset = asset
         self.symlinkTarget = symlinkTarget
         self.lastModifiedBy = lastModifiedBy
+        self.value = value
     }
 
     /// Bytes of the record's wire JSON.
@@ -66,6 +70,7 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
             && lhs.size == rhs.size && lhs.modified == rhs.modified && lhs.mode == rhs.mode
             && lhs.contentDigest == rhs.contentDigest && lhs.asset == rhs.asset
             && lhs.symlinkTarget.bytesEqual(rhs.symlinkTarget) && lhs.lastModifiedBy.bytesEqual(rhs.lastModifiedBy)
+            && lhs.value.bytesEqual(rhs.value)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -77,7 +82,10 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
     }
 
     /// Throws `.invalidArguments` when the fields contradict the record's type, or
-    /// `.limitExceeded` when the encoded record is larger than `maximumEncodedSize`.
+    /// `.limitExceeded` when the encoded record is larger than `maximumEncodedSize`. A
+    /// Value needs a key as its record name and valid JSON of at most
+    /// `KeyValueLimits.maximumValueBytes` bytes (`quotaExceeded` beyond: a store's limit,
+    /// which bounds its size in place of `maximumEncodedSize`).
     public func validate() throws(SyncError) {
         func fail(_ why: String) -> SyncError { SyncError(.invalidArguments, "record \(id) at \(path): \(why)") }
         guard mode <= 0o7777 else { throw fail("mode \(String(mode, radix: 8)) has bits beyond 07777") }
@@ -96,7 +104,19 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
                 throw fail("a Symlink needs a non-empty target without NUL")
             }
             guard contentDigest == nil, asset == nil else { throw fail("a Symlink has no content asset") }
+        case .value:
+            guard let value else { throw fail("a Value needs its JSON") }
+            guard contentDigest == nil, asset == nil, symlinkTarget == nil else { throw fail("a Value has no content asset or target") }
+            guard KeyValueKey(recordName: id.recordName) != nil else { throw fail("a Value's record name is not a key's") }
+            guard value.utf8.count <= KeyValueLimits.maximumValueBytes else {
+                throw SyncError(.quotaExceeded, "the value of \(id) is \(value.utf8.count) bytes; a value is at most \(KeyValueLimits.maximumValueBytes) bytes")
+            }
+            guard size == Int64(value.utf8.count) else { throw fail("a Value's size is not its JSON's") }
+            guard (try? JSONValue(parsing: value)) != nil else { throw fail("a Value's JSON does not parse") }
+            if lastModifiedBy.utf8.count > 255 { throw fail("device name longer than 255 bytes") }
+            return
         }
+        guard value == nil else { throw fail("only a Value has a value") }
         if lastModifiedBy.utf8.count > 255 { throw fail("device name longer than 255 bytes") }
         // The JSON form is at most about 2.5 times the compact one: only a large record needs the
         // exact (and much dearer) JSON size.

@@ -6,4 +6,6 @@ public enum RecordType: String, Hashable, Codable, Sendable, CaseIterable {
     case folder = "Folder"
     /// A symbolic link, synced as the link itself and never followed.
     case symlink = "Symlink"
+    /// One key of a key-value store (SPEC §12; `Record+Value`): only in a store's zone.
+    case value = "Value"
 }

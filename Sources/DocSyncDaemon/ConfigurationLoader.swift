@@ -185,7 +185,7 @@ public struct ConfigurationLoader: Sendable {
         guard let id = share?.description ?? named else {
             throw document.error(.missingKey, at: path.appending("id"), "required key is missing; every [[folders]] table needs an id (the zone name), or a share (OWNER/ID)")
         }
-        if share == nil, let problem = ZoneID.problem(with: id) {
+        if share == nil, let problem = ZoneID.folderProblem(with: id) {
             throw document.error(.invalidValue, at: path.appending("id"), "\(quoted(id)) \(problem)")
         }
         if let index = earlier.firstIndex(where: { $0.id.bytesEqual(id) }) {
@@ -332,7 +332,7 @@ public struct ConfigurationLoader: Sendable {
             let path = try flagValue("--folder") { try flagPath(folder) }
             var id = Self.folderID(forPath: path)
             if let given = overrides.folderID {
-                if let problem = ZoneID.problem(with: given) {
+                if let problem = ZoneID.folderProblem(with: given) {
                     throw ConfigurationError(.invalidValue, key: "--folder-id", message: "\(quoted(given)) cannot be a zone name: \(problem)")
                 }
                 id = given

@@ -8,7 +8,8 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// The daemon: one engine and one watcher per folder, the control socket, all inside one
+/// The daemon: one engine and one watcher per folder, the key-value stores
+/// (`KeyValueService`), the control socket, all inside one
 /// `ServiceGroup` that stops on SIGTERM or SIGINT — each folder finishes its current step
 /// (every index change is one transaction), the socket is removed, and `run` returns.
 public enum Daemon {
@@ -28,12 +29,16 @@ public enum Daemon {
             }
             folders.append(try FolderService(folder: folder, daemon: configuration, backend: folderBackend, logger: logger))
         }
+        let keyValues = KeyValueService(
+            stateDirectory: configuration.stateDirectory, backend: backend, device: configuration.device,
+            account: KeyValueService.account(of: configuration.backend), logger: logger)
         let folderSet = FolderSet(folders)
-        let handler = DaemonControlHandler(configuration: configuration, folderSet: folderSet, backend: backend, logger: logger)
+        let handler = DaemonControlHandler(configuration: configuration, folderSet: folderSet, backend: backend, logger: logger,
+                                           keyValues: keyValues)
         // Bound before anything starts: a second daemon on the same socket stops here.
         let server = try ControlServer(socketPath: configuration.socketPath.path, handler: handler, logger: logger)
         let group = ServiceGroup(
-            services: [folderSet, ControlServerService(server: server)],
+            services: [folderSet, keyValues as any Service, ControlServerService(server: server)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
         logger.info("docsyncd started", metadata: [

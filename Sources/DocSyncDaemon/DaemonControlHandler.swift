@@ -16,6 +16,8 @@ struct DaemonControlHandler: ControlHandler {
 
     /// Every folder now.
     var folders: [FolderService] { folderSet.all }
+    /// The key-value stores (SPEC §12).
+    let keyValues: KeyValueService
 
     func handle(_ request: ControlRequest) async -> ControlResponse {
         await handle(request, emit: { _ in })
@@ -104,6 +106,8 @@ struct DaemonControlHandler: ControlHandler {
                 return .shares(entries: [try await leave(folder)])
             case .acceptShare(let share, let folder):
                 return .shares(entries: [try await accept(share, at: folder)])
+            case .keyValueGet, .keyValueSet, .keyValueRemove, .keyValueList, .keyValueWatch:
+                return try await keyValue(request, emit: emit)
             }
         } catch let failure as HandlerFailure {
             return .failure(code: failure.code, message: failure.message)

@@ -24,7 +24,10 @@ final class FolderService: Service, Sendable {
 
     init(folder: FolderConfiguration, daemon: DaemonConfiguration, backend: any StorageBackend, logger: Logger) throws {
         let zone: ZoneID
-        do { zone = try ZoneID(validating: folder.zoneName) } catch {
+        do throws(SyncError) {
+            zone = try ZoneID(validating: folder.zoneName)
+            if zone.isKeyValueStore { throw SyncError(.invalidArguments, ZoneID.folderProblem(with: zone.name) ?? "") }
+        } catch {
             throw DaemonError("folder id \(folder.id.debugDescription) cannot be a zone name: \(error.message)")
         }
         let direction: EngineConfiguration.Direction = switch folder.mode {

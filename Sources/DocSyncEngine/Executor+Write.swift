@@ -71,6 +71,8 @@ extension Executor {
                 try? fileSystem.removeFile(prepared.temporary)
                 throw error
             }
+        case .value:
+            throw SyncError(.invalidArguments, "\(record.id) is a key-value store's Value, which has no place in a folder")
         }
     }
 

@@ -40,7 +40,7 @@ extension Fetcher {
                     continue
                 }
                 rows.append((settledRow(record, stat: file.written), file.chunks))
-            case .symlink:
+            case .symlink, .value:
                 continue
             }
         }

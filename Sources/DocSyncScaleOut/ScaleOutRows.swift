@@ -144,8 +144,9 @@ struct ScaleOutRows: AsyncStoreRows {
         }
         if !writes.deletions.isEmpty {
             let names = writes.deletions.map(\.name), seqs = writes.deletions.map(\.seq)
-            let keptSeqs = writes.deletions.map(\.kept.seq), devices = writes.deletions.map(\.device)
-            let bodies = writes.deletions.map { ByteBuffer(data: $0.kept.body) }
+            let keptOnes = writes.deletions.filter { $0.kept != nil }
+            let keptNames = keptOnes.map(\.name), keptSeqs = keptOnes.map { $0.kept!.seq }, devices = keptOnes.map(\.device)
+            let bodies = keptOnes.map { ByteBuffer(data: $0.kept!.body) }
             let seconds = writes.now.date.timeIntervalSince1970
             try await deleteRows(from: "record", names: names, zone: zone)
             try await connection.statement("""
@@ -153,13 +154,13 @@ struct ScaleOutRows: AsyncStoreRows {
                 SELECT \(account), \(zone), name, seq, \(seconds) FROM unnest(\(names)::text[], \(seqs)::bigint[]) AS t(name, seq)
                 ON CONFLICT (account, zone, record_name) DO UPDATE SET seq = excluded.seq, deleted_at = excluded.deleted_at
                 """, logger: logger)
-            try await connection.statement("""
+            if !keptOnes.isEmpty { try await connection.statement("""
                 INSERT INTO deleted_record (account, zone, record_name, seq, deleted_at, deleted_by, body)
                 SELECT \(account), \(zone), name, seq, \(now), device, body
-                FROM unnest(\(names)::text[], \(keptSeqs)::bigint[], \(devices)::text[], \(bodies)::bytea[]) AS t(name, seq, device, body)
+                FROM unnest(\(keptNames)::text[], \(keptSeqs)::bigint[], \(devices)::text[], \(bodies)::bytea[]) AS t(name, seq, device, body)
                 ON CONFLICT (account, zone, record_name) DO UPDATE
                 SET seq = excluded.seq, deleted_at = excluded.deleted_at, deleted_by = excluded.deleted_by, body = excluded.body
-                """, logger: logger)
+                """, logger: logger) }
         }
         if let lastSeq = writes.lastSeq {
             try await connection.statement("""

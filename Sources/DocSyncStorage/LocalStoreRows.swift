@@ -112,8 +112,9 @@ struct LocalStoreRows: StoreRows {
             try db.cachedStatement(sql: "DELETE FROM record WHERE zone = ? AND recordName = ?").execute(arguments: [zone, deletion.name])
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO tombstone (zone, recordName, seq, deletedAt) VALUES (?, ?, ?, ?)")
                 .execute(arguments: [zone, deletion.name, deletion.seq, writes.now.date.timeIntervalSince1970])
+            guard let kept = deletion.kept else { continue }
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO deletedRecord (zone, recordName, seq, deletedAt, deletedBy, body) VALUES (?, ?, ?, ?, ?, ?)")
-                .execute(arguments: [zone, deletion.name, deletion.kept.seq, now, deletion.device, deletion.kept.body])
+                .execute(arguments: [zone, deletion.name, kept.seq, now, deletion.device, kept.body])
         }
         if let lastSeq = writes.lastSeq {
             try db.cachedStatement(sql: "UPDATE zone SET lastSeq = MAX(lastSeq, ?) WHERE name = ?").execute(arguments: [lastSeq, zone])

@@ -3,8 +3,9 @@ import DocSyncCore
 extension RecordBatch {
     /// Item errors found without looking at stored state, the same for every store: an id
     /// named twice in one batch, an id outside the batch's zone, an invalid record, a
-    /// deleting device's name that is not valid. Items not named here still depend on what
-    /// is stored.
+    /// deleting device's name that is not valid, a Value outside a key-value store's zone or
+    /// anything else inside one (SPEC §12). Items not named here still depend on what is
+    /// stored.
     public var itemsFailingValidation: [RecordID: SyncError] {
         var failed: [RecordID: SyncError] = [:]
         var seen = Set<RecordID>()
@@ -14,6 +15,11 @@ extension RecordBatch {
         }
         for id in ids where id.zone != zone {
             failed[id] = SyncError(.invalidArguments, "\(id) is not in the batch's zone \(zone)")
+        }
+        for record in saves where failed[record.id] == nil && (record.type == .value) != zone.isKeyValueStore {
+            failed[record.id] = SyncError(.invalidArguments, record.type == .value
+                ? "\(record.id): a Value lives only in a key-value store's zone (~ID)"
+                : "\(record.id): a key-value store's zone \(zone) holds only Values")
         }
         for record in saves where failed[record.id] == nil {
             do { try record.validate() } catch { failed[record.id] = error }

@@ -15,6 +15,7 @@ import Foundation
 /// - 4: not found: a path outside every synced folder, or no such item.
 /// - 5: held: `wait` or `sync` cannot settle because a folder, or some of its deletions, are
 ///   held for a person to decide (SPEC §4a; see `docs-status deletions`). Returned at once.
+/// - 6: no such key: `kv get` of a key the store does not hold (`KeyValueExit`).
 @main
 struct DocsStatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -32,7 +33,7 @@ struct DocsStatusCommand: AsyncParsableCommand {
             ConflictsCommand.self, ErrorsCommand.self, DownloadCommand.self, EvictCommand.self,
             SyncCommand.self, VersionsCommand.self, RestoreCommand.self, DeletionsCommand.self,
             DeletedCommand.self, RecoverCommand.self, ResolveCommand.self, ShareCommand.self, SharesCommand.self,
-            DeclineCommand.self, AcceptCommand.self, LeaveCommand.self,
+            DeclineCommand.self, AcceptCommand.self, LeaveCommand.self, KeyValueCommand.self,
         ],
         defaultSubcommand: OverviewCommand.self
     )
@@ -43,7 +44,13 @@ struct DocsStatusCommand: AsyncParsableCommand {
         let placement = SharedOptionPlacement(
             calls: Set(configuration.subcommands.compactMap { $0.configuration.commandName }),
             valued: ["--socket"], flags: ["--json"])
-        await mainExitingTwoOnUsageErrors(placement.reordered(Array(CommandLine.arguments.dropFirst())))
+        var arguments = placement.reordered(Array(CommandLine.arguments.dropFirst()))
+        // `kv` groups calls of its own: shared options go after the call under it too.
+        if arguments.first == KeyValueCommand.configuration.commandName {
+            let inner = SharedOptionPlacement(calls: KeyValueCommand.callNames, valued: ["--socket"], flags: ["--json"])
+            arguments = [arguments[0]] + inner.reordered(Array(arguments.dropFirst()))
+        }
+        await mainExitingTwoOnUsageErrors(arguments)
     }
 }
 
@@ -61,6 +68,6 @@ enum DocsStatusExit {
         refused or failed for any item); 2 usage (bad option, missing argument, a predicate \
         that does not parse); 3 docsyncd is not running; 4 not found (a path outside every \
         synced folder, or no such item); 5 held (wait or sync: a folder or its deletions wait \
-        for you, see docs-status deletions).
+        for you, see docs-status deletions); 6 no such key (kv get).
         """
 }

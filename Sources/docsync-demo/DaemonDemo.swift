@@ -4,8 +4,8 @@ import Foundation
 /// Part two of `make demo`: a `docsync-server` on loopback and two real `docsyncd` processes
 /// ("laptop" and "desktop", standing for two machines) on two folders — files created and
 /// edited, a directory rename, `docs-status` of both, a conflict made while both were
-/// stopped, a folder that vanishes (held, then back), and a deleted file recovered from
-/// Recently Deleted. Everything it starts, it stops.
+/// stopped, a folder that vanishes (held, then back), a deleted file recovered from
+/// Recently Deleted, and a setting through a key-value store. Everything it starts, it stops.
 struct DaemonDemo {
     let base: URL
     let step = StepPrinter()
@@ -184,8 +184,9 @@ struct DaemonDemo {
 
         let ana = try await shareWithAnotherAccount(from: laptop, server: server, url: url)
         defer { _ = ana.stop() }
+        try await keyValueSetting(laptop: laptop, desktop: desktop)
 
-        step.title("16. Everything this demo started stops")
+        step.title("17. Everything this demo started stops")
         step.say("laptop exits with \(laptop.stop()), desktop with \(desktop.stop()), ana's laptop with \(ana.stop()), "
                  + "docsync-server with \(server.stop()) (SIGTERM)")
     }

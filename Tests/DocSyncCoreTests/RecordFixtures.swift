@@ -51,5 +51,14 @@ enum RecordFixtures {
             modified: Timestamp(nanosecondsSince1970: Int64.min), mode: 0o640, contentDigest: digest("!"),
             asset: AssetReference(depth: 0, entries: [ChunkRef(digest: digest("!"), length: 1)], chunkCount: 1, size: 1, contentDigest: digest("!")),
             lastModifiedBy: "Zoë’s ThinkPad \u{1F4BB}")),
+        ("value", {
+            // A key of a key-value store (SPEC §12): a key beyond ASCII, JSON with every kind of value.
+            var value = Record.value(
+                .object(["name": .string("dark \"night\"\n"), "size": .number(14.5), "ligatures": .bool(true), "recent": .array([.string("a.txt"), .null, .number(-3)])]),
+                for: KeyValueKey("editor.thème/1"), in: KeyValueStoreID("org.example.editor"),
+                modified: Timestamp(nanosecondsSince1970: 1_700_000_000_000_000_000), device: "laptop")
+            value.changeTag = ChangeTag("4d")
+            return value
+        }()),
     ]
 }

@@ -27,6 +27,7 @@ import Testing
                                                     chunkCount: 1, size: record.size, contentDigest: record.contentDigest!)
         case .symlinkTarget: changed.symlinkTarget = "target"
         case .lastModifiedBy: changed.lastModifiedBy = "another device"
+        case .value: changed.value = "\"another value\""
         }
         return changed
     }

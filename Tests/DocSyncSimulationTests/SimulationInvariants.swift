@@ -28,6 +28,7 @@ extension Simulation {
             case .folder: PathKey("dir")
             case .document: PathKey("file \(record.contentDigest?.shortHex ?? "?")")
             case .symlink: PathKey("link \(record.symlinkTarget ?? "?")")
+            case .value: PathKey("a Value, which no folder holds")
             }
         }
         var problems: [String] = []

@@ -19,13 +19,15 @@ final class DaemonProcess: @unchecked Sendable {
     private var exit: ProcessExit?
 
     /// Sets up (without starting) device `name` under `base`, syncing through `backend`.
-    init(name: String, base: URL, backend: URL, extraArguments: [String] = []) throws {
+    /// `socket` names the control socket (default: a new one in /tmp), for the same device
+    /// started again with other arguments.
+    init(name: String, base: URL, backend: URL, extraArguments: [String] = [], socket: String? = nil) throws {
         self.name = name
         // Both devices name their folder "Docs": the one-folder form takes the zone name from it.
         self.folder = base.appendingPathComponent(name).appendingPathComponent("Docs")
         self.stateDirectory = base.appendingPathComponent("\(name)-state")
         // sun_path holds 108 bytes: keep the socket short.
-        self.socket = "/tmp/ds-\(UUID().uuidString.prefix(8)).sock"
+        self.socket = socket ?? "/tmp/ds-\(UUID().uuidString.prefix(8)).sock"
         self.log = base.appendingPathComponent("\(name).log")
         self.backend = backend
         self.extraArguments = extraArguments

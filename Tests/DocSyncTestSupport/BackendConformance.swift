@@ -37,6 +37,10 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
     case replacedVersionsKeepTheirChunks
     case keptVersionsExpireAfterTheRetention
     case pathsDifferingOnlyInNormalizationAreTwo
+    case valuesAreSavedUnconditionallyAndTheLastToArriveWins
+    case valueDeletionsSkipRecentlyDeleted
+    case valuesLiveOnlyInKeyValueZonesAndOnlyValuesThere
+    case keyValueLimitsRefuseAWriteWithQuotaExceeded
 
     public var testDescription: String { rawValue }
 
@@ -76,6 +80,10 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
         case .replacedVersionsKeepTheirChunks: try await Conformance.replacedVersionsKeepTheirChunks(fixture, zone)
         case .keptVersionsExpireAfterTheRetention: try await Conformance.keptVersionsExpire(fixture, zone)
         case .pathsDifferingOnlyInNormalizationAreTwo: try await Conformance.pathsAreBytes(backend, zone)
+        case .valuesAreSavedUnconditionallyAndTheLastToArriveWins: try await KeyValueConformance.lastWriteWins(fixture)
+        case .valueDeletionsSkipRecentlyDeleted: try await KeyValueConformance.deletionsSkipRecentlyDeleted(backend)
+        case .valuesLiveOnlyInKeyValueZonesAndOnlyValuesThere: try await KeyValueConformance.valuesOnlyInKeyValueZones(backend, zone)
+        case .keyValueLimitsRefuseAWriteWithQuotaExceeded: try await KeyValueConformance.limitsRefuseWithQuotaExceeded(backend)
         }
     }
 

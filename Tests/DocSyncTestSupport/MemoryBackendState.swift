@@ -92,7 +92,9 @@ extension MemoryBackendState: StoreRows {
         for deletion in writes.deletions {
             zone.records[deletion.name] = nil
             zone.tombstones[deletion.name] = MemoryZone.Tombstone(seq: deletion.seq, deletedAt: writes.now)
-            zone.deleted[deletion.name] = StoredDeletion(name: deletion.name, version: deletion.kept, deletedAt: writes.now, deletedBy: deletion.device)
+            if let kept = deletion.kept {
+                zone.deleted[deletion.name] = StoredDeletion(name: deletion.name, version: kept, deletedAt: writes.now, deletedBy: deletion.device)
+            }
             zone.noteChange(deletion.name, at: deletion.seq)
         }
         if let lastSeq = writes.lastSeq { zone.lastSeq = max(zone.lastSeq, lastSeq) }

@@ -106,6 +106,12 @@ extension ServerStoreCase {
                 #expect(try await other.shares(of: "bob").map(\.status) == [.removed], "round \(round)")
             }
 
+        case .aKeyValueStoreIsNeverShared:
+            try await Self.addUsers(["alice", "bob"], to: store)
+            let settings = ShareName(owner: "alice", zone: KeyValueStoreID("org.example.editor").zone)
+            await expectSyncError(.invalidArguments) { _ = try await store.changeShare(settings, .invite(.readWrite), participants: ["bob"]) }
+            #expect(try await store.shares(of: "bob").isEmpty)
+
         default:
             preconditionFailure("\(self) is not a case of sharing")
         }

@@ -26,6 +26,7 @@ public enum ServerStoreCase: String, CaseIterable, Sendable, CustomTestStringCon
     case sharesChangeByTheirRulesOnEveryInstance
     case accessFollowsTheShareOnEveryInstance
     case aShareEntryChangesOnlyFromWhatWasRead
+    case aKeyValueStoreIsNeverShared
 
     public var testDescription: String { rawValue }
 
@@ -39,7 +40,8 @@ public enum ServerStoreCase: String, CaseIterable, Sendable, CustomTestStringCon
     private func run(_ fixture: ServerStoreFixture) async throws {
         let store = fixture.store
         switch self {
-        case .sharesChangeByTheirRulesOnEveryInstance, .accessFollowsTheShareOnEveryInstance, .aShareEntryChangesOnlyFromWhatWasRead:
+        case .sharesChangeByTheirRulesOnEveryInstance, .accessFollowsTheShareOnEveryInstance, .aShareEntryChangesOnlyFromWhatWasRead,
+             .aKeyValueStoreIsNeverShared:
             try await runShares(fixture)
 
         case .tokensAuthenticateTheirAccountOnEveryInstance:

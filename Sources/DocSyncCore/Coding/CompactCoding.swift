@@ -5,18 +5,25 @@ import Foundation
 /// several times cheaper to produce and parse than the JSON of `WireCoding`, which stays the
 /// form records take on the wire.
 ///
-/// Every encoding starts with a format byte (`0x01`), which never begins JSON (`{`): rows
+/// Every encoding starts with a format byte, which never begins JSON (`{`): `0x01` for a
+/// record without a `value` (every field up to `lastModifiedBy`: what was written before
+/// Values existed, unchanged), `0x02` for a record with one (every field). Rows
 /// written as `WireCoding` JSON before this form existed are told apart and rewritten by the
 /// migrations of the index and the stores (`recordFromLegacyJSON`); the decoders read the
 /// compact form only. Decoding validates names and paths exactly as JSON decoding does.
 /// The bytes of each encoding are pinned by Tests/DocSyncCoreTests/Fixtures.
 public enum CompactCoding {
     static let version: UInt8 = 0x01
+    /// The format of a record with a `value` (a key-value store's Value).
+    static let valueVersion: UInt8 = 0x02
+
+    /// The fields of a record of format `0x01`: all but `value`.
+    static let fieldsWithoutValue = Record.Field.inCompactOrder.filter { $0 != .value }
 
     public static func encode(_ record: Record) -> Data {
-        var fields = CompactFieldWriter(writer: CompactWriter(capacity: 160 + (record.asset?.entries.count ?? 0) * 36))
-        fields.writer.byte(version)
-        for field in Record.Field.inCompactOrder { record.write(field, with: &fields) }
+        var fields = CompactFieldWriter(writer: CompactWriter(capacity: 160 + (record.asset?.entries.count ?? 0) * 36 + (record.value?.utf8.count ?? 0)))
+        fields.writer.byte(record.value == nil ? version : valueVersion)
+        for field in record.value == nil ? fieldsWithoutValue : Record.Field.inCompactOrder { record.write(field, with: &fields) }
         return Data(fields.writer.bytes)
     }
 
@@ -31,9 +38,9 @@ public enum CompactCoding {
     /// an invalid name or path) for anything else.
     public static func decodeRecord(_ data: Data) throws -> Record {
         var fields = CompactFieldReader(reader: CompactReader(data))
-        try expectVersion(&fields.reader)
+        let format = try expectVersion(&fields.reader, allowing: valueVersion)
         var draft = Record.Draft()
-        for field in Record.Field.inCompactOrder { try draft.visit(field, with: &fields) }
+        for field in format == valueVersion ? Record.Field.inCompactOrder : fieldsWithoutValue { try draft.visit(field, with: &fields) }
         guard fields.reader.isAtEnd else { throw CompactCodingError("bytes left after a record") }
         return try draft.record()
     }
@@ -47,12 +54,15 @@ public enum CompactCoding {
         return reference
     }
 
-    private static func expectVersion(_ reader: inout CompactReader) throws(CompactCodingError) {
+    /// Reads the format byte: `version`, or `allowing` when given; returns it.
+    @discardableResult
+    private static func expectVersion(_ reader: inout CompactReader, allowing other: UInt8? = nil) throws(CompactCodingError) -> UInt8 {
         let format = try reader.byte()
         if format == UInt8(ascii: "{") {
             throw CompactCodingError("a row kept as JSON that the migration to the compact form could not read (damaged)")
         }
-        guard format == version else { throw CompactCodingError("unknown format \(format)") }
+        guard format == version || format == other else { throw CompactCodingError("unknown format \(format)") }
+        return format
     }
 
     // MARK: asset references

@@ -30,6 +30,7 @@ extension RecordType: RecordFieldValue {
         case .document: writer.byte(0)
         case .folder: writer.byte(1)
         case .symlink: writer.byte(2)
+        case .value: writer.byte(3)
         }
     }
 
@@ -38,6 +39,7 @@ extension RecordType: RecordFieldValue {
         case 0: .document
         case 1: .folder
         case 2: .symlink
+        case 3: .value
         case let code: throw CompactCodingError("unknown record type \(code)")
         }
     }

@@ -9,6 +9,7 @@ struct RecordContent {
     var size: Int64
     var asset: AssetReference?
     var symlinkTarget: String?
+    var value: String?
 
     init(of record: Record) {
         type = record.type
@@ -16,12 +17,14 @@ struct RecordContent {
         size = record.size
         asset = record.asset
         symlinkTarget = record.symlinkTarget
+        value = record.value
     }
 
     /// True when both describe the same content (type, digest and target; a target is
     /// compared as bytes, as a link's target is a path: SPEC §4a).
     func isSame(as other: RecordContent) -> Bool {
         type == other.type && contentDigest == other.contentDigest && symlinkTarget.bytesEqual(other.symlinkTarget)
+            && value.bytesEqual(other.value)
     }
 
     /// Writes this content into `record`'s content fields.
@@ -31,5 +34,6 @@ struct RecordContent {
         record.size = size
         record.asset = asset
         record.symlinkTarget = symlinkTarget
+        record.value = value
     }
 }

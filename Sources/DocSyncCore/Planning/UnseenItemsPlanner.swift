@@ -96,6 +96,7 @@ public enum UnseenItemsPlanner {
         case .folder: return true
         case .document: return observed.contentDigest != nil && observed.contentDigest == deleted.contentDigest
         case .symlink: return observed.symlinkTarget.bytesEqual(deleted.symlinkTarget)
+        case .value: return observed.value.bytesEqual(deleted.value)
         }
     }
 }

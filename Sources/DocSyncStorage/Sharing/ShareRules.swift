@@ -18,6 +18,9 @@ public enum ShareRules {
     /// (`nil`: none); `nil` when nothing changes. `now` stamps a changed entry.
     public static func apply(_ action: ShareAction, to current: ShareEntry?, share: ShareName, participant: String,
                              now: Timestamp) throws(SyncError) -> ShareEntry? {
+        guard !share.zone.isKeyValueStore else {
+            throw SyncError(.invalidArguments, "\(share.zone) is a key-value store's zone; key-value stores are the account's own and are never shared")
+        }
         func changed(_ permission: SharePermission, _ status: ShareStatus) -> ShareEntry? {
             guard current?.permission != permission || current?.status != status else { return nil }
             return ShareEntry(share: share, participant: participant, permission: permission, status: status, changed: now)

@@ -26,6 +26,11 @@ extension StoreAlgorithm {
     ///   tombstone marks it and its last version goes to Recently Deleted with the device.
     /// - An atomic batch with any failure changes nothing, and its other items fail with
     ///   `batchRequestFailed`.
+    /// - Values (in a key-value store's zone, SPEC §12) are saved and deleted
+    ///   unconditionally — change tags are ignored, the last to arrive wins — and a deleted
+    ///   or replaced Value is not kept. A save that would take the store past 1,024 keys or
+    ///   1,000,000 bytes (`KeyValueLimits`; the batch's deletions counted first) fails with
+    ///   `quotaExceeded`, and the device shows the server's value again.
     ///
     /// Each change takes the next sequence value, saves first, in the batch's order; a save's
     /// change tag is its sequence value. A sender whose known token was current gets the
@@ -49,10 +54,29 @@ extension StoreAlgorithm {
         let digests = Array(Set(saves.flatMap { $0.asset?.entries.map(\.digest) ?? [] }))
         let stored = digests.isEmpty ? [] : try rows.storedChunks(among: digests)
 
+        let isKeyValueStore = zone.isKeyValueStore
+        var valueSizes = isKeyValueStore ? try keyValueSizes(of: zone, rows) : [:]
+        if isKeyValueStore {
+            for deletion in deletions { if let key = KeyValueKey(recordName: deletion.id.recordName) { valueSizes[key] = nil } }
+        }
+
         var writes = StoreWrites(zone: zone.name, now: now)
         for var record in saves {
             let name = record.id.recordName
             let current = existing[name]
+            if isKeyValueStore, let key = record.keyValueKey {
+                if let problem = KeyValueLimits.problem(writing: [(key, Int(record.size))], over: valueSizes) {
+                    result.failed[record.id] = SyncError(.quotaExceeded, "\(zone): \(problem)")
+                    continue
+                }
+                valueSizes[key] = Int(record.size)
+                record.changeTag = ChangeTag(String(seq, radix: 36))
+                writes.saves.append(StoreWrites.Save(name: name, changeTag: record.changeTag!.rawValue, seq: seq, body: CompactCoding.encode(record)))
+                result.saved[record.id] = record
+                writes.lastSeq = seq
+                seq += 1
+                continue
+            }
             if let current, current.changeTag != record.changeTag?.rawValue {
                 result.failed[record.id] = .serverRecordChanged(try current.record())
                 continue
@@ -86,11 +110,12 @@ extension StoreAlgorithm {
                 result.deleted.insert(deletion.id)  // already gone: deleting is idempotent
                 continue
             }
-            if let base = deletion.baseTag, base.rawValue != current.changeTag {
+            if !isKeyValueStore, let base = deletion.baseTag, base.rawValue != current.changeTag {
                 result.failed[deletion.id] = .serverRecordChanged(try current.record())
                 continue
             }
-            writes.deletions.append(StoreWrites.Deletion(name: deletion.id.recordName, seq: seq, kept: current, device: deletion.device ?? ""))
+            writes.deletions.append(StoreWrites.Deletion(
+                name: deletion.id.recordName, seq: seq, kept: isKeyValueStore ? nil : current, device: deletion.device ?? ""))
             result.deleted.insert(deletion.id)
             writes.lastSeq = seq
             seq += 1
@@ -108,5 +133,17 @@ extension StoreAlgorithm {
         guard writes.lastSeq != nil else { return .unchanged(result) }
         try rows.apply(writes)
         return StoreOutcome(result, wrote: true, announces: true)
+    }
+
+    /// The bytes of each Value a key-value store's zone holds, by key.
+    static func keyValueSizes(of zone: ZoneID, _ rows: some StoreRows) throws -> [KeyValueKey: Int] {
+        var sizes: [KeyValueKey: Int] = [:]
+        // A store holds at most 1,024 live Values; its tombstones are read too, and skipped.
+        for change in try rows.changes(in: zone.name, after: 0, limit: Int(Int32.max)) {
+            guard let body = change.body else { continue }
+            let record = try StoredVersion.decode(body)
+            if let key = record.keyValueKey { sizes[key] = Int(record.size) }
+        }
+        return sizes
     }
 }

@@ -16,11 +16,12 @@ public struct StoreWrites: Sendable {
 
     /// A record deleted: its live version goes, a tombstone at `seq` marks it (stamped with
     /// the time of the writes), and `kept` is what Recently Deleted holds of it (replacing
-    /// an earlier entry of the same name), by `device`.
+    /// an earlier entry of the same name), by `device` — nothing for a Value (`nil`: a
+    /// key-value store keeps no Recently Deleted, SPEC §12).
     public struct Deletion: Sendable {
         public var name: String
         public var seq: Int64
-        public var kept: StoredVersion
+        public var kept: StoredVersion?
         public var device: String
     }
 

@@ -1,0 +1,220 @@
+import DocSyncCore
+import DocSyncStorage
+import Foundation
+import Logging
+
+/// One key-value store of this device (SPEC §12): its state (`KeyValueState`, kept by a
+/// `KeyValueDatabase`), the programs watching it, and its sync with the backend.
+///
+/// What a caller may rely on: a write returns once it is on disk here (or throws
+/// `quotaExceeded` having changed nothing, or `internalError` when the disk refuses); it
+/// is sent when the backend can be reached, retried with backoff, never dropped but by a
+/// refusal of the server (`quotaViolationChange`), the server's values before the first
+/// fetch (`initialSyncChange`) or another account (`accountChange`). Changes from
+/// elsewhere reach every watcher in the order of their sequence numbers.
+actor KeyValueStore {
+    let id: KeyValueStoreID
+    let backend: any StorageBackend
+    let device: String
+    let logger: Logger
+    private let database: KeyValueDatabase
+    private var state: KeyValueState
+    private var watchers: [UUID: AsyncStream<KeyValueChange>.Continuation] = [:]
+    private let kicks: AsyncStream<Void>.Continuation
+    private let kickStream: AsyncStream<Void>
+
+    /// Opens (or creates) the store's state under `directory`, for the daemon's `account`.
+    init(id: KeyValueStoreID, directory: URL, account: String, backend: any StorageBackend, device: String, logger: Logger) throws {
+        self.id = id
+        self.backend = backend
+        self.device = device
+        var logger = logger
+        logger[metadataKey: "store"] = "\(id)"
+        self.logger = logger
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        database = try KeyValueDatabase(store: id, url: directory.appendingPathComponent("\(id.name).sqlite"))
+        state = try database.load()
+        (kickStream, kicks) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        // The account is known from the configuration: a switch is found at once, offline too.
+        let (next, announcements) = try state.applying(.signedIn(account: account))
+        if next != state {
+            let numbered = try database.save(from: state, to: next, announcing: announcements)
+            if !numbered.isEmpty { logger.notice("the daemon runs with another account: the store's values give way to that account's", metadata: ["keys": "\(numbered.flatMap(\.keys).count)"]) }
+            state = next
+        }
+        kicks.yield()
+    }
+
+    // MARK: what programs call
+
+    /// The value of `key`, `nil` when the store has none.
+    func value(of key: KeyValueKey) -> JSONValue? { state.value(of: key) }
+
+    /// Every value, by key.
+    func values() -> [KeyValueKey: JSONValue] { state.values }
+
+    /// Writes `value` to `key` (`nil` removes it): on disk here at once, sent when the
+    /// backend can be reached. Throws `quotaExceeded` (nothing changed) over a limit.
+    func write(_ value: JSONValue?, to key: KeyValueKey) throws(SyncError) {
+        try apply(.write(key, value, time: Timestamp(Date())))
+        logger.debug(value == nil ? "removed locally" : "written locally", metadata: ["key": "\(key)"])
+        kicks.yield()
+    }
+
+    /// A stream of the changes from elsewhere after `sequence` (the kept ones first), and
+    /// the sequence number the stream starts after. `nil`: only changes from now on.
+    func watch(after sequence: Int64?) throws(SyncError) -> (start: Int64, changes: AsyncStream<KeyValueChange>) {
+        let (stream, continuation) = AsyncStream.makeStream(of: KeyValueChange.self)
+        let start: Int64
+        do {
+            start = try sequence ?? database.latestAnnouncement()
+            for change in try database.announcements(after: start) { continuation.yield(change) }
+        } catch {
+            throw SyncError(.internalError, "\(id): cannot read the store's changes: \(error)")
+        }
+        let token = UUID()
+        watchers[token] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.stopWatching(token) } }
+        return (start, stream)
+    }
+
+    private func stopWatching(_ token: UUID) { watchers[token] = nil }
+
+    /// Asks for a fetch and a send now (a push named the store's zone, the backend came back).
+    nonisolated func kick() { kicks.yield() }
+
+    // MARK: the state
+
+    /// Applies `event`, saves the state and announces what it says, in that order.
+    private func apply(_ event: KeyValueEvent) throws(SyncError) {
+        let (next, announcements) = try state.applying(event)
+        guard next != state || !announcements.isEmpty else { return }
+        let numbered: [KeyValueChange]
+        do { numbered = try database.save(from: state, to: next, announcing: announcements) } catch {
+            throw SyncError(.internalError, "\(id): cannot save the store's state here: \(error)")
+        }
+        state = next
+        for change in numbered {
+            logger.info("changed from elsewhere", metadata: ["reason": "\(change.reason.rawValue)", "keys": "\(change.keys)", "sequence": "\(change.sequence)"])
+            for watcher in watchers.values { watcher.yield(change) }
+        }
+    }
+
+    // MARK: sync
+
+    /// Fetches and sends whenever kicked, and again with backoff after a failure, until cancelled.
+    func run() async {
+        var backoff = KeyValueBackoff()
+        var iterator = kickStream.makeAsyncIterator()
+        while !Task.isCancelled {
+            do {
+                try await syncOnce()
+                backoff.reset()
+                guard await iterator.next() != nil else { return }
+            } catch {
+                let delay = backoff.next(after: error)
+                logger.info("cannot sync the store now; trying again", metadata: ["error": "\(error)", "retryIn": "\(delay)"])
+                try? await Task.sleep(for: delay)
+            }
+        }
+    }
+
+    /// One round: fetch everything new, then send every pending write.
+    func syncOnce() async throws(SyncError) {
+        try await fetch()
+        var rounds = 0
+        while !state.outbox.isEmpty, rounds < 100 {
+            rounds += 1
+            try await send(Array(state.outbox.prefix(RecordBatch.maximumItems)))
+        }
+    }
+
+    private func fetch() async throws(SyncError) {
+        var token = state.token
+        var complete = token == nil
+        var changes: [KeyValueKey: JSONValue?] = [:]
+        while true {
+            let page: ChangeSet
+            do {
+                page = try await backend.fetchChanges(in: id.zone, since: token, limit: 1_000)
+            } catch where error.code == .zoneNotFound {
+                // No such store on the server (yet, or any more): it holds no values.
+                try apply(.fetched(changes: [:], complete: true, token: nil))
+                return
+            } catch where error.code == .changeTokenExpired {
+                logger.info("the store's change token expired; fetching every value again")
+                (token, complete, changes) = (nil, true, [:])
+                continue
+            }
+            for record in page.changed {
+                guard let key = record.keyValueKey, let value = record.jsonValue else {
+                    logger.warning("a record of the store is no value; skipped", metadata: ["record": "\(record.id)"])
+                    continue
+                }
+                changes[key] = .some(value)
+            }
+            for deleted in page.deleted {
+                if let key = KeyValueKey(recordName: deleted.recordName) { changes[key] = .some(nil) }
+            }
+            token = page.token
+            if !page.moreComing { break }
+        }
+        try apply(.fetched(changes: changes, complete: complete, token: token))
+    }
+
+    private func send(_ writes: [(key: KeyValueKey, write: KeyValueState.Pending)]) async throws(SyncError) {
+        var batch = RecordBatch(zone: id.zone)
+        for (key, write) in writes {
+            if let value = write.value {
+                batch.saves.append(Record.value(value, for: key, in: id, modified: write.modified, device: device))
+            } else {
+                batch.deletions.append(RecordDeletion(id: RecordID(zone: id.zone, recordName: key.recordName), device: device))
+            }
+        }
+        let result: ModifyResult
+        do {
+            result = try await backend.modifyRecords(batch)
+        } catch where error.code == .zoneNotFound {
+            try await backend.createZone(id.zone)
+            logger.info("made the store's zone on the backend")
+            result = try await backend.modifyRecords(batch)
+        }
+        var saved: [KeyValueSentWrite] = [], refused: [KeyValueSentWrite] = []
+        var transient: SyncError?
+        for (key, write) in writes {
+            let recordID = RecordID(zone: id.zone, recordName: key.recordName)
+            let sent = KeyValueSentWrite(key: key, sequence: write.sequence, value: write.value)
+            if result.saved[recordID] != nil || result.deleted.contains(recordID) {
+                saved.append(sent)
+            } else if let error = result.failed[recordID] {
+                if error.isTransient {
+                    transient = error
+                } else {
+                    logger.warning("the server refused a write; the key shows the server's value again", metadata: ["key": "\(key)", "error": "\(error)"])
+                    refused.append(sent)
+                }
+            } else {
+                transient = SyncError(.internalError, "the server did not answer for \(key)")
+            }
+        }
+        try apply(.sent(saved: saved, refused: refused))
+        if let transient { throw transient }
+    }
+}
+
+/// How long a store waits before trying again: 0.5 s doubling to 5 s (one small fetch is
+/// cheap, and a backend back should be used soon), with jitter, and at
+/// least what a rate limit asks.
+struct KeyValueBackoff {
+    private var failures = 0
+
+    mutating func reset() { failures = 0 }
+
+    mutating func next(after error: any Error) -> Duration {
+        failures += 1
+        let base = min(5.0, 0.5 * pow(2.0, Double(min(failures - 1, 10))))
+        var seconds = base * Double.random(in: 0.75...1.25)
+        if let error = error as? SyncError, let retryAfter = error.retryAfter { seconds = max(seconds, retryAfter) }
+        return .milliseconds(Int64(seconds * 1000))
+    }
+}
