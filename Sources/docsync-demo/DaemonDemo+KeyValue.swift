@@ -8,7 +8,7 @@ extension DaemonDemo {
         let store = ["--store", "org.example.editor"]
         step.say("$ docs-status kv set theme '{\"name\":\"dark\",\"size\":14}' --store org.example.editor   (on the laptop)")
         _ = try laptop.docsStatus(["kv", "set", "theme", "{\"name\":\"dark\",\"size\":14}"] + store)
-        let arrived = await until { ((try? desktop.docsStatus(["kv", "get", "theme"] + store)) ?? "").contains("dark") }
+        let arrived = await until { ((try? desktop.docsStatus(["kv", "get", "theme"] + store, quiet: true)) ?? "").contains("dark") }
         step.say("on the desktop after \(arrived):")
         step.say("$ docs-status kv list --store org.example.editor   (on the desktop)")
         for line in try desktop.docsStatus(["kv", "list"] + store).split(separator: "\n") { step.say("  " + String(line)) }

@@ -50,13 +50,15 @@ struct DaemonDemo {
 
         func file(_ relative: String) -> URL { folder.appendingPathComponent(relative) }
 
-        /// `docs-status` run against this device, its output.
-        func docsStatus(_ arguments: [String]) throws -> String {
+        /// `docs-status` run against this device, its output; `quiet` drops what it says on
+        /// stderr (a poll's "not yet").
+        func docsStatus(_ arguments: [String], quiet: Bool = false) throws -> String {
             let process = Process()
             process.executableURL = DaemonDemo.sibling("docs-status")
             process.arguments = arguments + ["--socket", socket]
             let pipe = Pipe()
             process.standardOutput = pipe
+            if quiet { process.standardError = FileHandle.nullDevice }
             let exit = ProcessExit(of: process)
             try process.run()
             let output = pipe.fileHandleForReading.readDataToEndOfFile()

@@ -56,5 +56,7 @@ public struct SharedFolderFacts: Codable, Sendable, Hashable {
 
     /// The name conflict copies carry in a shared folder: the account, then the device
     /// (`report (conflict bob laptop 2026-…).txt`), since two people may each have a laptop.
-    public func conflictLabel(device: String) -> String { "\(accountName) \(device)" }
+    /// The device alone while the account is not known yet (a refused save before the
+    /// share list answered).
+    public func conflictLabel(device: String) -> String { accountName.isEmpty ? device : "\(accountName) \(device)" }
 }

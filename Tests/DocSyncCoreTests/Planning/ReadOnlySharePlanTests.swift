@@ -92,5 +92,7 @@ import Testing
         #expect(!facts.isReadOnly)
         #expect(SharedFolderFacts(role: .participant, permission: .readOnly, ownerName: "alice", accountName: "bob").isReadOnly)
         #expect(!SharedFolderFacts.owner("alice").isReadOnly)
+        let accountUnknown = SharedFolderFacts(role: .participant, permission: .readOnly, ownerName: "alice", accountName: "")
+        #expect(accountUnknown.conflictLabel(device: "laptop") == "laptop", "the device alone until the account is known")
     }
 }
