@@ -91,6 +91,15 @@ import Testing
         #expect(text(alice.file("notes/n0.txt")) == "note 0\n")
         #expect(!names(in: alice.folder).contains { $0.hasPrefix("notes/n0 (conflict") }, "the offline edit stayed on bob's device")
 
+        // Read-write again while bob's device is off: started again, it sends what it kept.
+        #expect(await bob.stop() == 0)
+        #expect(try await alice.docsStatus(["share", "Docs", "--permission", "bob", "read-write"]).status == 0)
+        try bob.start()
+        #expect(await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
+            offlineCopies.allSatisfy { text(alice.file($0)) == "bob's offline edit\n" }
+        }, "the kept copy reaches alice once bob's device starts: \(bob.logText())")
+        #expect(text(alice.file("notes/n0.txt")) == "note 0\n", "the copy stays a copy")
+
         _ = await alice.stop()
         _ = await bob.stop()
         _ = try await accounts.server.stop()
