@@ -53,7 +53,7 @@ public struct ZoneID: Hashable, Comparable, Codable, Sendable, CustomStringConve
 
     /// Whether this zone is a key-value store's (`~ID`): it holds only `Value` records,
     /// and is never a folder or shared.
-    public var isKeyValueStore: Bool { name.utf8.first == UInt8(ascii: "~") }
+    public var isKeyValueStore: Bool { name.hasBytePrefix(ZoneID.keyValuePrefix) }
 
     /// Why `name` cannot be a folder's zone (a folder id), or `nil` when it can: a valid
     /// zone name outside the key-value stores' namespace.

@@ -44,10 +44,8 @@ extension DaemonControlHandler {
                                      "\(root.path) \(how) the synced folder \(folder.root.path); a share attaches to a folder of its own")
             }
         }
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
-        if !entries.allSatisfy({ $0 == IgnoreRules.rootMarkerName }) || (FileManager.default.fileExists(atPath: root.path) && !isDirectory(root)) {
-            throw HandlerFailure(ControlResponse.FailureCode.badFolder,
-                                 "\(root.path) is not empty: a share attaches to an absent or empty folder, since merging a private folder in would upload its files into \(share.owner)'s; choose another path")
+        do { _ = try FolderService.checkAttachable(share, at: root) } catch let error as DaemonError {
+            throw HandlerFailure(ControlResponse.FailureCode.badFolder, error.description)
         }
         let client = try sharingClient()
         guard var entry = try await client.shareEntry(share) else {
@@ -84,11 +82,6 @@ extension DaemonControlHandler {
         }
         logger.notice("attached the share", metadata: ["share": "\(share)", "path": "\(root.path)"])
         return entry
-    }
-
-    private func isDirectory(_ url: URL) -> Bool {
-        var directory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: url.path, isDirectory: &directory) && directory.boolValue
     }
 
     /// The account's docsync-server client; `unsupported` for a `file://` backend, which

@@ -68,18 +68,22 @@ final class FolderService: Service, Sendable {
     /// A share attaches to an absent folder (made here) or an empty one (SPEC §11): merging a
     /// private folder in would upload its files into the owner's.
     static func prepareFirstAttach(of share: ShareName, at root: URL) throws {
-        let fileManager = FileManager.default
-        var isDirectory: ObjCBool = false
-        guard fileManager.fileExists(atPath: root.path, isDirectory: &isDirectory) else {
-            do { try fileManager.createDirectory(at: root, withIntermediateDirectories: true) } catch {
-                throw DaemonError("cannot make \(root.path) for the share \(share): \(error.localizedDescription)")
-            }
-            return
+        guard try checkAttachable(share, at: root) else { return }
+        do { try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true) } catch {
+            throw DaemonError("cannot make \(root.path) for the share \(share): \(error.localizedDescription)")
         }
-        let entries = (try? fileManager.contentsOfDirectory(atPath: root.path)) ?? []
+    }
+
+    /// Whether `share` may attach at `root`: true when it is absent (to be made), false when
+    /// it is an empty directory; a `DaemonError` saying why not otherwise.
+    static func checkAttachable(_ share: ShareName, at root: URL) throws -> Bool {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory) else { return true }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
         guard isDirectory.boolValue, entries.allSatisfy({ $0 == IgnoreRules.rootMarkerName }) else {
             throw DaemonError("\(root.path) is not empty: a share attaches to an absent or empty folder, since merging a private folder in would upload its files into \(share.owner)'s; choose another path")
         }
+        return false
     }
 
     func run() async throws {

@@ -18,17 +18,16 @@ extension FolderEngine {
         var keptHere = 0, putBack = 0, complete = true
         // A conflict copy made in one pass is a new item kept here by the next.
         for _ in 0..<3 {
-            var cursor = (path: "", recordName: "")
+            var cursor = Sender.PageCursor()
             var didSomething = false
+            // Every pending change, deletions too (the brake does not hold them here).
+            let sql = Sender.pendingPageSQL(condition: Self.sendableCondition(deletionsReleased: true))
             while true {
                 let rows = try readIndex { db in
-                    try IndexItem.fetchAll(db, sql: """
-                        SELECT * FROM item WHERE pending != 0 AND uploadingError IS NULL AND (path > ? OR (path = ? AND recordName > ?))
-                        ORDER BY path, recordName LIMIT 500
-                        """, arguments: [cursor.path, cursor.path, cursor.recordName])
+                    try IndexItem.fetchAll(db, sql: sql, arguments: [cursor.path, cursor.path, cursor.recordName])
                 }
                 guard let last = rows.last else { break }
-                cursor = (last.path.string, last.recordName)
+                cursor = Sender.PageCursor(path: last.path.string, recordName: last.recordName)
                 for row in rows {
                     switch try await keepReadOnlyChange(row, loop: &loop) {
                     case .keptHere: keptHere += 1; didSomething = true

@@ -12,9 +12,8 @@ extension FolderEngine {
         var fetchOwed = false
         /// The zone must be created (again) before anything else.
         var zoneMissing = false
-        /// A shared folder's zone did not answer: its share list is asked before anything else.
-        var shareCheckOwed = false
-        /// The folder's place in its share is asked again (`refreshSharing`).
+        /// The folder's place in its share is asked before anything else (`refreshSharing`):
+        /// at start, on a push, and when a shared folder's zone did not answer.
         var sharingCheckOwed = false
         mutating func succeeded() {
             attempt = 0
@@ -49,7 +48,7 @@ extension FolderEngine {
             }
             setState(.held, message: configuration.share.map { FolderStatus.shareUnavailable($0, items: indexedItemCount()) })
             retry.fetchOwed = true
-            retry.shareCheckOwed = true
+            retry.sharingCheckOwed = true
             retry.notBefore = retry.attempt > 1 ? now + min(backoff, .seconds(30)) : nil
         case .createZoneAndResend, .recreateZoneAndReupload:
             retry.zoneMissing = true

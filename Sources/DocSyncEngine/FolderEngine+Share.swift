@@ -5,16 +5,13 @@ import Foundation
 /// A shared folder on a participant's device (SPEC §11): held while the owner's zone does
 /// not answer, detached for good once its share ended, and left by a person's choice.
 extension FolderEngine {
-    /// Asks the account's share list whether this shared folder's share ended (removed,
-    /// left, declined, stopped): then the folder is detached for good and true returned.
-    /// A share still open, or missing from the list, leaves the folder held (SPEC §11).
-    func checkShareEnded() async throws(SyncError) -> Bool {
-        guard let share = configuration.share, let listing = backend as? ShareMembership else { return false }
-        guard let status = try await listing.shareEntry(share)?.status, status.hasEnded else { return false }
+    /// The share list says this shared folder's share ended (removed, left, declined,
+    /// stopped): the folder is detached for good, its files kept (SPEC §11).
+    func shareEnded(_ status: ShareStatus) {
         detach(status)
         logger.warning("the share ended; the folder is no longer synced and its files stay as they are",
-                       metadata: ["share": "\(share)", "status": "\(status.rawValue)", "path": "\(configuration.root.path)"])
-        return true
+                       metadata: ["share": "\(configuration.share.map(\.description) ?? "")", "status": "\(status.rawValue)",
+                                  "path": "\(configuration.root.path)"])
     }
 
     /// Leaves the share on every device of the account (`docs-status leave`, or `deletions

@@ -23,12 +23,16 @@ extension FolderEngine {
 
     /// Asks the share list what the folder's place in its share is now and follows it.
     /// Returns true when the share ended and the folder was detached for good. A backend
-    /// without shares (the embedded store), or a share missing from the list, changes nothing.
+    /// without shares (the embedded store), or a share missing from the list, changes
+    /// nothing: a shared folder whose zone does not answer stays held (SPEC §11).
     func refreshSharing(loop: inout EngineLoop) async throws(SyncError) -> Bool {
         guard let membership = backend as? ShareMembership else { return false }
         if let share = configuration.share {
             guard let entry = try await membership.shareEntry(share) else { return false }
-            if entry.status.hasEnded { return try await checkShareEnded() }
+            if entry.status.hasEnded {
+                shareEnded(entry.status)
+                return true
+            }
             guard entry.status == .accepted else { return false }
             learn(SharedFolderFacts(participating: entry))
             return false

@@ -240,14 +240,10 @@ public final class FolderEngine: Sendable {
                 try await recreateZone()
                 loop.retry.zoneMissing = false
             }
-            if loop.retry.shareCheckOwed {
-                let detached = try await checkShareEnded()
-                loop.retry.shareCheckOwed = false
-                if detached { return .more }
-            }
             if loop.retry.sharingCheckOwed {
+                let detached = try await refreshSharing(loop: &loop)
                 loop.retry.sharingCheckOwed = false
-                if try await refreshSharing(loop: &loop) { return .more }
+                if detached { return .more }
             }
             // A failed fetch does not hold back sending (stale saves are merged when the
             // server answers serverRecordChanged); its error is handled after the send.

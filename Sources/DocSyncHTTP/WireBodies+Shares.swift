@@ -24,6 +24,17 @@ extension WireBody {
     }
 }
 
+extension WireRoute.ShareAnswer {
+    /// The participant's action this answer is.
+    public var shareAction: ShareAction {
+        switch self {
+        case .accept: .accept
+        case .decline: .decline
+        case .leave: .leave
+        }
+    }
+}
+
 extension ShareChange {
     /// The action for `AccountDirectory.changeShare`; `invalidArguments` for a change that
     /// does not hold together (a permission change without one, a stop naming people).

@@ -144,9 +144,9 @@ struct ScaleOutRows: AsyncStoreRows {
         }
         if !writes.deletions.isEmpty {
             let names = writes.deletions.map(\.name), seqs = writes.deletions.map(\.seq)
-            let keptOnes = writes.deletions.filter { $0.kept != nil }
-            let keptNames = keptOnes.map(\.name), keptSeqs = keptOnes.map { $0.kept!.seq }, devices = keptOnes.map(\.device)
-            let bodies = keptOnes.map { ByteBuffer(data: $0.kept!.body) }
+            let keptOnes = writes.deletions.compactMap { deletion in deletion.kept.map { (name: deletion.name, device: deletion.device, kept: $0) } }
+            let keptNames = keptOnes.map(\.name), keptSeqs = keptOnes.map(\.kept.seq), devices = keptOnes.map(\.device)
+            let bodies = keptOnes.map { ByteBuffer(data: $0.kept.body) }
             let seconds = writes.now.date.timeIntervalSince1970
             try await deleteRows(from: "record", names: names, zone: zone)
             try await connection.statement("""

@@ -2,8 +2,7 @@ import HTTPTypes
 import Hummingbird
 import Synchronization
 
-/// The routes a router serves, by path template and method, as they were registered on it
-/// (through a `RouteRecordingRouter`). It answers which methods the route of a request's
+/// The routes a router serves, by path template and method, as its `routes` lists them. It answers which methods the route of a request's
 /// path has, matching the path as Hummingbird's router does, so a request the router did
 /// not serve can be told apart: a path no route has (404) from a method its route lacks
 /// (405 with `Allow`, `MethodNotAllowedMiddleware`).

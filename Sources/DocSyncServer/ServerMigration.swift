@@ -60,7 +60,7 @@ public struct ServerMigration: Sendable {
             progress("\(account.name): \(report.records - before.records) records, \(report.chunks - before.chunks) chunks "
                 + "(\(StorageSizeText.describe(report.chunkBytes - before.chunkBytes))), \(account.tokens.count) tokens")
         }
-        for entry in try users.exportShares() {
+        for entry in try await users.exportShares() {
             guard try await destination.replaceShareEntry(nil, with: entry) else {
                 throw SyncError(.invalidArguments, "the destination already shares \(entry.share) with \(entry.participant); migrate into an empty store")
             }

@@ -28,10 +28,10 @@ struct ShareRoutes: Sendable {
         api.get("shares") { _, context in
             try Responses.json(WireBody.Shares(shares: try await store.shares(of: try ZoneGate.caller(context))))
         }
-        for (answer, action) in [("accept", ShareAction.accept), ("decline", .decline), ("leave", .leave)] {
-            api.post("shares/{owner}/{zone}/\(answer)") { _, context in
+        for answer in WireRoute.ShareAnswer.allCases {
+            api.post("shares/{owner}/{zone}/\(answer.rawValue)") { _, context in
                 let share = ShareName(owner: try RequestInput.owner(context) ?? "", zone: try RequestInput.zone(context))
-                let entry = try await store.answerShare(share, participant: try ZoneGate.caller(context), action)
+                let entry = try await store.answerShare(share, participant: try ZoneGate.caller(context), answer.shareAction)
                 await announce(share, context)
                 return try Responses.json(entry)
             }

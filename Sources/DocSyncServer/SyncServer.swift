@@ -53,10 +53,8 @@ public struct SyncServer: Sendable {
         router.add(middleware: TrafficMiddleware())
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: MethodNotAllowedMiddleware(routes: routes))
-        // Every route is registered through `recorded`, which lists it in `routes`.
-        let recorded = RouteRecordingRouter(router: router, table: routes)
-        HealthRoutes(store: store, metrics: metrics, drain: drain).register(on: recorded)
-        let api = recorded.group("v1")
+        HealthRoutes(store: store, metrics: metrics, drain: drain).register(on: router)
+        let api = router.group("v1")
             .add(middleware: AuthenticationMiddleware(store: store, rateLimiter: rateLimiter, trustedProxies: configuration.trustedProxies))
         let quotas = AccountQuotas(store: store)
         let records = RecordRoutes(store: store, quotas: quotas)
@@ -70,6 +68,8 @@ public struct SyncServer: Sendable {
             NotificationRoute(store: store).register(on: database)
         }
         ShareRoutes(store: store).register(on: api)
+        // What the router serves, for the 405s: read once every route is registered.
+        for route in router.routes { routes.add(route.path, route.method) }
         return router
     }
 

@@ -7,20 +7,20 @@ import GRDB
 /// `users.sqlite`'s `share` table, never deleted (an ended entry says how it ended).
 extension UserStore {
     public func shareEntries(of share: ShareName) async throws(SyncError) -> [ShareEntry] {
-        try read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM share WHERE owner = ? AND zone = ?", arguments: [share.owner, share.zone.name])
                 .compactMap(Self.entry)
         }
     }
 
     public func shareEntries(participant: String) async throws(SyncError) -> [ShareEntry] {
-        try read { db in
+        try await read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM share WHERE participant = ?", arguments: [participant]).compactMap(Self.entry)
         }
     }
 
     public func shareEntry(_ share: ShareName, participant: String) async throws(SyncError) -> ShareEntry? {
-        try read { db in try Self.entry(share, participant, db) }
+        try await read { db in try Self.entry(share, participant, db) }
     }
 
     public func replaceShareEntry(_ expected: ShareEntry?, with entry: ShareEntry) async throws(SyncError) -> Bool {
@@ -39,12 +39,12 @@ extension UserStore {
                          arguments: [share.owner, share.zone.name, participant]).flatMap(entry)
     }
 
-    /// The entry of a row; `nil` for one this release cannot read (a status a newer one wrote).
     /// Every entry, sorted by share and participant: what `docsync-server migrate` copies.
-    public func exportShares() throws(SyncError) -> [ShareEntry] {
-        try read { db in try Row.fetchAll(db, sql: "SELECT * FROM share ORDER BY owner, zone, participant").compactMap(Self.entry) }
+    public func exportShares() async throws(SyncError) -> [ShareEntry] {
+        try await read { db in try Row.fetchAll(db, sql: "SELECT * FROM share ORDER BY owner, zone, participant").compactMap(Self.entry) }
     }
 
+    /// The entry of a row; `nil` for one this release cannot read (a status a newer one wrote).
     private static func entry(_ row: Row) -> ShareEntry? {
         guard let zone = try? ZoneID(validating: row["zone"]), let permission = SharePermission(rawValue: row["permission"]),
               let status = ShareStatus(rawValue: row["status"]) else { return nil }

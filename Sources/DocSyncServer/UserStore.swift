@@ -54,11 +54,7 @@ public final class UserStore: AccountRows {
     }
 
     public func quota(of name: String) async throws(SyncError) -> Int64? {
-        do {
-            return try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT quotaBytes FROM user WHERE name = ?", arguments: [name]) }
-        } catch {
-            throw SyncError(.serviceUnavailable, "cannot read the user store (\(error)); retry shortly")
-        }
+        try await read { db in try Int64.fetchOne(db, sql: "SELECT quotaBytes FROM user WHERE name = ?", arguments: [name]) }
     }
 
     public func accounts() async throws(SyncError) -> [AccountSummary] {
@@ -74,13 +70,9 @@ public final class UserStore: AccountRows {
     }
 
     public func tokens(withHashPrefix prefix: String) async throws(SyncError) -> [TokenRow] {
-        do {
-            return try await pool.read { db in
-                try Row.fetchAll(db, sql: "SELECT hash, user, device FROM token WHERE prefix = ?", arguments: [prefix])
-                    .map { TokenRow(hash: $0["hash"], user: $0["user"], device: $0["device"]) }
-            }
-        } catch {
-            throw SyncError(.serviceUnavailable, "cannot read the user store (\(error)); retry shortly")
+        try await read { db in
+            try Row.fetchAll(db, sql: "SELECT hash, user, device FROM token WHERE prefix = ?", arguments: [prefix])
+                .map { TokenRow(hash: $0["hash"], user: $0["user"], device: $0["device"]) }
         }
     }
 
@@ -105,9 +97,11 @@ public final class UserStore: AccountRows {
         }
     }
 
-    func read<T>(_ body: (Database) throws -> T) throws(SyncError) -> T {
+    /// A read of the user store, off the caller's thread (a request's task never waits on
+    /// SQLite); `serviceUnavailable` when it fails.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(SyncError) -> T {
         do {
-            return try pool.read(body)
+            return try await pool.read(body)
         } catch {
             throw SyncError(.serviceUnavailable, "cannot read the user store (\(error)); retry shortly")
         }

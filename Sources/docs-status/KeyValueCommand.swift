@@ -138,7 +138,7 @@ struct KeyValueListCommand: AsyncParsableCommand {
             Output.json(["store": JSONValue.string(store.id.name), "values": JSONValue.object(values)])
             return
         }
-        Output.lines(values.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { "\($0) \(values[$0]!.text)" })
+        Output.lines(values.keys.sorted { $0.bytesPrecede($1) }.map { "\($0) \(values[$0]!.text)" })
     }
 }
 

@@ -20,12 +20,7 @@ struct SharesCommand: AsyncParsableCommand {
     @OptionGroup var options: ConnectionOptions
 
     func run() async throws {
-        let entries = try await options.answer(.shares, \.shareEntries)
-        if options.json {
-            Output.json(["shares": entries])
-            return
-        }
-        Output.lines(Self.render(entries))
+        ShareEntries.print(try await options.answer(.shares, \.shareEntries), options: options, as: Self.render)
     }
 
     static func render(_ entries: [ShareEntry]) -> [String] {
@@ -59,11 +54,7 @@ struct DeclineCommand: AsyncParsableCommand {
 
     func run() async throws {
         let entries = try await options.answer(.declineShare(share: try ShareName(parsing: share)), \.shareEntries)
-        if options.json {
-            Output.json(["shares": entries])
-            return
-        }
-        Output.lines(entries.map { "\($0.share): \($0.status.rawValue)" })
+        ShareEntries.print(entries, options: options) { $0.map { "\($0.share): \($0.status.rawValue)" } }
     }
 }
 
@@ -92,11 +83,7 @@ struct LeaveCommand: AsyncParsableCommand {
         let isShareName = (try? ShareName(parsing: folder)) != nil && !FileManager.default.fileExists(atPath: folder)
         let target = isShareName ? folder : PathArguments.absolute(folder)
         let entries = try await options.answer(.leaveShare(folder: target), \.shareEntries)
-        if options.json {
-            Output.json(["shares": entries])
-            return
-        }
-        Output.lines(entries.map { "\($0.share): \($0.status.rawValue); the files stay on this device, no longer synced" })
+        ShareEntries.print(entries, options: options) { $0.map { "\($0.share): \($0.status.rawValue); the files stay on this device, no longer synced" } }
     }
 }
 
@@ -131,10 +118,18 @@ struct AcceptCommand: AsyncParsableCommand {
     func run() async throws {
         let path = PathArguments.absolute(folder)
         let entries = try await options.answer(.acceptShare(share: try ShareName(parsing: share), folder: path), \.shareEntries)
+        ShareEntries.print(entries, options: options) { $0.map { "\($0.share): \($0.status.rawValue), \($0.permission.argument); attached at \(path)" } }
+    }
+}
+
+/// How the share calls print the account's entries: `{"shares": […]}` with `--json`, else
+/// the lines `render` makes of them.
+enum ShareEntries {
+    static func print(_ entries: [ShareEntry], options: ConnectionOptions, as render: ([ShareEntry]) -> [String]) {
         if options.json {
             Output.json(["shares": entries])
-            return
+        } else {
+            Output.lines(render(entries))
         }
-        Output.lines(entries.map { "\($0.share): \($0.status.rawValue), \($0.permission.argument); attached at \(path)" })
     }
 }

@@ -52,7 +52,7 @@ public indirect enum JSONValue: Hashable, Sendable, Codable, CustomStringConvert
             output += "]"
         case .object(let values):
             output += "{"
-            for (index, key) in values.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated() {
+            for (index, key) in values.keys.sorted(by: { $0.bytesPrecede($1) }).enumerated() {
                 if index > 0 { output += "," }
                 JSONValue.writeString(key, to: &output)
                 output += ":"

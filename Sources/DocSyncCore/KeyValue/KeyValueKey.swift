@@ -31,7 +31,7 @@ public struct KeyValueKey: Hashable, Comparable, Codable, Sendable, CustomString
         var iterator = recordName.utf8.makeIterator()
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next().flatMap(KeyValueKey.hexValue), let low = iterator.next().flatMap(KeyValueKey.hexValue) else { return nil }
+                guard let high = iterator.next().flatMap(SHA256Digest.hexValue), let low = iterator.next().flatMap(SHA256Digest.hexValue) else { return nil }
                 bytes.append(high << 4 | low)
             } else {
                 bytes.append(byte)
@@ -62,13 +62,11 @@ public struct KeyValueKey: Hashable, Comparable, Codable, Sendable, CustomString
 
     public var description: String { name }
 
-    public static func == (lhs: KeyValueKey, rhs: KeyValueKey) -> Bool { lhs.name.utf8.elementsEqual(rhs.name.utf8) }
+    public static func == (lhs: KeyValueKey, rhs: KeyValueKey) -> Bool { lhs.name.bytesEqual(rhs.name) }
 
-    public func hash(into hasher: inout Hasher) {
-        for byte in name.utf8 { hasher.combine(byte) }
-    }
+    public func hash(into hasher: inout Hasher) { name.hashBytes(into: &hasher) }
 
-    public static func < (lhs: KeyValueKey, rhs: KeyValueKey) -> Bool { lhs.name.utf8.lexicographicallyPrecedes(rhs.name.utf8) }
+    public static func < (lhs: KeyValueKey, rhs: KeyValueKey) -> Bool { lhs.name.bytesPrecede(rhs.name) }
 
     /// Why `name` is not a valid key, or `nil` when it is.
     public static func problem(with name: String) -> String? {
@@ -91,13 +89,5 @@ public struct KeyValueKey: Hashable, Comparable, Codable, Sendable, CustomString
             }
         }
         return String(decoding: output, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: byte - 0x30
-        case 0x41...0x46: byte - 0x41 + 10
-        default: nil
-        }
     }
 }

@@ -34,7 +34,6 @@ final class KeyValueService: Service, Sendable {
 
     /// The store `id`, opened (and made, the first time) on first use; its sync starts then.
     func store(_ id: KeyValueStoreID) throws(SyncError) -> KeyValueStore {
-        if let store = opened.withLock({ $0[id] }) { return store }
         do {
             return try opened.withLock { opened in
                 if let store = opened[id] { return store }

@@ -1,18 +1,10 @@
 import DocSyncCore
 
 /// Whom a request speaks for in a zone: its owner, or a participant of the share with a
-/// permission (SPEC §11). iCloud's `role` key reads `owner` or `participant`.
+/// permission (SPEC §11).
 public enum ZoneRole: Hashable, Sendable {
     case owner
     case participant(SharePermission)
-
-    /// iCloud's spelling of the role: `owner` or `participant`.
-    public var name: String {
-        switch self {
-        case .owner: "owner"
-        case .participant: "participant"
-        }
-    }
 
     /// What the role may do: the owner everything; a participant what its permission says.
     public var permission: SharePermission {

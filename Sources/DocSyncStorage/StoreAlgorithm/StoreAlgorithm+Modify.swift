@@ -47,14 +47,14 @@ extension StoreAlgorithm {
         let deletions = batch.deletions.filter { failedBefore[$0.id] == nil }
         let existing = try rows.liveVersions(saves.map(\.id.recordName) + deletions.map(\.id.recordName), in: zone.name)
         let unstored = saves.map(\.id.recordName).filter { existing[$0] == nil }
+        let isKeyValueStore = zone.isKeyValueStore
         var recentlyDeleted: [String: StoredVersion] = [:]
-        if !unstored.isEmpty {
+        if !unstored.isEmpty, !isKeyValueStore {  // a store's Values never go to Recently Deleted
             for entry in try rows.deletedEntries(unstored, in: zone.name, since: nil) { recentlyDeleted[entry.name] = entry.version }
         }
         let digests = Array(Set(saves.flatMap { $0.asset?.entries.map(\.digest) ?? [] }))
         let stored = digests.isEmpty ? [] : try rows.storedChunks(among: digests)
 
-        let isKeyValueStore = zone.isKeyValueStore
         var valueSizes = isKeyValueStore ? try keyValueSizes(of: zone, rows) : [:]
         if isKeyValueStore {
             for deletion in deletions { if let key = KeyValueKey(recordName: deletion.id.recordName) { valueSizes[key] = nil } }
@@ -64,39 +64,37 @@ extension StoreAlgorithm {
         for var record in saves {
             let name = record.id.recordName
             let current = existing[name]
-            if isKeyValueStore, let key = record.keyValueKey {
+            // A store's Value is saved unconditionally, within the store's limits, and replaces
+            // nothing kept; any other record by its change tag, its chunks stored.
+            let value = isKeyValueStore ? record.keyValueKey : nil
+            if let key = value {
                 if let problem = KeyValueLimits.problem(writing: [(key, Int(record.size))], over: valueSizes) {
                     result.failed[record.id] = SyncError(.quotaExceeded, "\(zone): \(problem)")
                     continue
                 }
                 valueSizes[key] = Int(record.size)
-                record.changeTag = ChangeTag(String(seq, radix: 36))
-                writes.saves.append(StoreWrites.Save(name: name, changeTag: record.changeTag!.rawValue, seq: seq, body: CompactCoding.encode(record)))
-                result.saved[record.id] = record
-                writes.lastSeq = seq
-                seq += 1
-                continue
-            }
-            if let current, current.changeTag != record.changeTag?.rawValue {
-                result.failed[record.id] = .serverRecordChanged(try current.record())
-                continue
-            }
-            if current == nil, record.changeTag != nil {
-                result.failed[record.id] = SyncError(
-                    .unknownItem, "\(record.id) at \(record.path) was deleted on the server; save it without a change tag to bring it back")
-                continue
-            }
-            if let missing = record.asset?.entries.first(where: { !stored.contains($0.digest) }) {
-                result.failed[record.id] = SyncError(
-                    .chunkNotFound, "\(record.path): chunk \(missing.digest.shortHex) of its asset is not stored; upload the chunks first",
-                    digest: missing.digest)
-                continue
+            } else {
+                if let current, current.changeTag != record.changeTag?.rawValue {
+                    result.failed[record.id] = .serverRecordChanged(try current.record())
+                    continue
+                }
+                if current == nil, record.changeTag != nil {
+                    result.failed[record.id] = SyncError(
+                        .unknownItem, "\(record.id) at \(record.path) was deleted on the server; save it without a change tag to bring it back")
+                    continue
+                }
+                if let missing = record.asset?.entries.first(where: { !stored.contains($0.digest) }) {
+                    result.failed[record.id] = SyncError(
+                        .chunkNotFound, "\(record.path): chunk \(missing.digest.shortHex) of its asset is not stored; upload the chunks first",
+                        digest: missing.digest)
+                    continue
+                }
             }
             record.changeTag = ChangeTag(String(seq, radix: 36))
             writes.saves.append(StoreWrites.Save(name: name, changeTag: record.changeTag!.rawValue, seq: seq, body: CompactCoding.encode(record)))
-            if let current {
+            if value == nil, let current {
                 writes.replaced.append((name, current))
-            } else if let deleted = recentlyDeleted[name] {
+            } else if value == nil, let deleted = recentlyDeleted[name] {
                 // Saved again after its deletion: it lives, and its deleted version is what it replaced.
                 writes.leaveRecentlyDeleted.append(name)
                 writes.replaced.append((name, deleted))
