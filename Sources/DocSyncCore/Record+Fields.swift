@@ -13,12 +13,12 @@ extension Record {
     ///   writes a presence byte; the others are always there;
     /// - each field's value type decides how it is written (`RecordFieldValue`).
     public enum Field: Int, CaseIterable, CodingKey, Sendable {
-        case id, type, changeTag, path, size, modified, mode, contentDigest, asset, symlinkTarget, lastModifiedBy, value
+        case id, type, changeTag, path, size, modified, mode, contentDigest, asset, symlinkTarget, lastModifiedBy, value, lastEditorName
 
         /// Whether a record may lack this field.
         public var isOptional: Bool {
             switch self {
-            case .changeTag, .contentDigest, .asset, .symlinkTarget, .value: true
+            case .changeTag, .contentDigest, .asset, .symlinkTarget, .value, .lastEditorName: true
             case .id, .type, .path, .size, .modified, .mode, .lastModifiedBy: false
             }
         }
@@ -63,6 +63,7 @@ extension Record {
         case .symlinkTarget: try writer.write(field, symlinkTarget)
         case .lastModifiedBy: try writer.write(field, lastModifiedBy)
         case .value: try writer.write(field, value)
+        case .lastEditorName: try writer.write(field, lastEditorName)
         }
     }
 
@@ -81,6 +82,7 @@ extension Record {
         var symlinkTarget: String?
         var lastModifiedBy: String?
         var value: String?
+        var lastEditorName: String?
 
         init() {}
 
@@ -100,6 +102,7 @@ extension Record {
             case .symlinkTarget: try visitor.visit(field, &symlinkTarget)
             case .lastModifiedBy: try visitor.visit(field, &lastModifiedBy)
             case .value: try visitor.visit(field, &value)
+            case .lastEditorName: try visitor.visit(field, &lastEditorName)
             }
         }
 
@@ -113,7 +116,7 @@ extension Record {
             guard let mode else { throw MissingField(field: .mode) }
             guard let lastModifiedBy else { throw MissingField(field: .lastModifiedBy) }
             return Record(id: id, type: type, changeTag: changeTag, path: path, size: size, modified: modified, mode: mode,
-                          contentDigest: contentDigest, asset: asset, symlinkTarget: symlinkTarget, lastModifiedBy: lastModifiedBy, value: value)
+                          contentDigest: contentDigest, asset: asset, symlinkTarget: symlinkTarget, lastModifiedBy: lastModifiedBy, value: value, lastEditorName: lastEditorName)
         }
     }
 

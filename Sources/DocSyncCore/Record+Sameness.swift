@@ -6,7 +6,7 @@ import Foundation
 /// - `isSameRecord(as:)` — **the same record**: the same item in the same state. Every
 ///   field of `Record.Field` counts except the bookkeeping a save changes without changing
 ///   the item (`Record.Field.distinguishesRecords`): the change tag (given by the store on
-///   each save), who saved it, and the asset (how the content's chunks are listed: the same
+///   each save), who saved it (device and account), and the asset (how the content's chunks are listed: the same
 ///   bytes chunked or stored otherwise are the same content, as digest and size say). A
 ///   device has nothing to send when its record is the same record as the server's.
 /// - `hasSameContent(as:)` — its content part: the same type, content digest and link
@@ -41,7 +41,7 @@ extension Record.Field {
     public var distinguishesRecords: Bool {
         switch self {
         case .id, .type, .path, .size, .modified, .mode, .contentDigest, .symlinkTarget, .value: true
-        case .changeTag, .lastModifiedBy, .asset: false
+        case .changeTag, .lastModifiedBy, .lastEditorName, .asset: false
         }
     }
 }

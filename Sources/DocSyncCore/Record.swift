@@ -3,7 +3,8 @@
 /// Identity is `id`; everything else is a field that may change. `changeTag` is `nil` on a
 /// record that has never been saved and is set by the backend on every save. Documents carry
 /// `contentDigest` and `asset`; symlinks carry `symlinkTarget`; folders carry neither;
-/// Values (a key of a key-value store, `Record+Value`) carry `value`.
+/// Values (a key of a key-value store, `Record+Value`) carry `value`. `lastEditorName` is
+/// the account that saved this version, as a server that knows accounts stamps it.
 /// `validate()` checks these rules and the 1 MB limit on a record's fields.
 ///
 /// The fields are listed once, in `Record.Field`, which every encoding follows (wire JSON,
@@ -34,11 +35,15 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
     public var lastModifiedBy: String
     /// A Value's JSON text (Values only), at most `KeyValueLimits.maximumValueBytes` bytes.
     public var value: String?
+    /// The account that saved this version (iCloud's `lastEditorName`, SPEC §11): set by
+    /// `docsync-server` on every save and recovery, whatever the device sent; `nil` where the
+    /// store knows no accounts (the embedded backend) and on a record not saved yet.
+    public var lastEditorName: String?
 
     public init(
         id: RecordID, type: RecordType, changeTag: ChangeTag? = nil, path: RelativePath, size: Int64 = 0,
         modified: Timestamp, mode: UInt32, contentDigest: SHA256Digest? = nil, asset: AssetReference? = nil,
-        symlinkTarget: String? = nil, lastModifiedBy: String, value: String? = nil
+        symlinkTarget: String? = nil, lastModifiedBy: String, value: String? = nil, lastEditorName: String? = nil
     ) {
         self.id = id
         self.type = type
@@ -52,6 +57,7 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
         self.symlinkTarget = symlinkTarget
         self.lastModifiedBy = lastModifiedBy
         self.value = value
+        self.lastEditorName = lastEditorName
     }
 
     /// Bytes of the record's wire JSON.
@@ -63,14 +69,14 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
 
     public var description: String { "\(type.rawValue) \(id) at \(path) [\(changeTag?.rawValue ?? "unsaved")]" }
 
-    /// Field by field; the path, the link's target and the device's name by their bytes
+    /// Field by field; the path, the link's target and the device's and account's names by their bytes
     /// (SPEC §4a: names that differ only in Unicode normalization differ).
     public static func == (lhs: Record, rhs: Record) -> Bool {
         lhs.id == rhs.id && lhs.type == rhs.type && lhs.changeTag == rhs.changeTag && lhs.path == rhs.path
             && lhs.size == rhs.size && lhs.modified == rhs.modified && lhs.mode == rhs.mode
             && lhs.contentDigest == rhs.contentDigest && lhs.asset == rhs.asset
             && lhs.symlinkTarget.bytesEqual(rhs.symlinkTarget) && lhs.lastModifiedBy.bytesEqual(rhs.lastModifiedBy)
-            && lhs.value.bytesEqual(rhs.value)
+            && lhs.value.bytesEqual(rhs.value) && lhs.lastEditorName.bytesEqual(rhs.lastEditorName)
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -113,11 +119,11 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
             }
             guard size == Int64(value.utf8.count) else { throw fail("a Value's size is not its JSON's") }
             guard (try? JSONValue(parsing: value)) != nil else { throw fail("a Value's JSON does not parse") }
-            if lastModifiedBy.utf8.count > 255 { throw fail("device name longer than 255 bytes") }
+            try validateNames(fail)
             return
         }
         guard value == nil else { throw fail("only a Value has a value") }
-        if lastModifiedBy.utf8.count > 255 { throw fail("device name longer than 255 bytes") }
+        try validateNames(fail)
         // The JSON form is at most about 2.5 times the compact one: only a large record needs the
         // exact (and much dearer) JSON size.
         let compactSize = CompactCoding.encode(self).count
@@ -125,5 +131,11 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
         if encodedSize > Record.maximumEncodedSize {
             throw SyncError(.limitExceeded, "record \(id) at \(path) encodes to \(encodedSize) bytes, more than \(Record.maximumEncodedSize)")
         }
+    }
+
+    /// The device's and the editor's names are at most 255 bytes each.
+    private func validateNames(_ fail: (String) -> SyncError) throws(SyncError) {
+        if lastModifiedBy.utf8.count > 255 { throw fail("device name longer than 255 bytes") }
+        if let lastEditorName, lastEditorName.utf8.count > 255 { throw fail("editor's account name longer than 255 bytes") }
     }
 }

@@ -26,6 +26,7 @@ struct DeletedItem: MetadataValues {
         case .deletedAt: .date(deleted.deletedAt)
         case .deletedBy: .string(deleted.deletedBy)
         case .isShared, .role, .permissions, .ownerName: SharedFolderFacts.value(of: attribute, sharing) ?? .null
+        case .lastEditorName: record.lastEditorName.map(MetadataValue.string) ?? .null
         }
     }
 }

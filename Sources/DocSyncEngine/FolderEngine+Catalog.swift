@@ -80,6 +80,6 @@ extension FolderEngine {
                    isUploading: item.status.isUploading, isUploaded: item.status.isUploaded,
                    percentUploaded: item.status.percentUploaded, downloadingError: item.status.downloadingError,
                    uploadingError: item.status.uploadingError, hasUnresolvedConflicts: item.status.hasUnresolvedConflicts,
-                   sharing: item.sharing)
+                   sharing: item.sharing, lastEditorName: item.lastEditorName)
     }
 }

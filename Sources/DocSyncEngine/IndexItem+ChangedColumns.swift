@@ -43,6 +43,8 @@ extension IndexItem {
                bind: { $1.bind($2, $0.status.uploadingError) }),
         Column(name: "hasUnresolvedConflicts", differs: { $0.status.hasUnresolvedConflicts != $1.status.hasUnresolvedConflicts },
                bind: { $1.bind($2, $0.status.hasUnresolvedConflicts) }),
+        Column(name: "lastEditorName", differs: { !($0.acked?.lastEditorName).bytesEqual($1.acked?.lastEditorName) },
+               bind: { $1.bind($2, $0.acked?.lastEditorName) }),
     ]
 
     /// Writes this item over its row, setting only the columns in which it differs from

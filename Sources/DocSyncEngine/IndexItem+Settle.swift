@@ -32,20 +32,22 @@ extension Database {
     func settleItem(named recordName: String, acked record: DocSyncCore.Record, ifAt revision: Int64) throws {
         let acked = CompactCoding.encode(record)
         let settle = try directStatement(sql: """
-            UPDATE item SET acked = ?, pending = 0, needsRead = 0, chunksUploaded = ?, isUploaded = 1, isUploading = 0,
+            UPDATE item SET acked = ?, lastEditorName = ?, pending = 0, needsRead = 0, chunksUploaded = ?, isUploaded = 1, isUploading = 0,
                 percentUploaded = 100, isDownloading = 0, percentDownloaded = 100, downloadingStatus = 'current',
                 downloadingError = NULL, uploadingError = NULL
             WHERE recordName = ? AND revision = ?
             """)
         settle.bind(1, acked)
-        settle.bind(2, record.type == .document)
-        settle.bind(3, recordName)
-        settle.bind(4, revision)
+        settle.bind(2, record.lastEditorName)
+        settle.bind(3, record.type == .document)
+        settle.bind(4, recordName)
+        settle.bind(5, revision)
         try settle.execute()
         guard changesCount == 0 else { return }
-        let rebase = try directStatement(sql: "UPDATE item SET acked = ? WHERE recordName = ?")
+        let rebase = try directStatement(sql: "UPDATE item SET acked = ?, lastEditorName = ? WHERE recordName = ?")
         rebase.bind(1, acked)
-        rebase.bind(2, recordName)
+        rebase.bind(2, record.lastEditorName)
+        rebase.bind(3, recordName)
         try rebase.execute()
     }
 }

@@ -165,13 +165,14 @@ extension IndexItem: FetchableRecord, TableRecord {
         status.downloadingError = row[base + 22]
         status.uploadingError = row[base + 23]
         status.hasUnresolvedConflicts = row[base + 24]
+        // base + 25 is `lastEditorName`, derived from `acked`.
     }
 
     /// The columns of table `item`, in schema order.
     static let columns = ["recordName", "path", "name", "kind", "size", "mtime", "inode", "mode", "digest", "asset",
                           "symlinkTarget", "acked", "pending", "needsRead", "chunksUploaded", "revision",
                           "downloadingStatus", "isDownloading", "percentDownloaded", "isUploading", "isUploaded",
-                          "percentUploaded", "downloadingError", "uploadingError", "hasUnresolvedConflicts"]
+                          "percentUploaded", "downloadingError", "uploadingError", "hasUnresolvedConflicts", "lastEditorName"]
     /// Both name the columns after `recordName` first, in schema order, then `recordName`.
     private static let insertSQL = "INSERT INTO item (\(columns.dropFirst().joined(separator: ", ")), recordName) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
     private static let updateSQL = "UPDATE item SET \(columns.dropFirst().map { "\($0) = ?" }.joined(separator: ", ")) WHERE recordName = ?"

@@ -232,6 +232,18 @@ enum IndexSchema {
             try db.rewriteLegacyJSON(in: "uncertainSave", column: "record", key: ["recordName", "record"], replacing: true,
                                      CompactCoding.recordFromLegacyJSON)
         }
+        migrator.registerMigration("v16: the account that saved each item's server version") { db in
+            // `lastEditorName` (SPEC §11) as a column, for predicates: the acknowledged record's
+            // `lastEditorName`, kept with it (`IndexItem.boundColumns`, `settleItem`). Records
+            // acknowledged before had none. The covering index of metadata queries holds it too.
+            try db.execute(sql: """
+                ALTER TABLE item ADD COLUMN lastEditorName TEXT;
+                DROP INDEX item_metadata;
+                CREATE INDEX item_metadata ON item(path, name, size, mtime, kind, downloadingStatus, isDownloading,
+                    percentDownloaded, isUploading, isUploaded, percentUploaded, downloadingError, uploadingError,
+                    hasUnresolvedConflicts, pending, lastEditorName);
+                """)
+        }
         return migrator
     }
 }

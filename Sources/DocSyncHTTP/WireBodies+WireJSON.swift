@@ -34,6 +34,7 @@ extension WireBody.ModifyAnswer: WireJSONCodable {
     public func writeJSON(to writer: inout WireJSONWriter) {
         writer.beginObject()
         writer.key("deleted"); writer.array(deleted)
+        if let editor { writer.key("editor"); writer.string(editor) }
         writer.key("failed"); writer.failures(failed)
         writer.key("saved")
         writer.beginObject()
@@ -47,7 +48,7 @@ extension WireBody.ModifyAnswer: WireJSONCodable {
     }
 
     public init(json reader: inout WireJSONReader) throws(WireJSONReader.Unexpected) {
-        var deleted: [String]?, saved: [String: ChangeTag]?, token: ChangeToken?, sawFailed = false
+        var deleted: [String]?, saved: [String: ChangeTag]?, token: ChangeToken?, editor: String?, sawFailed = false
         var fields = WireJSONFields()
         try reader.beginObject()
         while let key = try reader.nextKey() {
@@ -63,11 +64,12 @@ extension WireBody.ModifyAnswer: WireJSONCodable {
                 }
                 saved = tags
             case "token": try fields.insert(3, reader); token = reader.null() ? nil : try reader.token()
+            case "editor": try fields.insert(4, reader); editor = reader.null() ? nil : try reader.string()
             default: throw reader.unexpected()
             }
         }
         guard let deleted, let saved, sawFailed else { throw reader.unexpected() }
-        self.init(saved: saved, deleted: deleted, token: token)
+        self.init(saved: saved, deleted: deleted, token: token, editor: editor)
     }
 }
 

@@ -28,7 +28,7 @@ struct RecentlyDeletedRoutes: Sendable {
             guard recoveries.count <= RecordBatch.maximumItems else {
                 throw SyncError(.limitExceeded, "\(recoveries.count) records to recover in one request; send at most \(RecordBatch.maximumItems)")
             }
-            let (valid, refused) = Self.checked(recoveries)
+            let (valid, refused) = Self.checked(recoveries, editor: try ZoneGate.caller(context))
             var result = try await records.backend(context, .recover, zone).recoverDeleted(valid, in: zone)
             result.failed.merge(refused) { backend, _ in backend }
             return try Responses.json(WireBody.RecoverAnswer(result))
@@ -49,8 +49,9 @@ struct RecentlyDeletedRoutes: Sendable {
         }
     }
 
-    /// The recoveries whose path and device are valid, and the error of each other one.
-    static func checked(_ recoveries: [WireBody.Recovery]) -> ([DeletedRecordRecovery], [RecordID: SyncError]) {
+    /// The recoveries whose path and device are valid, made by the account `editor`, and the
+    /// error of each other one.
+    static func checked(_ recoveries: [WireBody.Recovery], editor: String) -> ([DeletedRecordRecovery], [RecordID: SyncError]) {
         var valid: [DeletedRecordRecovery] = []
         var refused: [RecordID: SyncError] = [:]
         for recovery in recoveries {
@@ -65,7 +66,7 @@ struct RecentlyDeletedRoutes: Sendable {
                     continue
                 }
             }
-            valid.append(DeletedRecordRecovery(id: recovery.id, path: path, device: recovery.device))
+            valid.append(DeletedRecordRecovery(id: recovery.id, path: path, device: recovery.device, editor: editor))
         }
         return (valid, refused)
     }

@@ -38,12 +38,15 @@ struct RecordRoutes: Sendable {
             }
             let backend = try await self.backend(context, .save, zone)
             if !batch.saves.isEmpty { try await quotas.refuseSavesOverQuota(of: try ZoneGate.owner(context), in: backend) }
-            // A deletion that names no device was made by the token's.
-            var deviceNamed = batch
-            for index in deviceNamed.deletions.indices where deviceNamed.deletions[index].device == nil {
-                deviceNamed.deletions[index].device = context.device
+            // A deletion that names no device was made by the token's; every save was made by
+            // the caller's account, whatever the record says (SPEC §11's lastEditorName).
+            var named = batch
+            for index in named.deletions.indices where named.deletions[index].device == nil {
+                named.deletions[index].device = context.device
             }
-            return try Responses.json(WireBody.ModifyAnswer(try await backend.modifyRecords(deviceNamed)))
+            let editor = try ZoneGate.caller(context)
+            for index in named.saves.indices { named.saves[index].lastEditorName = editor }
+            return try Responses.json(WireBody.ModifyAnswer(try await backend.modifyRecords(named), editor: named.saves.isEmpty ? nil : editor))
         }
         api.get("zones/{zone}/changes") { request, context in
             let zone = try RequestInput.zone(context)

@@ -24,17 +24,21 @@ public struct DeletedRecordRecovery: Hashable, Codable, Sendable {
     public var path: RelativePath?
     /// The device recovering it: the recovered record's `lastModifiedBy`.
     public var device: String
+    /// The account recovering it, where the store knows accounts (`docsync-server`): the
+    /// recovered record's `lastEditorName`.
+    public var editor: String?
 
-    public init(id: RecordID, path: RelativePath? = nil, device: String) {
+    public init(id: RecordID, path: RelativePath? = nil, device: String, editor: String? = nil) {
         self.id = id
         self.path = path
         self.device = device
+        self.editor = editor
     }
 }
 
 extension DeletedRecordRecovery {
     /// The deleted record as this recovery brings it back: at `path` when one is given, last
-    /// modified by `device`, validated. Throws `invalidArguments` for a path that is not
+    /// modified by `device` and edited by `editor` (no account when `nil`), validated. Throws `invalidArguments` for a path that is not
     /// valid, or what `Record.validate()` throws.
     public func recovered(_ deleted: Record) throws(SyncError) -> Record {
         var record = deleted
@@ -44,6 +48,7 @@ extension DeletedRecordRecovery {
             }
         }
         record.lastModifiedBy = device
+        record.lastEditorName = editor
         try record.validate()
         return record
     }

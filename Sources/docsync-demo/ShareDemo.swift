@@ -2,7 +2,8 @@ import Foundation
 
 /// The sharing part of `make demo` (SPEC §11): the laptop's account shares its Documents
 /// read-write with a second account, whose own device attaches the share into an empty
-/// folder; files go both ways, and each side sees the share in docs-status.
+/// folder; files go both ways, and each side sees the share in docs-status (and who last
+/// saved each file: `lastEditorName`).
 extension DaemonDemo {
     /// Runs the step; returns the second account's device, running (the caller stops it).
     func shareWithAnotherAccount(from laptop: Device, server: DemoServer, url: URL) async throws -> Device {
@@ -22,7 +23,8 @@ extension DaemonDemo {
         let back = await until { fm.contents(atPath: laptop.file("Archive/ana.txt").path) == Data("Ana's comments\n".utf8) }
         step.say("ana writes Archive/ana.txt; it is on the demo account's laptop after \(back)")
         _ = try ana.docsStatus(["wait", "--timeout", "30"])
-        for (arguments, device) in [(["share", "Documents"], laptop), (["query", "isShared == true AND ownerName == 'demo' AND name LIKE 'a*'"], ana)] {
+        for (arguments, device) in [(["share", "Documents"], laptop), (["query", "isShared == true AND ownerName == 'demo' AND name LIKE 'a*'"], ana),
+                                    (["query", "lastEditorName == 'ana'"], laptop)] {
             step.say("$ docs-status " + arguments.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " ") + "   (on \(device.name))")
             for line in try device.docsStatus(arguments).split(separator: "\n") { step.say("  " + String(line)) }
         }

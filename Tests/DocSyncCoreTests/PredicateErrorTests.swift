@@ -6,7 +6,8 @@ import Testing
     typealias Kind = MetadataPredicateError.Kind
 
     static let attributeList = "name, path, size, modified, kind, downloadingStatus, isDownloading, percentDownloaded, isUploading, "
-        + "isUploaded, percentUploaded, downloadingError, uploadingError, hasUnresolvedConflicts, deletedAt, deletedBy, isShared, role, permissions, ownerName"
+        + "isUploaded, percentUploaded, downloadingError, uploadingError, hasUnresolvedConflicts, deletedAt, deletedBy, isShared, role, permissions, ownerName, "
+        + "lastEditorName"
 
     static let cases: [(String, Kind, Int, String)] = [
         // structure

@@ -51,6 +51,13 @@ enum RecordFixtures {
             modified: Timestamp(nanosecondsSince1970: Int64.min), mode: 0o640, contentDigest: digest("!"),
             asset: AssetReference(depth: 0, entries: [ChunkRef(digest: digest("!"), length: 1)], chunkCount: 1, size: 1, contentDigest: digest("!")),
             lastModifiedBy: "Zoë’s ThinkPad \u{1F4BB}")),
+        ("shared-edit", Record(
+            // A version saved through docsync-server, which names the account that saved it (SPEC §11).
+            id: RecordID(zone: zone, recordName: "minutes"), type: .document, changeTag: ChangeTag("5e"),
+            path: RelativePath("Team/minutes.md"), size: 1, modified: Timestamp(nanosecondsSince1970: 1_760_000_000_000_000_000), mode: 0o644,
+            contentDigest: digest("m"),
+            asset: AssetReference(depth: 0, entries: [ChunkRef(digest: digest("m"), length: 1)], chunkCount: 1, size: 1, contentDigest: digest("m")),
+            lastModifiedBy: "laptop", lastEditorName: "bob-ø")),
         ("value", {
             // A key of a key-value store (SPEC §12): a key beyond ASCII, JSON with every kind of value.
             var value = Record.value(

@@ -38,7 +38,7 @@ import Testing
     /// (canonically equivalent names compare equal).
     static func stringBytes(_ record: Record) -> [[UInt8]] {
         [record.path.string, record.symlinkTarget ?? "", record.lastModifiedBy, record.changeTag?.rawValue ?? "",
-         record.id.recordName, record.id.zone.name].map { Array($0.utf8) }
+         record.id.recordName, record.id.zone.name, record.lastEditorName ?? ""].map { Array($0.utf8) }
     }
 
     @Test(arguments: cases)

@@ -28,6 +28,7 @@ import Testing
         case .symlinkTarget: changed.symlinkTarget = "target"
         case .lastModifiedBy: changed.lastModifiedBy = "another device"
         case .value: changed.value = "\"another value\""
+        case .lastEditorName: changed.lastEditorName = "another account"
         }
         return changed
     }
@@ -42,13 +43,13 @@ import Testing
     }
 
     @Test(arguments: [(Record.Field.type, false), (.contentDigest, false), (.symlinkTarget, false),
-                      (.path, true), (.mode, true), (.modified, true), (.size, true), (.changeTag, true), (.lastModifiedBy, true), (.asset, true)])
+                      (.path, true), (.mode, true), (.modified, true), (.size, true), (.changeTag, true), (.lastModifiedBy, true), (.lastEditorName, true), (.asset, true)])
     func theSameContentIgnoresPlaceMetadataAndBookkeeping(field: Record.Field, sameContent: Bool) {
         #expect(Self.changing(field, of: Self.base).hasSameContent(as: Self.base) == sameContent)
     }
 
-    @Test func theBookkeepingFieldsAreTheTagTheAuthorAndTheAsset() {
-        #expect(Set(Record.Field.allCases.filter { !$0.distinguishesRecords }) == [.changeTag, .lastModifiedBy, .asset])
+    @Test func theBookkeepingFieldsAreTheTagTheAuthorsAndTheAsset() {
+        #expect(Set(Record.Field.allCases.filter { !$0.distinguishesRecords }) == [.changeTag, .lastModifiedBy, .lastEditorName, .asset])
     }
 
     /// Canonically equivalent names are one `String` to Swift but two paths on disk:

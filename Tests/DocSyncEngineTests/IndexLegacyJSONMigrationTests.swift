@@ -34,7 +34,7 @@ import Testing
             var item = IndexItem(recordName: "r1", path: acked.path, kind: .document,
                                  stat: FileStat(kind: .file, size: 5, modified: acked.modified, inode: 1, device: 0, mode: 0o644))
             item.pending = .none
-            try item.insert(db)
+            try item.insertBeforeV16(db)
             try db.execute(sql: "UPDATE item SET acked = ?, asset = ? WHERE recordName = 'r1'",
                            arguments: [try WireCoding.encoder.encode(acked), try WireCoding.encoder.encode(asset)])
             try db.execute(sql: "INSERT INTO shadowedFolder (recordName, path, record) VALUES ('r3', 'r3.txt', ?)",

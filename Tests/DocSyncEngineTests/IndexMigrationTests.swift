@@ -13,9 +13,10 @@ import Testing
         let url = base.url.appendingPathComponent("index.sqlite")
         let old = try DatabaseQueue(path: url.path)
         try IndexSchema.migrator.migrate(old, upTo: migration)
-        try old.write { db in for item in items { try item.insert(db) } }
+        try old.write { db in for item in items { try item.insertBeforeV16(db) } }
         return url
     }
+
 
     /// A document item of `size` bytes at `path`.
     func document(_ name: String, _ path: String, size: Int64 = 10, pending: IndexItem.Pending) -> IndexItem {
@@ -156,5 +157,18 @@ import Testing
         let error = #expect(throws: SyncError.self) { try LocalIndex(url: url) }
         #expect(error?.code == .invalidArguments)
         #expect(error?.message.contains("newer version of docsync") == true, "\(String(describing: error))")
+    }
+}
+
+extension IndexItem {
+    /// Inserts this item into an index migrated to v15 at most, without the columns
+    /// migration v16 added.
+    func insertBeforeV16(_ db: Database) throws {
+        let columns = IndexItem.boundColumns.filter { $0.name != "lastEditorName" }
+        let placeholders = Array(repeating: "?", count: columns.count + 1).joined(separator: ", ")
+        let statement = try db.directStatement(sql: "INSERT INTO item (\(columns.map(\.name).joined(separator: ", ")), recordName) VALUES (\(placeholders))")
+        for (position, column) in columns.enumerated() { column.bind(self, statement, Int32(position + 1)) }
+        statement.bind(Int32(columns.count + 1), recordName)
+        try statement.execute()
     }
 }

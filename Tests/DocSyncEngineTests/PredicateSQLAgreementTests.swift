@@ -58,6 +58,14 @@ import Testing
         item.status.downloadingError = Int.random(in: 0..<3, using: &random) == 0 ? errors.randomElement(using: &random)! : nil
         item.status.uploadingError = Int.random(in: 0..<3, using: &random) == 0 ? errors.randomElement(using: &random)! : nil
         item.status.hasUnresolvedConflicts = Int.random(in: 0..<4, using: &random) == 0
+        // Two in three saved by a server that names accounts: `lastEditorName` is the
+        // acknowledged record's, and the column the index keeps beside it.
+        if Int.random(in: 0..<3, using: &random) > 0 {
+            var acked = item.record(zone: ZoneID("Documents"), device: "laptop")
+            acked.changeTag = ChangeTag("1")
+            acked.lastEditorName = Bool.random(using: &random) ? words.randomElement(using: &random)! : randomName(&random)
+            item.acked = acked
+        }
         return item
     }
 
@@ -224,6 +232,10 @@ import Testing
         let stored = try index.read { db in try db.items(under: nil) }
         #expect(Set(stored) == Set(items))
         let live = stored.filter { $0.pending != .delete }
+        // A metadata query's narrow rows carry what the whole rows do.
+        let metadata = try index.metadata(matching: MetadataPredicate(parsing: "TRUEPREDICATE"))
+        #expect(Set(metadata) == Set(live.map { MetadataItem($0) }))
+        #expect(metadata.contains { $0.lastEditorName != nil } && metadata.contains { $0.lastEditorName == nil })
 
         var writer = PredicateWriter(random: random, items: items)
         var selectedSomething = 0, selectedNotEverything = 0

@@ -57,6 +57,31 @@ import Testing
         }
     }
 
+    /// iCloud's `lastEditorName`: the server names the account of every save and recovery,
+    /// whatever the device wrote in the record, and the saving client learns it from the answer.
+    @Test(arguments: StoreKind.allCases) func theServerNamesTheAccountThatSavedEachVersion(_ kind: StoreKind) async throws {
+        try await RouteServer.with(kind) { server in
+            let (alice, bob, _) = try await Self.shared(server)
+            var claimed = try await TestRecords.document(Self.zone, "minutes.md", content: Data("bob's".utf8), on: bob)
+            claimed.lastEditorName = "alice"
+            let saved = try await bob.save(claimed)
+            #expect(saved.lastEditorName == "bob", "the answer names the caller, not what the record claimed")
+            #expect(try await alice.fetchRecords([saved.id])[saved.id]?.lastEditorName == "bob")
+
+            var edit = saved
+            edit.path = RelativePath("minutes (final).md")
+            let edited = try await alice.save(edit)
+            #expect(edited.lastEditorName == "alice")
+            let changes = try await bob.fetchChanges(in: Self.zone, since: nil, limit: 100)
+            #expect(changes.changed.map(\.lastEditorName) == ["alice"])
+
+            _ = try await alice.modifyRecords(RecordBatch(zone: Self.zone, deletions: [RecordDeletion(id: saved.id)]))
+            let recovered = try await bob.recoverDeleted([DeletedRecordRecovery(id: saved.id, device: "bob laptop", editor: "mallory")], in: Self.zone)
+            #expect(recovered.saved[saved.id]?.lastEditorName == "bob", "a recovery is the caller's save too")
+            #expect(try await alice.fetchRecords([saved.id])[saved.id]?.lastEditorName == "bob")
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func pushReachesAParticipantUntilItsPartEnds(_ kind: StoreKind) async throws {
         try await RouteServer.with(kind) { server in
             let (alice, bob, _) = try await Self.shared(server)

@@ -42,6 +42,15 @@ import Testing
         #expect(text(alice.file("budget.bin")) == "alice's numbers\n")
         if let copy = names(in: alice.folder).first(where: expectedCopy) { #expect(text(alice.file(copy)) == "bob's numbers\n") }
 
+        // iCloud's lastEditorName: the account whose save each item's server version is, the
+        // same on both sides, as the server named it.
+        for device in [alice, bob] {
+            let bobs = try await device.docsStatusJSON([ItemStatus].self, ["query", "lastEditorName == 'bob'", "--json"])
+            #expect(bobs.map(\.name).allSatisfy(expectedCopy) && bobs.count == 1, "\(bobs.map(\.path))")
+            let budget = try await device.docsStatusJSON([ItemStatus].self, ["ls", device.file("budget.bin").path, "--json"])
+            #expect(budget.map(\.lastEditorName) == ["alice"])
+        }
+
         _ = await alice.stop()
         _ = await bob.stop()
         _ = try await accounts.server.stop()

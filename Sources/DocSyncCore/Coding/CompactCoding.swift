@@ -6,24 +6,38 @@ import Foundation
 /// form records take on the wire.
 ///
 /// Every encoding starts with a format byte, which never begins JSON (`{`): `0x01` for a
-/// record without a `value` (every field up to `lastModifiedBy`: what was written before
-/// Values existed, unchanged), `0x02` for a record with one (every field). Rows
+/// record without a `value` or a `lastEditorName` (every field up to `lastModifiedBy`: what
+/// was written before Values existed, unchanged), `0x02` for a record with a value and no
+/// editor (every field up to `value`), `0x03` for a record with an editor (every field). Rows
 /// written as `WireCoding` JSON before this form existed are told apart and rewritten by the
 /// migrations of the index and the stores (`recordFromLegacyJSON`); the decoders read the
 /// compact form only. Decoding validates names and paths exactly as JSON decoding does.
 /// The bytes of each encoding are pinned by Tests/DocSyncCoreTests/Fixtures.
 public enum CompactCoding {
     static let version: UInt8 = 0x01
-    /// The format of a record with a `value` (a key-value store's Value).
+    /// The format of a record with a `value` (a key-value store's Value) and no editor.
     static let valueVersion: UInt8 = 0x02
+    /// The format of a record with a `lastEditorName` (saved through `docsync-server`).
+    static let editorVersion: UInt8 = 0x03
 
-    /// The fields of a record of format `0x01`: all but `value`.
-    static let fieldsWithoutValue = Record.Field.inCompactOrder.filter { $0 != .value }
+    private static let fieldsWithoutValue = Record.Field.inCompactOrder.filter { $0 != .value && $0 != .lastEditorName }
+    private static let fieldsWithValue = Record.Field.inCompactOrder.filter { $0 != .lastEditorName }
+
+    /// The fields a record of `format` holds, in order.
+    private static func fields(ofFormat format: UInt8) -> [Record.Field] {
+        switch format {
+        case version: fieldsWithoutValue
+        case valueVersion: fieldsWithValue
+        default: Record.Field.inCompactOrder
+        }
+    }
 
     public static func encode(_ record: Record) -> Data {
-        var fields = CompactFieldWriter(writer: CompactWriter(capacity: 160 + (record.asset?.entries.count ?? 0) * 36 + (record.value?.utf8.count ?? 0)))
-        fields.writer.byte(record.value == nil ? version : valueVersion)
-        for field in record.value == nil ? fieldsWithoutValue : Record.Field.inCompactOrder { record.write(field, with: &fields) }
+        var fields = CompactFieldWriter(writer: CompactWriter(capacity: 160 + (record.asset?.entries.count ?? 0) * 36 + (record.value?.utf8.count ?? 0)
+            + (record.lastEditorName?.utf8.count ?? 0)))
+        let format = record.lastEditorName != nil ? editorVersion : record.value != nil ? valueVersion : version
+        fields.writer.byte(format)
+        for field in self.fields(ofFormat: format) { record.write(field, with: &fields) }
         return Data(fields.writer.bytes)
     }
 
@@ -38,9 +52,9 @@ public enum CompactCoding {
     /// an invalid name or path) for anything else.
     public static func decodeRecord(_ data: Data) throws -> Record {
         var fields = CompactFieldReader(reader: CompactReader(data))
-        let format = try expectVersion(&fields.reader, allowing: valueVersion)
+        let format = try expectVersion(&fields.reader, allowing: [valueVersion, editorVersion])
         var draft = Record.Draft()
-        for field in format == valueVersion ? Record.Field.inCompactOrder : fieldsWithoutValue { try draft.visit(field, with: &fields) }
+        for field in self.fields(ofFormat: format) { try draft.visit(field, with: &fields) }
         guard fields.reader.isAtEnd else { throw CompactCodingError("bytes left after a record") }
         return try draft.record()
     }
@@ -54,14 +68,14 @@ public enum CompactCoding {
         return reference
     }
 
-    /// Reads the format byte: `version`, or `allowing` when given; returns it.
+    /// Reads the format byte: `version`, or one of `allowing`; returns it.
     @discardableResult
-    private static func expectVersion(_ reader: inout CompactReader, allowing other: UInt8? = nil) throws(CompactCodingError) -> UInt8 {
+    private static func expectVersion(_ reader: inout CompactReader, allowing others: [UInt8] = []) throws(CompactCodingError) -> UInt8 {
         let format = try reader.byte()
         if format == UInt8(ascii: "{") {
             throw CompactCodingError("a row kept as JSON that the migration to the compact form could not read (damaged)")
         }
-        guard format == version || format == other else { throw CompactCodingError("unknown format \(format)") }
+        guard format == version || others.contains(format) else { throw CompactCodingError("unknown format \(format)") }
         return format
     }
 

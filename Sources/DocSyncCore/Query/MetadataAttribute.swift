@@ -44,6 +44,10 @@ public enum MetadataAttribute: String, CaseIterable, Hashable, Sendable, Codable
     case permissions
     /// The account that owns the item's shared folder (a string, or nil when not shared).
     case ownerName
+    /// The account that saved the version of the item the server holds (a string, or nil
+    /// when no account is known: the embedded backend, an item never saved). `docsync-server`
+    /// names it on every save, in every folder, shared or not.
+    case lastEditorName
 
     /// The type of an attribute's values.
     public enum ValueType: String, Hashable, Sendable {
@@ -63,7 +67,7 @@ public enum MetadataAttribute: String, CaseIterable, Hashable, Sendable, Codable
     /// The type of this attribute's values (besides nil, for optional attributes).
     public var type: ValueType {
         switch self {
-        case .name, .path, .kind, .downloadingStatus, .downloadingError, .uploadingError, .deletedBy, .role, .permissions, .ownerName: .string
+        case .name, .path, .kind, .downloadingStatus, .downloadingError, .uploadingError, .deletedBy, .role, .permissions, .ownerName, .lastEditorName: .string
         case .size, .percentDownloaded, .percentUploaded: .number
         case .modified, .deletedAt: .date
         case .isDownloading, .isUploading, .isUploaded, .hasUnresolvedConflicts, .isShared: .bool
@@ -71,8 +75,8 @@ public enum MetadataAttribute: String, CaseIterable, Hashable, Sendable, Codable
     }
 
     /// True for the attributes that may have no value (nil): the two error attributes, the
-    /// two of Recently Deleted and the three of a share.
-    public var isOptional: Bool { [.downloadingError, .uploadingError, .deletedAt, .deletedBy, .role, .permissions, .ownerName].contains(self) }
+    /// two of Recently Deleted, the three of a share and the last editor.
+    public var isOptional: Bool { [.downloadingError, .uploadingError, .deletedAt, .deletedBy, .role, .permissions, .ownerName, .lastEditorName].contains(self) }
 
     /// True for number attributes whose values are fractional (the percentages): number
     /// literals compared with them are taken as `Double`. `size` is a whole number of bytes.
@@ -84,7 +88,7 @@ public enum MetadataAttribute: String, CaseIterable, Hashable, Sendable, Codable
         case .name, .path: "a string in quotes"
         case .kind: "a string in quotes: 'Document', 'Folder' or 'Symlink'"
         case .downloadingStatus: "a string in quotes: 'notDownloaded', 'downloaded' or 'current'"
-        case .downloadingError, .uploadingError, .deletedBy, .ownerName: "a string in quotes or nil"
+        case .downloadingError, .uploadingError, .deletedBy, .ownerName, .lastEditorName: "a string in quotes or nil"
         case .role: "a string in quotes: 'owner' or 'participant', or nil"
         case .permissions: "a string in quotes: 'readOnly' or 'readWrite', or nil"
         case .size: "a number or size like 10MB"

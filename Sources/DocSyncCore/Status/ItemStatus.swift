@@ -37,11 +37,15 @@ public struct ItemStatus: Codable, Sendable, Hashable {
     public var permissions: SharePermission?
     /// The account that owns the shared folder.
     public var ownerName: String?
+    /// The account that saved the version the server holds, where the server names it
+    /// (`docsync-server` does, in every folder); absent otherwise.
+    public var lastEditorName: String?
 
     public init(folder: String, path: String, name: String, kind: String, size: Int64, modified: Date,
                 downloadingStatus: String, isDownloading: Bool, percentDownloaded: Double, isUploading: Bool,
                 isUploaded: Bool, percentUploaded: Double, downloadingError: String?, uploadingError: String?,
-                hasUnresolvedConflicts: Bool, sharing: SharedFolderFacts? = nil) {
+                hasUnresolvedConflicts: Bool, sharing: SharedFolderFacts? = nil, lastEditorName: String? = nil) {
+        self.lastEditorName = lastEditorName
         self.isShared = sharing != nil
         self.role = sharing?.role
         self.permissions = sharing?.permission

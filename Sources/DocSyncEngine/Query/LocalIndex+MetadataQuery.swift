@@ -70,7 +70,7 @@ extension Database {
     /// See `LocalIndex.metadata(matching:limit:)`; usable inside `read` or `write`.
     func metadata(matching predicate: MetadataPredicate, limit: Int? = nil, sharing: SharedFolderFacts? = nil) throws -> [MetadataItem] {
         let columns = "recordName, path, kind, size, mtime, downloadingStatus, isDownloading, percentDownloaded, "
-            + "isUploading, isUploaded, percentUploaded, downloadingError, uploadingError, hasUnresolvedConflicts"
+            + "isUploading, isUploaded, percentUploaded, downloadingError, uploadingError, hasUnresolvedConflicts, lastEditorName"
         let (sql, arguments) = Self.query(columns, predicate, limit: limit, sharing: sharing)
         // A cursor reads each row in place (no copies); the statement is cached per SQL text.
         let rows = try Row.fetchCursor(cachedStatement(sql: sql), arguments: arguments)
@@ -88,7 +88,7 @@ extension Database {
             status.hasUnresolvedConflicts = row[13]
             items.append(MetadataItem(recordName: row[0], path: RelativePath(row[1] as String), kind: RecordType(rawValue: row[2]) ?? .document,
                                       size: row[3], modified: Timestamp(nanosecondsSince1970: row[4]), status: status,
-                                      sharing: sharing))
+                                      sharing: sharing, lastEditorName: row[14]))
         }
         return items
     }

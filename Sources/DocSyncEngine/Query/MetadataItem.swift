@@ -11,10 +11,13 @@ public struct MetadataItem: Hashable, Sendable, MetadataValues {
     public var status: ItemTransferStatus
     /// The folder's place in a share (`nil`: shared with nobody): the share's attributes.
     public var sharing: SharedFolderFacts?
+    /// The account that saved the version the server holds (`Record.lastEditorName`).
+    public var lastEditorName: String?
 
     public init(recordName: String, path: RelativePath, kind: RecordType, size: Int64, modified: Timestamp,
-                status: ItemTransferStatus, sharing: SharedFolderFacts? = nil) {
+                status: ItemTransferStatus, sharing: SharedFolderFacts? = nil, lastEditorName: String? = nil) {
         self.sharing = sharing
+        self.lastEditorName = lastEditorName
         self.recordName = recordName
         self.path = path
         self.kind = kind
@@ -26,7 +29,7 @@ public struct MetadataItem: Hashable, Sendable, MetadataValues {
     /// The attributes of an index row.
     public init(_ item: IndexItem, sharing: SharedFolderFacts? = nil) {
         self.init(recordName: item.recordName, path: item.path, kind: item.kind, size: item.size, modified: item.modified,
-                  status: item.status, sharing: sharing)
+                  status: item.status, sharing: sharing, lastEditorName: item.acked?.lastEditorName)
     }
 
     public func value(of attribute: MetadataAttribute) -> MetadataValue {
@@ -47,6 +50,7 @@ public struct MetadataItem: Hashable, Sendable, MetadataValues {
         case .hasUnresolvedConflicts: .bool(status.hasUnresolvedConflicts)
         case .deletedAt, .deletedBy: .null  // a live item
         case .isShared, .role, .permissions, .ownerName: SharedFolderFacts.value(of: attribute, sharing) ?? .null
+        case .lastEditorName: lastEditorName.map(MetadataValue.string) ?? .null
         }
     }
 
