@@ -79,7 +79,8 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-## test: the whole test suite (unit, conformance, multi-process), then the API check
+## test: the encryption format's known-answer vectors recomputed in Python
+## (Tests/Encryption/check.sh), the whole test suite (unit, conformance, multi-process), then the API check
 ## (api-check below, on the docsync-server just built), then the tests against
 ## PostgreSQL and S3 (which it starts and stops: see services-up above), then the
 ## multi-device simulation on its own (its seeds keep both cores busy, which would starve the timed tests beside
@@ -92,6 +93,7 @@ TEST_SUITE     = $(TEST_ENV) $(SWIFT) test --skip-build --skip DocSyncSimulation
 TEST_SERVICES  = $(TEST_ENV) $(SWIFT) test --skip-build --filter '$(SERVICE_TESTS)' $(TEST_FLAGS)
 TEST_SIMULATION = $(TEST_ENV) $(SWIFT) test --skip-build --filter DocSyncSimulationTests $(TEST_FLAGS)
 API_CHECK      = bash Tests/APIConformance/run.sh
+ENCRYPTION_VECTORS = bash Tests/Encryption/check.sh
 # HAProxy, openssl and curl: the test of two instances behind the balancer runs the shipped
 # configuration (config/cluster/haproxy.cfg.template) with TLS.
 TEST_PACKAGES := haproxy openssl curl
@@ -101,6 +103,7 @@ test: deps
 	@$(SERVICES_TRAP); \
 	echo "starting PostgreSQL and S3 ($(SERVICES)/start-*.sh; stopped again at the end)"; \
 	$(START_SERVICES) && $(LOAD_SERVICES) && \
+	echo "$(ENCRYPTION_VECTORS)" && $(ENCRYPTION_VECTORS) && \
 	echo "$(TEST_SUITE)" && $(TEST_SUITE) && \
 	echo "$(API_CHECK)" && $(API_CHECK) && \
 	echo "$(TEST_SERVICES)" && $(TEST_SERVICES) && \

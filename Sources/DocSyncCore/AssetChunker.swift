@@ -13,8 +13,8 @@ public struct AssetChunker: Sendable {
     public let chunker: ContentDefinedChunker
     public let bufferSize: Int
 
-    public init(parameters: ChunkerParameters = .documents, bufferSize: Int = 1 << 20) {
-        self.chunker = ContentDefinedChunker(parameters)
+    public init(parameters: ChunkerParameters = .documents, gear: GearTable = .standard, bufferSize: Int = 1 << 20) {
+        self.chunker = ContentDefinedChunker(parameters, gear: gear)
         self.bufferSize = Swift.max(bufferSize, 2 * parameters.maximumSize)
     }
 

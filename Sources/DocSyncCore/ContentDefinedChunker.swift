@@ -1,3 +1,5 @@
+import Crypto
+
 /// Finds content-defined chunk boundaries in one stream with a gear hash (as FastCDC) and a
 /// boundary rule that depends on content only, never on where the current chunk started.
 ///
@@ -12,19 +14,22 @@
 /// its masks depend on the distance from the chunk's start, so a moved boundary can
 /// cascade through several following chunks.
 ///
-/// Deterministic: the same bytes give the same boundaries on every machine and release; the
-/// gear table and the rule must never change. A chunker carries state from one chunk to
+/// Deterministic: the same bytes (and gear table) give the same boundaries on every machine
+/// and release; the standard gear table and the rule must never change. A chunker carries state from one chunk to
 /// the next: use one per stream, from its first byte.
 public struct ContentDefinedChunker: Sendable {
     public let parameters: ChunkerParameters
+    /// The gear hash's values: `GearTable.standard`, or an encrypted folder's epoch's.
+    public let gear: GearTable
     let mask: UInt64
     /// The rolling hash over the bytes consumed so far.
     var hash: UInt64 = 0
     /// Bytes consumed since the last candidate; the stream's start counts as one.
     var sinceCandidate = 0
 
-    public init(_ parameters: ChunkerParameters = .documents) {
+    public init(_ parameters: ChunkerParameters = .documents, gear: GearTable = .standard) {
         self.parameters = parameters
+        self.gear = gear
         // The mask takes the top bits: with `hash << 1 + gear[byte]` they depend on the
         // last 64 bytes, the widest window the hash has.
         mask = ~UInt64(0) << UInt64(64 - parameters.candidateSpacing.trailingZeroBitCount)
@@ -39,7 +44,7 @@ public struct ContentDefinedChunker: Sendable {
         let count = Swift.min(buffer.count, parameters.maximumSize)
         guard count > 0 else { return 0 }
         let bytes = buffer.bindMemory(to: UInt8.self).baseAddress!
-        let gear = GearTable.pointer
+        let gear = UnsafePointer(self.gear.pointer)
         let mask = self.mask, minimum = parameters.minimumSize
         var hash = self.hash
         // End offset (in this buffer) of the last candidate; negative when it was earlier.
@@ -85,18 +90,37 @@ public struct ContentDefinedChunker: Sendable {
     }
 }
 
-/// The gear hash's 256 random 64-bit values, from SplitMix64 with a fixed seed.
-/// Part of the chunk format: never change the seed or the generator.
-public enum GearTable {
-    public static let values: [UInt64] = {
+/// The gear hash's 256 64-bit values. `standard` is drawn from SplitMix64 with a fixed seed
+/// and is part of the chunk format of plain folders: never change the seed or the
+/// generator. An encrypted folder's epoch draws its own from its chunker key
+/// (`init(key:)`), so where its chunks start depends on the key (SPEC §13).
+public final class GearTable: Sendable {
+    public let values: [UInt64]
+    /// `values`, in memory that lives as long as the table (read in the hot loop).
+    nonisolated(unsafe) let pointer: UnsafeMutablePointer<UInt64>
+
+    init(values: [UInt64]) {
+        precondition(values.count == 256, "a gear table has 256 values")
+        self.values = values
+        pointer = UnsafeMutablePointer<UInt64>.allocate(capacity: 256)
+        pointer.initialize(from: values, count: 256)
+    }
+
+    deinit { pointer.deallocate() }
+
+    /// The table of plain folders.
+    public static let standard: GearTable = {
         var generator = SplitMix64(seed: 0x646f_6373_796e_6331) // "docsync1"
-        return (0..<256).map { _ in generator.next() }
+        return GearTable(values: (0..<256).map { _ in generator.next() })
     }()
 
-    /// A pointer to `values` that lives as long as the process (read in the hot loop).
-    public nonisolated(unsafe) static let pointer: UnsafePointer<UInt64> = {
-        let storage = UnsafeMutablePointer<UInt64>.allocate(capacity: 256)
-        storage.initialize(from: values, count: 256)
-        return UnsafePointer(storage)
-    }()
+    /// The table of an encrypted folder's epoch: 2,048 bytes of HKDF-SHA256 of `key` (salt
+    /// `docsync/1`, info `gear`), read as 256 big-endian 64-bit values.
+    public convenience init(key: SymmetricKey) {
+        let bytes = HKDF<SHA256>.deriveKey(inputKeyMaterial: key, salt: Array("docsync/1".utf8), info: Array("gear".utf8), outputByteCount: 2_048)
+            .withUnsafeBytes { Array($0) }
+        self.init(values: (0..<256).map { index in
+            bytes[index * 8..<index * 8 + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        })
+    }
 }

@@ -203,6 +203,8 @@ struct BenchCommand: AsyncParsableCommand {
         for row in throughput.rows { print(row.line) }
         print(String(format: "chunk+hash reaches %.0f%% of the two-SHA-256-pass ceiling (%.0f MB/s)",
                      throughput.chunkAndHash / throughput.ceiling * 100, throughput.ceiling))
+        print("\n== Sealing (SPEC §13), one core ==")
+        for line in SealCost.measure().lines { print(line) }
 
         print("\n== 1-byte insertion in the middle of the \(size / 1_000_000) MB file, through the local backend ==")
         let middle = try await EditCost.insertionInTheMiddle(content)

@@ -1,3 +1,4 @@
+import Crypto
 import DocSyncCore
 import Foundation
 
@@ -29,7 +30,10 @@ struct Throughput {
             return Double(content.count) / seconds / 1e6
         }
         var samples: [String: [Double]] = [:]
-        let names = ["chunk + SHA-256 per chunk + SHA-256 of file", "SHA-256 alone (one pass)", "gear boundaries alone (no hashing)"]
+        let names = ["chunk + SHA-256 per chunk + SHA-256 of file", "SHA-256 alone (one pass)", "gear boundaries alone (no hashing)",
+                     "encrypted: keyed chunk + MAC id + seal + SHA-256 of sealed and of file", "AES-256-GCM seal alone (one pass)"]
+        let keys = try! FolderEpochKeys(secret: FolderEpochKeys.newSecret(), epoch: 1)
+        let gear = GearTable(key: keys.chunkerKey), zone = ZoneID("e.benchmarkbenchmarkbenchmark")
         content.withUnsafeBytes { raw in
             // Interleaved so that machine noise hits every measurement alike.
             for _ in 0..<rounds {
@@ -40,6 +44,24 @@ struct Throughput {
                     var start = 0
                     while start < raw.count { start += chunker.nextChunkLength(of: UnsafeRawBufferPointer(rebasing: raw[start...])) }
                 })
+                // What an encrypted folder's sender does per byte (SPEC §13): boundaries from the
+                // epoch's gear table, each chunk's id its HMAC, its body sealed and that body's
+                // SHA-256 (the server verifies it), and the file's own SHA-256 (sealed in the record).
+                samples[names[3], default: []].append(rate {
+                    var chunker = ContentDefinedChunker(.documents, gear: gear)
+                    var start = 0
+                    var file = SHA256()
+                    while start < raw.count {
+                        let length = chunker.nextChunkLength(of: UnsafeRawBufferPointer(rebasing: raw[start...]))
+                        let piece = UnsafeRawBufferPointer(rebasing: raw[start..<start + length])
+                        let id = keys.chunkID(of: piece)
+                        _ = keys.sealChunk(piece, id: id, zone: zone)
+                        file.update(bufferPointer: piece)
+                        start += length
+                    }
+                    _ = file.finalize()
+                })
+                samples[names[4], default: []].append(rate { _ = keys.sealChunk(raw, id: SHA256Digest(hashing: Data()), zone: zone) })
             }
         }
         let rows = names.map { name in
