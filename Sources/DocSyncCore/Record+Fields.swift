@@ -13,12 +13,12 @@ extension Record {
     ///   writes a presence byte; the others are always there;
     /// - each field's value type decides how it is written (`RecordFieldValue`).
     public enum Field: Int, CaseIterable, CodingKey, Sendable {
-        case id, type, changeTag, path, size, modified, mode, contentDigest, asset, symlinkTarget, lastModifiedBy, value, lastEditorName
+        case id, type, changeTag, path, size, modified, mode, contentDigest, asset, symlinkTarget, lastModifiedBy, value, lastEditorName, sealed
 
         /// Whether a record may lack this field.
         public var isOptional: Bool {
             switch self {
-            case .changeTag, .contentDigest, .asset, .symlinkTarget, .value, .lastEditorName: true
+            case .changeTag, .contentDigest, .asset, .symlinkTarget, .value, .lastEditorName, .sealed: true
             case .id, .type, .path, .size, .modified, .mode, .lastModifiedBy: false
             }
         }
@@ -64,6 +64,7 @@ extension Record {
         case .lastModifiedBy: try writer.write(field, lastModifiedBy)
         case .value: try writer.write(field, value)
         case .lastEditorName: try writer.write(field, lastEditorName)
+        case .sealed: try writer.write(field, sealed)
         }
     }
 
@@ -83,6 +84,7 @@ extension Record {
         var lastModifiedBy: String?
         var value: String?
         var lastEditorName: String?
+        var sealed: SealedBlob?
 
         init() {}
 
@@ -103,6 +105,7 @@ extension Record {
             case .lastModifiedBy: try visitor.visit(field, &lastModifiedBy)
             case .value: try visitor.visit(field, &value)
             case .lastEditorName: try visitor.visit(field, &lastEditorName)
+            case .sealed: try visitor.visit(field, &sealed)
             }
         }
 
@@ -116,7 +119,7 @@ extension Record {
             guard let mode else { throw MissingField(field: .mode) }
             guard let lastModifiedBy else { throw MissingField(field: .lastModifiedBy) }
             return Record(id: id, type: type, changeTag: changeTag, path: path, size: size, modified: modified, mode: mode,
-                          contentDigest: contentDigest, asset: asset, symlinkTarget: symlinkTarget, lastModifiedBy: lastModifiedBy, value: value, lastEditorName: lastEditorName)
+                          contentDigest: contentDigest, asset: asset, symlinkTarget: symlinkTarget, lastModifiedBy: lastModifiedBy, value: value, lastEditorName: lastEditorName, sealed: sealed)
         }
     }
 

@@ -40,7 +40,7 @@ extension Record.Field {
     /// (`Record.isSameRecord`); false for the bookkeeping fields.
     public var distinguishesRecords: Bool {
         switch self {
-        case .id, .type, .path, .size, .modified, .mode, .contentDigest, .symlinkTarget, .value: true
+        case .id, .type, .path, .size, .modified, .mode, .contentDigest, .symlinkTarget, .value, .sealed: true
         case .changeTag, .lastModifiedBy, .lastEditorName, .asset: false
         }
     }

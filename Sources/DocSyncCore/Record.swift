@@ -4,7 +4,9 @@
 /// record that has never been saved and is set by the backend on every save. Documents carry
 /// `contentDigest` and `asset`; symlinks carry `symlinkTarget`; folders carry neither;
 /// Values (a key of a key-value store, `Record+Value`) carry `value`. `lastEditorName` is
-/// the account that saved this version, as a server that knows accounts stamps it.
+/// the account that saved this version, as a server that knows accounts stamps it. Sealed
+/// records (an encrypted folder's, `Record+Sealed`) carry `sealed` and, besides their
+/// name, only what the server needs: the sealed size, the chunks' ids (`asset`).
 /// `validate()` checks these rules and the 1 MB limit on a record's fields.
 ///
 /// The fields are listed once, in `Record.Field`, which every encoding follows (wire JSON,
@@ -39,11 +41,15 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
     /// `docsync-server` on every save and recovery, whatever the device sent; `nil` where the
     /// store knows no accounts (the embedded backend) and on a record not saved yet.
     public var lastEditorName: String?
+    /// An encrypted item's kind and private fields, sealed on a device (`.sealed` records
+    /// only, SPEC §13): what the server holds of it instead.
+    public var sealed: SealedBlob?
 
     public init(
         id: RecordID, type: RecordType, changeTag: ChangeTag? = nil, path: RelativePath, size: Int64 = 0,
         modified: Timestamp, mode: UInt32, contentDigest: SHA256Digest? = nil, asset: AssetReference? = nil,
-        symlinkTarget: String? = nil, lastModifiedBy: String, value: String? = nil, lastEditorName: String? = nil
+        symlinkTarget: String? = nil, lastModifiedBy: String, value: String? = nil, lastEditorName: String? = nil,
+        sealed: SealedBlob? = nil
     ) {
         self.id = id
         self.type = type
@@ -58,6 +64,7 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
         self.lastModifiedBy = lastModifiedBy
         self.value = value
         self.lastEditorName = lastEditorName
+        self.sealed = sealed
     }
 
     /// Bytes of the record's wire JSON.
@@ -77,6 +84,7 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
             && lhs.contentDigest == rhs.contentDigest && lhs.asset == rhs.asset
             && lhs.symlinkTarget.bytesEqual(rhs.symlinkTarget) && lhs.lastModifiedBy.bytesEqual(rhs.lastModifiedBy)
             && lhs.value.bytesEqual(rhs.value) && lhs.lastEditorName.bytesEqual(rhs.lastEditorName)
+            && lhs.sealed == rhs.sealed
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -110,6 +118,9 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
                 throw fail("a Symlink needs a non-empty target without NUL")
             }
             guard contentDigest == nil, asset == nil else { throw fail("a Symlink has no content asset") }
+        case .sealed:
+            try validateSealed(fail)
+            return
         case .value:
             guard let value else { throw fail("a Value needs its JSON") }
             guard contentDigest == nil, asset == nil, symlinkTarget == nil else { throw fail("a Value has no content asset or target") }
@@ -119,11 +130,18 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
             }
             guard size == Int64(value.utf8.count) else { throw fail("a Value's size is not its JSON's") }
             guard (try? JSONValue(parsing: value)) != nil else { throw fail("a Value's JSON does not parse") }
+            guard sealed == nil else { throw fail("only a Sealed record has a sealed blob") }
             try validateNames(fail)
             return
         }
         guard value == nil else { throw fail("only a Value has a value") }
+        guard sealed == nil else { throw fail("only a Sealed record has a sealed blob") }
         try validateNames(fail)
+        try validateEncodedSize()
+    }
+
+    /// Throws `.limitExceeded` when the encoded record is larger than `maximumEncodedSize`.
+    func validateEncodedSize() throws(SyncError) {
         // The JSON form is at most about 2.5 times the compact one: only a large record needs the
         // exact (and much dearer) JSON size.
         let compactSize = CompactCoding.encode(self).count
@@ -134,7 +152,7 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
     }
 
     /// The device's and the editor's names are at most 255 bytes each.
-    private func validateNames(_ fail: (String) -> SyncError) throws(SyncError) {
+    func validateNames(_ fail: (String) -> SyncError) throws(SyncError) {
         if lastModifiedBy.utf8.count > 255 { throw fail("device name longer than 255 bytes") }
         if let lastEditorName, lastEditorName.utf8.count > 255 { throw fail("editor's account name longer than 255 bytes") }
     }

@@ -8,4 +8,7 @@ public enum RecordType: String, Hashable, Codable, Sendable, CaseIterable {
     case symlink = "Symlink"
     /// One key of a key-value store (SPEC §12; `Record+Value`): only in a store's zone.
     case value = "Value"
+    /// An item of an encrypted folder as the server sees it (SPEC §13, `Record+Sealed`): its
+    /// kind and every private field are in `sealed`.
+    case sealed = "Sealed"
 }

@@ -73,6 +73,8 @@ extension Executor {
             }
         case .value:
             throw SyncError(.invalidArguments, "\(record.id) is a key-value store's Value, which has no place in a folder")
+        case .sealed:
+            throw SyncError(.invalidArguments, "\(record.id) is still sealed; an encrypted folder's records are opened before they are applied")
         }
     }
 

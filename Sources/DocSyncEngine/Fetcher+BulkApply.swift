@@ -40,7 +40,7 @@ extension Fetcher {
                     continue
                 }
                 rows.append((settledRow(record, stat: file.written), file.chunks))
-            case .symlink, .value:
+            case .symlink, .value, .sealed:
                 continue
             }
         }

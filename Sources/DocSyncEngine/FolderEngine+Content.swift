@@ -26,7 +26,7 @@ extension FolderEngine {
     /// document's content, `nil` for other kinds.
     func readContentUnsaved(_ row: inout IndexItem, keepingUpTo keepLimit: Int64 = 0) throws(SyncError) -> ReadContent? {
         switch row.kind {
-        case .folder, .value:  // a folder holds no Value (stores refuse one outside a key-value store)
+        case .folder, .value, .sealed:  // a folder holds no Value (stores refuse one outside a key-value store), nor a record still sealed
             row.needsRead = false
             return nil
         case .symlink:

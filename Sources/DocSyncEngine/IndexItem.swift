@@ -112,7 +112,7 @@ extension FileStat.Kind {
         case .document: self = .file
         case .folder: self = .directory
         case .symlink: self = .symlink
-        case .value: self = .special  // never in a folder's index: a Value is no file
+        case .value, .sealed: self = .special  // never in a folder's index: a Value is no file, a sealed record is opened first
         }
     }
 }

@@ -23,7 +23,7 @@ extension Sender {
         /// Whether `row`, read for a page with `content`, is written only with its answer.
         static func waitsForAnswer(_ row: IndexItem, content: ReadContent?) -> Bool {
             switch row.kind {
-            case .folder, .symlink, .value: return true
+            case .folder, .symlink, .value, .sealed: return true
             case .document: return content?.bytes != nil && row.size <= progressThreshold
             }
         }

@@ -58,6 +58,18 @@ enum RecordFixtures {
             contentDigest: digest("m"),
             asset: AssetReference(depth: 0, entries: [ChunkRef(digest: digest("m"), length: 1)], chunkCount: 1, size: 1, contentDigest: digest("m")),
             lastModifiedBy: "laptop", lastEditorName: "bob-ø")),
+        ("sealed", {
+            // An item of an encrypted folder as the server holds it (SPEC §13): a blob of
+            // suite 1, epoch 7, a nonce, sealed bytes and a tag; its chunks by id and sealed length.
+            let blob = Data([1, 0, 0, 0, 7] + Array(0xA0...0xAB) + Array("the sealed fields".utf8) + Array(repeating: 0xEE, count: 16))
+            let chunks = [ChunkRef(digest: digest("sealed chunk"), length: 4_133)]
+            return Record(
+                id: RecordID(zone: ZoneID("e.abcdefghijklmnopqrstuvwxyz"), recordName: "0190a1b2c3d4e5f60123456789abcdef"), type: .sealed,
+                changeTag: ChangeTag("6f"), path: RelativePath("0190a1b2c3d4e5f60123456789abcdef"), size: Int64(blob.count) + 4_133,
+                modified: Timestamp(nanosecondsSince1970: 0), mode: 0,
+                asset: AssetReference(depth: 0, entries: chunks, chunkCount: 1, size: 4_133, contentDigest: SHA256Digest(hashing: blob)),
+                lastModifiedBy: "", lastEditorName: "alice", sealed: SealedBlob(blob))
+        }()),
         ("value", {
             // A key of a key-value store (SPEC §12): a key beyond ASCII, JSON with every kind of value.
             var value = Record.value(

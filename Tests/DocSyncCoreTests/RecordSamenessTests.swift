@@ -29,6 +29,7 @@ import Testing
         case .lastModifiedBy: changed.lastModifiedBy = "another device"
         case .value: changed.value = "\"another value\""
         case .lastEditorName: changed.lastEditorName = "another account"
+        case .sealed: changed.sealed = SealedBlob(Data(repeating: 1, count: 40))
         }
         return changed
     }

@@ -29,6 +29,7 @@ extension Simulation {
             case .document: PathKey("file \(record.contentDigest?.shortHex ?? "?")")
             case .symlink: PathKey("link \(record.symlinkTarget ?? "?")")
             case .value: PathKey("a Value, which no folder holds")
+            case .sealed: PathKey("a sealed record, which the simulation never writes")
             }
         }
         var problems: [String] = []

@@ -41,6 +41,7 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
     case valueDeletionsSkipRecentlyDeleted
     case valuesLiveOnlyInKeyValueZonesAndOnlyValuesThere
     case keyValueLimitsRefuseAWriteWithQuotaExceeded
+    case sealedRecordsAreKeptAsSent
 
     public var testDescription: String { rawValue }
 
@@ -84,6 +85,7 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
         case .valueDeletionsSkipRecentlyDeleted: try await KeyValueConformance.deletionsSkipRecentlyDeleted(backend)
         case .valuesLiveOnlyInKeyValueZonesAndOnlyValuesThere: try await KeyValueConformance.valuesOnlyInKeyValueZones(backend, zone)
         case .keyValueLimitsRefuseAWriteWithQuotaExceeded: try await KeyValueConformance.limitsRefuseWithQuotaExceeded(backend)
+        case .sealedRecordsAreKeptAsSent: try await SealedRecordConformance.keepsSealedRecords(backend)
         }
     }
 

@@ -8,7 +8,8 @@ import Foundation
 /// Every encoding starts with a format byte, which never begins JSON (`{`): `0x01` for a
 /// record without a `value` or a `lastEditorName` (every field up to `lastModifiedBy`: what
 /// was written before Values existed, unchanged), `0x02` for a record with a value and no
-/// editor (every field up to `value`), `0x03` for a record with an editor (every field). Rows
+/// editor (every field up to `value`), `0x03` for a record with an editor and no sealed blob
+/// (every field up to `lastEditorName`), `0x04` for a sealed record (every field). Rows
 /// written as `WireCoding` JSON before this form existed are told apart and rewritten by the
 /// migrations of the index and the stores (`recordFromLegacyJSON`); the decoders read the
 /// compact form only. Decoding validates names and paths exactly as JSON decoding does.
@@ -19,23 +20,28 @@ public enum CompactCoding {
     static let valueVersion: UInt8 = 0x02
     /// The format of a record with a `lastEditorName` (saved through `docsync-server`).
     static let editorVersion: UInt8 = 0x03
+    /// The format of a record with a `sealed` blob (an encrypted folder's).
+    static let sealedVersion: UInt8 = 0x04
 
-    private static let fieldsWithoutValue = Record.Field.inCompactOrder.filter { $0 != .value && $0 != .lastEditorName }
-    private static let fieldsWithValue = Record.Field.inCompactOrder.filter { $0 != .lastEditorName }
+    private static let fieldsWithoutValue = Record.Field.inCompactOrder.filter { $0 != .value && $0 != .lastEditorName && $0 != .sealed }
+    private static let fieldsWithValue = Record.Field.inCompactOrder.filter { $0 != .lastEditorName && $0 != .sealed }
+    private static let fieldsWithEditor = Record.Field.inCompactOrder.filter { $0 != .sealed }
 
     /// The fields a record of `format` holds, in order.
     private static func fields(ofFormat format: UInt8) -> [Record.Field] {
         switch format {
         case version: fieldsWithoutValue
         case valueVersion: fieldsWithValue
+        case editorVersion: fieldsWithEditor
         default: Record.Field.inCompactOrder
         }
     }
 
     public static func encode(_ record: Record) -> Data {
         var fields = CompactFieldWriter(writer: CompactWriter(capacity: 160 + (record.asset?.entries.count ?? 0) * 36 + (record.value?.utf8.count ?? 0)
-            + (record.lastEditorName?.utf8.count ?? 0)))
-        let format = record.lastEditorName != nil ? editorVersion : record.value != nil ? valueVersion : version
+            + (record.lastEditorName?.utf8.count ?? 0) + (record.sealed?.bytes.count ?? 0)))
+        let format = record.sealed != nil ? sealedVersion
+            : record.lastEditorName != nil ? editorVersion : record.value != nil ? valueVersion : version
         fields.writer.byte(format)
         for field in self.fields(ofFormat: format) { record.write(field, with: &fields) }
         return Data(fields.writer.bytes)
@@ -52,7 +58,7 @@ public enum CompactCoding {
     /// an invalid name or path) for anything else.
     public static func decodeRecord(_ data: Data) throws -> Record {
         var fields = CompactFieldReader(reader: CompactReader(data))
-        let format = try expectVersion(&fields.reader, allowing: [valueVersion, editorVersion])
+        let format = try expectVersion(&fields.reader, allowing: [valueVersion, editorVersion, sealedVersion])
         var draft = Record.Draft()
         for field in self.fields(ofFormat: format) { try draft.visit(field, with: &fields) }
         guard fields.reader.isAtEnd else { throw CompactCodingError("bytes left after a record") }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads what `CompactWriter` wrote, in the same order. Every read checks the bounds and
 /// throws `CompactCodingError` on truncated or malformed input; nothing traps.
 struct CompactReader {
@@ -49,6 +51,14 @@ struct CompactReader {
             throw CompactCodingError("invalid UTF-8 at byte \(position)")
         }
         return string
+    }
+
+    /// What `CompactWriter.blob` wrote.
+    mutating func blob() throws(CompactCodingError) -> Data {
+        let length = try count(atMost: Int(UInt32.max))
+        guard length <= bytes.count - position else { throw CompactCodingError("truncated bytes at byte \(position)") }
+        defer { position += length }
+        return Data(bytes[position..<position + length])
     }
 
     /// A presence byte: whether an optional value follows.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Appends values in the compact binary form of `CompactCoding`: unsigned LEB128 varints,
 /// fixed 8-byte little-endian integers, length-prefixed UTF-8 strings and raw 32-byte digests.
 ///
@@ -29,6 +31,12 @@ struct CompactWriter {
             varint(UInt64(utf8.count))
             bytes.append(contentsOf: utf8)
         }
+    }
+
+    /// Bytes, after their count as a varint.
+    mutating func blob(_ value: Data) {
+        varint(UInt64(value.count))
+        bytes.append(contentsOf: value)
     }
 
     /// A presence byte (0 or 1) and, when present, the value.

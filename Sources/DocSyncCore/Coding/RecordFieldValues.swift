@@ -1,3 +1,5 @@
+import Foundation
+
 // How each type of a record's field values is written in the wire JSON and in the compact
 // form (`RecordFieldValue`): one place per type, shared by every field of that type.
 
@@ -31,6 +33,7 @@ extension RecordType: RecordFieldValue {
         case .folder: writer.byte(1)
         case .symlink: writer.byte(2)
         case .value: writer.byte(3)
+        case .sealed: writer.byte(4)
         }
     }
 
@@ -40,6 +43,7 @@ extension RecordType: RecordFieldValue {
         case 1: .folder
         case 2: .symlink
         case 3: .value
+        case 4: .sealed
         case let code: throw CompactCodingError("unknown record type \(code)")
         }
     }
@@ -120,4 +124,17 @@ extension String: RecordFieldValue {
     static func readJSON(_ reader: inout WireJSONReader) throws(WireJSONReader.Unexpected) -> String { try reader.string() }
     func writeCompact(to writer: inout CompactWriter) { writer.string(self) }
     static func readCompact(_ reader: inout CompactReader) throws -> String { try reader.string() }
+}
+
+extension SealedBlob: RecordFieldValue {
+    // JSON: base64 (as `JSONEncoder` writes `Data`). Compact: a varint length and the bytes.
+    func writeJSON(to writer: inout WireJSONWriter) { writer.string(bytes.base64EncodedString()) }
+
+    static func readJSON(_ reader: inout WireJSONReader) throws(WireJSONReader.Unexpected) -> SealedBlob {
+        guard let bytes = Data(base64Encoded: try reader.string()) else { throw reader.unexpected() }
+        return SealedBlob(bytes)
+    }
+
+    func writeCompact(to writer: inout CompactWriter) { writer.blob(bytes) }
+    static func readCompact(_ reader: inout CompactReader) throws -> SealedBlob { SealedBlob(try reader.blob()) }
 }

@@ -1,6 +1,7 @@
 /// The content field group of a record: what the item holds, as a three-way merge compares it.
 ///
-/// Two contents are the same when their type, content digest and symlink target are the same;
+/// Two contents are the same when their type, content digest, symlink target, value and sealed
+/// blob are the same;
 /// `size` and `asset` describe the content and travel with it (they are not compared, so two
 /// assets of the same bytes chunked or stored differently count as the same content).
 struct RecordContent {
@@ -10,6 +11,7 @@ struct RecordContent {
     var asset: AssetReference?
     var symlinkTarget: String?
     var value: String?
+    var sealed: SealedBlob?
 
     init(of record: Record) {
         type = record.type
@@ -18,13 +20,14 @@ struct RecordContent {
         asset = record.asset
         symlinkTarget = record.symlinkTarget
         value = record.value
+        sealed = record.sealed
     }
 
     /// True when both describe the same content (type, digest and target; a target is
     /// compared as bytes, as a link's target is a path: SPEC §4a).
     func isSame(as other: RecordContent) -> Bool {
         type == other.type && contentDigest == other.contentDigest && symlinkTarget.bytesEqual(other.symlinkTarget)
-            && value.bytesEqual(other.value)
+            && value.bytesEqual(other.value) && sealed == other.sealed
     }
 
     /// Writes this content into `record`'s content fields.
@@ -35,5 +38,6 @@ struct RecordContent {
         record.asset = asset
         record.symlinkTarget = symlinkTarget
         record.value = value
+        record.sealed = sealed
     }
 }

@@ -97,6 +97,7 @@ public enum UnseenItemsPlanner {
         case .document: return observed.contentDigest != nil && observed.contentDigest == deleted.contentDigest
         case .symlink: return observed.symlinkTarget.bytesEqual(deleted.symlinkTarget)
         case .value: return observed.value.bytesEqual(deleted.value)
+        case .sealed: return observed.sealed == deleted.sealed  // the engine compares opened records
         }
     }
 }

@@ -1,0 +1,78 @@
+import DocSyncCore
+import DocSyncStorage
+import Foundation
+import Testing
+
+/// The conformance case of sealed records (SPEC §13): every store keeps an encrypted
+/// folder's records as they were sent — the blob byte for byte, opened on a device into the
+/// record that was sealed — checks the chunks their asset names like a document's, refuses
+/// a sealed record with private fields in the clear, and keeps a deleted one in Recently
+/// Deleted with its blob.
+enum SealedRecordConformance {
+    static let zone = ZoneID("e.conformanceconformanceconf")
+
+    static func keepsSealedRecords(_ backend: any StorageBackend) async throws {
+        let keyring = FolderKeyring([try FolderEpochKeys(secret: FolderEpochKeys.newSecret(), epoch: 1)])
+        let keys = keyring.current
+        try await backend.createZone(zone)
+        let content = Data("the minutes, sealed\n".utf8)
+        let stored = try await backend.storeAsset(content)
+        let plainFolder = TestRecords.folder(ZoneID("Documents"), "Team")
+        var plainDocument = try await TestRecords.document(ZoneID("Documents"), "Team/minutes.md", content: content, on: backend)
+        plainDocument.lastModifiedBy = "laptop"
+        let folder = Record.sealing(plainFolder, version: 1, with: keys, zone: zone)
+        let document = Record.sealing(plainDocument, version: 1, with: keys, zone: zone, chunks: stored.reference.entries, chunkCount: 1)
+        try folder.validate()
+        try document.validate()
+
+        let result = try await backend.modifyRecords(RecordBatch(zone: zone, saves: [folder, document]))
+        #expect(result.failed.isEmpty, "\(result.failed)")
+        let fetched = try await backend.fetchRecords([folder.id, document.id])
+        for (sent, original) in [(folder, plainFolder), (document, plainDocument)] {
+            let back = try #require(fetched[sent.id])
+            #expect(back.sealed == sent.sealed && back.type == .sealed && back.asset == sent.asset, "the blob byte for byte")
+            let opened = try back.opened(with: keyring)
+            #expect(TestRecords.stripped(opened.record) == TestRecords.stripped(original) && opened.version == 1)
+        }
+
+        // A new version, based on the tag: the change reaches a fetch, still sealed.
+        var renamed = plainDocument
+        renamed.path = RelativePath("Team/minutes (final).md")
+        renamed.changeTag = result.saved[document.id]?.changeTag
+        let second = Record.sealing(renamed, version: 2, with: keys, zone: zone, chunks: stored.reference.entries, chunkCount: 1)
+        _ = try await backend.save(second)
+        let changes = try await backend.fetchAllChanges(in: zone, since: nil)
+        let latest = try #require(changes.changed[document.id])
+        #expect(try latest.opened(with: keyring).record.path == RelativePath("Team/minutes (final).md"))
+
+        // Its chunks must be stored, as a document's; nothing private in the clear.
+        let other = Record(id: RecordID(zone: ZoneID("Documents"), recordName: "unstored"), type: .document, path: RelativePath("x"),
+                           size: 12, modified: plainDocument.modified, mode: 0o644, contentDigest: stored.reference.contentDigest,
+                           asset: stored.reference, lastModifiedBy: "laptop")
+        let missingDocument = Record.sealing(other, version: 1, with: keys, zone: zone,
+                                             chunks: [ChunkRef(digest: SHA256Digest(hashing: Data("never stored".utf8)), length: 12)], chunkCount: 1)
+        func sealedFolder(_ name: String) -> Record {
+            Record.sealing(Record(id: RecordID(zone: ZoneID("Documents"), recordName: name), type: .folder, path: RelativePath(name),
+                                  modified: plainFolder.modified, mode: 0o755, lastModifiedBy: "laptop"), version: 1, with: keys, zone: zone)
+        }
+        var clear = sealedFolder("clear")
+        clear.contentDigest = SHA256Digest(hashing: content)
+        var unknownSuite = sealedFolder("unknown-suite")
+        unknownSuite.sealed = SealedBlob(Data([9]) + unknownSuite.sealed!.bytes.dropFirst())
+        var withoutBlob = sealedFolder("without-blob")
+        withoutBlob.sealed = nil
+        let refused = try await backend.modifyRecords(RecordBatch(zone: zone, saves: [missingDocument, clear, unknownSuite, withoutBlob]))
+        #expect(refused.failed[missingDocument.id]?.code == .chunkNotFound, "\(refused.failed)")
+        for invalid in [clear, unknownSuite, withoutBlob] {
+            #expect(refused.failed[invalid.id]?.code == .invalidArguments, "\(invalid.id): \(refused.failed)")
+        }
+        #expect(refused.saved.isEmpty, "\(refused.saved.keys)")
+
+        // Deleted: Recently Deleted keeps the last version with its blob.
+        _ = try await backend.modifyRecords(RecordBatch(zone: zone, deletions: [RecordDeletion(id: document.id, device: "laptop")]))
+        let deleted = try await backend.listDeleted(in: zone, since: nil)
+        let kept = try #require(deleted.first { $0.record.id == document.id })
+        #expect(kept.record.sealed == second.sealed)
+        #expect(try kept.record.opened(with: keyring).version == 2)
+    }
+}
