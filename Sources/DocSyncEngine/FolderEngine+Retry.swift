@@ -46,7 +46,9 @@ extension FolderEngine {
                 logger.warning("the shared folder's zone does not answer; held, nothing is sent, written or deleted",
                                metadata: ["share": "\(configuration.share.map(\.description) ?? "")", "error": "\(error.message)"])
             }
-            setState(.held, message: configuration.share.map { FolderStatus.shareUnavailable($0, items: indexedItemCount()) })
+            // Kept while the zone is asked again: a retry's fetch does not read as "syncing".
+            setState(.held, message: configuration.share.map { FolderStatus.shareUnavailable($0, items: indexedItemCount()) },
+                     waitsOnTheBackend: true)
             retry.fetchOwed = true
             retry.sharingCheckOwed = true
             retry.notBefore = retry.attempt > 1 ? now + min(backoff, .seconds(30)) : nil

@@ -90,8 +90,9 @@ extension FolderEngine {
         published.withLock { change(&$0.live) }
     }
 
-    /// Shows `state` for work under way, except over a refused sign-in or full storage: that
-    /// stays shown until a turn succeeds, so a retry never reads as "signed in" with room.
+    /// Shows `state` for work under way, except over a refused sign-in, full storage or a
+    /// shared folder held while its zone does not answer: that stays shown until a turn
+    /// succeeds, so a retry never reads as "signed in" with room, or as syncing.
     func showWorking(_ state: FolderState) {
         updateLive { live in
             guard !live.waitsOnTheBackend else { return }

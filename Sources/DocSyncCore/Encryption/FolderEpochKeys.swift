@@ -19,6 +19,8 @@ public struct FolderEpochKeys: Sendable {
     let chunkIDKey: SymmetricKey
     /// The key the epoch's gear table is drawn from.
     public let chunkerKey: SymmetricKey
+    /// The epoch's gear table (`GearTable(key: chunkerKey)`), drawn once.
+    public let gearTable: GearTable
 
     /// The keys of `epoch` from its secret (32 bytes; `invalidKey` otherwise).
     public init(secret: SymmetricKey, epoch: UInt32) throws(EncryptionError) {
@@ -27,6 +29,7 @@ public struct FolderEpochKeys: Sendable {
         sealing = Self.derive(secret, "seal")
         chunkIDKey = Self.derive(secret, "chunk-id")
         chunkerKey = Self.derive(secret, "chunker")
+        gearTable = GearTable(key: chunkerKey)
     }
 
     /// A new random epoch secret.

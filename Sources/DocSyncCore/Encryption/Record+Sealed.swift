@@ -38,11 +38,12 @@ extension Record {
     /// The wire record of `plaintext` sealed as `version` with `keys` into the wire zone
     /// `zone`; `chunks` lists the document's sealed chunks (the ids of `plaintext.asset`, in
     /// its order, with their sealed lengths), `depth` and `chunkCount` as in its asset. The
-    /// change tag is `plaintext`'s (the one the save is based on).
+    /// change tag is `plaintext`'s (the one the save is based on). `storedBytes` is what the
+    /// content takes sealed (chunk bodies and nodes), the chunks' lengths when not given.
     public static func sealing(_ plaintext: Record, version: UInt64, with keys: FolderEpochKeys, zone: ZoneID,
-                               chunks asset: [ChunkRef] = [], depth: Int = 0, chunkCount: Int = 0) -> Record {
+                               chunks asset: [ChunkRef] = [], depth: Int = 0, chunkCount: Int = 0, storedBytes: Int64? = nil) -> Record {
         let blob = keys.sealRecord(plaintext, version: version, zone: zone, visibleType: sealedType)
-        let chunkBytes = asset.reduce(Int64(0)) { $0 + Int64($1.length) }
+        let chunkBytes = storedBytes ?? asset.reduce(Int64(0)) { $0 + Int64($1.length) }
         let name = plaintext.id.recordName
         let reference = plaintext.type == .document
             ? AssetReference(depth: depth, entries: asset, chunkCount: chunkCount, size: chunkBytes, contentDigest: SHA256Digest(hashing: blob))
@@ -50,6 +51,13 @@ extension Record {
         return Record(id: RecordID(zone: zone, recordName: name), type: .sealed, changeTag: plaintext.changeTag, path: RelativePath(name),
                       size: Int64(blob.count) + chunkBytes, modified: Timestamp(nanosecondsSince1970: 0), mode: 0, asset: reference,
                       lastModifiedBy: "", sealed: SealedBlob(blob))
+    }
+
+    /// The wire record of `plaintext`, a document whose content is `asset` (its `reference`
+    /// must be `plaintext.asset`), sealed as `version`.
+    public static func sealing(_ plaintext: Record, version: UInt64, with keys: FolderEpochKeys, zone: ZoneID, asset: SealedAsset) -> Record {
+        sealing(plaintext, version: version, with: keys, zone: zone, chunks: asset.wireEntries, depth: asset.reference.depth,
+                chunkCount: asset.reference.chunkCount, storedBytes: asset.storedBytes)
     }
 
     /// What `sealing` sealed, opened with `keyring`; `authenticationFailed` when the blob does
