@@ -30,13 +30,7 @@ extension FolderEpochKeys {
     /// Seals `content` as the chunk `id` of `zone` (the zone's name on the wire). `nonce` is
     /// random unless given (known-answer tests only: a nonce must never repeat under a key).
     public func sealChunk<D: DataProtocol>(_ content: D, id: SHA256Digest, zone: ZoneID, nonce: AES.GCM.Nonce = AES.GCM.Nonce()) -> SealedChunk {
-        let suite = CipherSuite.current
-        // Sealing with a valid key and nonce cannot fail.
-        let box = try! AES.GCM.seal(content, using: sealing, nonce: nonce, authenticating: Self.chunkAssociatedData(suite, zone, epoch, id))
-        var body = Data(capacity: SealedChunk.overhead + content.count)
-        body.append(suite.rawValue)
-        withUnsafeBytes(of: epoch.bigEndian) { body.append(contentsOf: $0) }
-        body.append(box.combined!)
+        let body = seal(content, nonce: nonce) { suite, epoch in Self.chunkAssociatedData(suite, zone, epoch, id) }
         return SealedChunk(id: id, body: body, bodyDigest: SHA256Digest(hashing: body))
     }
 
@@ -44,18 +38,10 @@ extension FolderEpochKeys {
     /// and its content's MAC is `id`; `authenticationFailed` otherwise. The body's epoch must
     /// be this one (`FolderKeyring.openChunk` picks the epoch).
     public func openChunk(_ body: Data, id: SHA256Digest, zone: ZoneID) throws(EncryptionError) -> Data {
-        var reader = SealedReader(body, what: "the sealed chunk \(id.shortHex)")
-        let suite = try CipherSuite(byte: try reader.byte())
-        let epoch = try reader.uint32()
-        guard epoch == self.epoch else { throw EncryptionError(.missingKey, "the chunk \(id.shortHex) is of epoch \(epoch), not \(self.epoch)") }
-        guard reader.remaining >= 12 + 16 else { throw EncryptionError(.malformed, "the sealed chunk \(id.shortHex) is truncated") }
-        let content: Data
-        do {
-            let box = try AES.GCM.SealedBox(combined: reader.rest())
-            content = try AES.GCM.open(box, using: sealing, authenticating: Self.chunkAssociatedData(suite, zone, epoch, id))
-        } catch {
-            throw EncryptionError(.authenticationFailed, "the chunk \(id.shortHex) does not authenticate: changed, or stored under another id or zone")
-        }
+        let content = try open(body, what: "the sealed chunk \(id.shortHex)",
+                               refusal: "the chunk \(id.shortHex) does not authenticate: changed, or stored under another id or zone") { suite, epoch in
+            Self.chunkAssociatedData(suite, zone, epoch, id)
+        }.plaintext
         guard chunkID(of: content) == id else {
             throw EncryptionError(.authenticationFailed, "the chunk \(id.shortHex) holds content whose id is another")
         }

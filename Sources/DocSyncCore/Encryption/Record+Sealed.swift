@@ -78,6 +78,7 @@ extension Record {
         }
         guard bound else { throw EncryptionError(.authenticationFailed, "the chunk list of \(id) is not the one sealed with it") }
         opened.record.changeTag = changeTag
+        // The account the device sealed in, when it wrote one; otherwise the one the server named.
         opened.record.lastEditorName = opened.record.lastEditorName ?? lastEditorName
         return opened
     }

@@ -21,34 +21,21 @@ extension FolderEpochKeys {
     /// `zone`, whose server-visible type is `visibleType`. `nonce` as in `sealChunk`.
     public func sealRecord(_ record: Record, version: UInt64, zone: ZoneID, visibleType: String,
                            nonce: AES.GCM.Nonce = AES.GCM.Nonce()) -> Data {
-        let suite = CipherSuite.current
         var plaintext = SealedLayout(label: "")
         plaintext.uint64(version)
         plaintext.raw(CompactCoding.encode(record))
-        let associated = Self.recordAssociatedData(suite, zone, record.id.recordName, visibleType, epoch)
-        let box = try! AES.GCM.seal(plaintext.bytes, using: sealing, nonce: nonce, authenticating: associated)
-        var blob = Data(capacity: plaintext.bytes.count + SealedChunk.overhead)
-        blob.append(suite.rawValue)
-        withUnsafeBytes(of: epoch.bigEndian) { blob.append(contentsOf: $0) }
-        blob.append(box.combined!)
-        return blob
+        return seal(plaintext.bytes, nonce: nonce) { suite, epoch in
+            Self.recordAssociatedData(suite, zone, record.id.recordName, visibleType, epoch)
+        }
     }
 
     /// The record sealed in `blob` as `recordName` of the wire zone `zone` with the visible
     /// type `visibleType`; `authenticationFailed` when it does not open there, or holds
     /// another record name.
     public func openRecord(_ blob: Data, recordName: String, zone: ZoneID, visibleType: String) throws(EncryptionError) -> OpenedRecord {
-        var reader = SealedReader(blob, what: "the sealed record \(recordName)")
-        let suite = try CipherSuite(byte: try reader.byte())
-        let epoch = try reader.uint32()
-        guard epoch == self.epoch else { throw EncryptionError(.missingKey, "the record \(recordName) is of epoch \(epoch), not \(self.epoch)") }
-        guard reader.remaining >= 12 + 16 else { throw EncryptionError(.malformed, "the sealed record \(recordName) is truncated") }
-        let plaintext: Data
-        do {
-            let box = try AES.GCM.SealedBox(combined: reader.rest())
-            plaintext = try AES.GCM.open(box, using: sealing, authenticating: Self.recordAssociatedData(suite, zone, recordName, visibleType, epoch))
-        } catch {
-            throw EncryptionError(.authenticationFailed, "the record \(recordName) does not authenticate: changed, or moved from another record or zone")
+        let (suite, plaintext) = try open(blob, what: "the sealed record \(recordName)",
+                                          refusal: "the record \(recordName) does not authenticate: changed, or moved from another record or zone") { suite, epoch in
+            Self.recordAssociatedData(suite, zone, recordName, visibleType, epoch)
         }
         var fields = SealedReader(plaintext, what: "the record \(recordName)'s sealed fields")
         let version = try fields.uint64()
