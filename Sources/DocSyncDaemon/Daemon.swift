@@ -16,6 +16,7 @@ public enum Daemon {
     public static func run(configuration: DaemonConfiguration, logger: Logger) async throws {
         let backend = try makeBackend(configuration.backend)
         try FileManager.default.createDirectory(at: configuration.stateDirectory, withIntermediateDirectories: true)
+        let deviceKeys = try DeviceKeyFile.loadOrCreate(in: configuration.stateDirectory, logger: logger)
         var folders: [FolderService] = []
         var shareClients: [HTTPBackend] = []
         // The shares docs-status accept attached before, besides the configured folders.
@@ -34,7 +35,7 @@ public enum Daemon {
             account: KeyValueService.account(of: configuration.backend), logger: logger)
         let folderSet = FolderSet(folders)
         let handler = DaemonControlHandler(configuration: configuration, folderSet: folderSet, backend: backend, logger: logger,
-                                           keyValues: keyValues)
+                                           keyValues: keyValues, deviceKeyFingerprint: deviceKeys.publicKeys.fingerprint)
         // Bound before anything starts: a second daemon on the same socket stops here.
         let server = try ControlServer(socketPath: configuration.socketPath.path, handler: handler, logger: logger)
         let group = ServiceGroup(
@@ -42,7 +43,8 @@ public enum Daemon {
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
         logger.info("docsyncd started", metadata: [
-            "device": "\(configuration.device)", "backend": "\(configuration.backend.url.absoluteString)",
+            "device": "\(configuration.device)", "fingerprint": "\(deviceKeys.publicKeys.fingerprint)",
+            "backend": "\(configuration.backend.url.absoluteString)",
             "folders": "\(folders.map(\.root.path))", "socket": "\(configuration.socketPath.path)",
         ])
         try await group.run()

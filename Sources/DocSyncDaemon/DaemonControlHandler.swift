@@ -18,6 +18,8 @@ struct DaemonControlHandler: ControlHandler {
     var folders: [FolderService] { folderSet.all }
     /// The key-value stores (SPEC §12).
     let keyValues: KeyValueService
+    /// This device's key's fingerprint (`DeviceKeyFile`).
+    let deviceKeyFingerprint: String
 
     func handle(_ request: ControlRequest) async -> ControlResponse {
         await handle(request, emit: { _ in })
@@ -126,7 +128,7 @@ struct DaemonControlHandler: ControlHandler {
         let account = refused ? "not authenticated"
             : full.map { String($0.dropFirst("account: ".count).prefix { $0 != ";" }) } ?? "signed in"
         return DaemonStatus(device: configuration.device, backend: configuration.backend.url.absoluteString,
-                            account: account, folders: folders)
+                            account: account, folders: folders, deviceKeyFingerprint: deviceKeyFingerprint)
     }
 
     /// Answers once every folder is settled (twice in a row, 50 ms apart, so an event on its

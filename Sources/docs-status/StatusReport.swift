@@ -8,7 +8,7 @@ enum StatusReport {
     /// `nil` when they are not known (the progress lines then have no bar).
     static func render(_ status: DaemonStatus, inFlight: [ItemStatus]? = nil) -> String {
         var lines = [
-            "device:  \(status.device)",
+            "device:  \(status.device)" + (status.deviceKeyFingerprint.map { "   (key fingerprint \($0))" } ?? ""),
             "backend: \(status.backend)",
             "account: \(status.account)",
             "",

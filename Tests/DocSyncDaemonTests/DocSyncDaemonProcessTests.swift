@@ -42,6 +42,11 @@ import Testing
             return
         }
         #expect(status.device == "test-device")
+        // Its key pair is in the state directory, the user's alone, and status shows its fingerprint.
+        let keyFile = URL(fileURLWithPath: "\(directory.path)/state/device-key")
+        let keys = try EncryptionKeyPair(privateBytes: try Data(contentsOf: keyFile))
+        #expect(status.deviceKeyFingerprint == keys.publicKeys.fingerprint)
+        #expect(try FileManager.default.attributesOfItem(atPath: keyFile.path)[.posixPermissions] as? Int == 0o600)
 
         // A second daemon on the same socket refuses to start and leaves the first alone.
         let second = try await runProcess(builtProduct("docsyncd"), arguments)

@@ -7,8 +7,12 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     /// "signed in", or what is wrong with the account ("not authenticated").
     public var account: String
     public var folders: [FolderStatus]
+    /// The fingerprint of this device's key (SPEC §13: what a person compares on two devices
+    /// before approving one from the other); absent from a daemon that has none.
+    public var deviceKeyFingerprint: String?
 
-    public init(device: String, backend: String, account: String, folders: [FolderStatus]) {
+    public init(device: String, backend: String, account: String, folders: [FolderStatus], deviceKeyFingerprint: String? = nil) {
+        self.deviceKeyFingerprint = deviceKeyFingerprint
         self.device = device
         self.backend = backend
         self.account = account
