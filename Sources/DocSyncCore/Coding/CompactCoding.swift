@@ -23,18 +23,11 @@ public enum CompactCoding {
     /// The format of a record with a `sealed` blob (an encrypted folder's).
     static let sealedVersion: UInt8 = 0x04
 
-    private static let fieldsWithoutValue = Record.Field.inCompactOrder.filter { $0 != .value && $0 != .lastEditorName && $0 != .sealed }
-    private static let fieldsWithValue = Record.Field.inCompactOrder.filter { $0 != .lastEditorName && $0 != .sealed }
-    private static let fieldsWithEditor = Record.Field.inCompactOrder.filter { $0 != .sealed }
-
-    /// The fields a record of `format` holds, in order.
-    private static func fields(ofFormat format: UInt8) -> [Record.Field] {
-        switch format {
-        case version: fieldsWithoutValue
-        case valueVersion: fieldsWithValue
-        case editorVersion: fieldsWithEditor
-        default: Record.Field.inCompactOrder
-        }
+    /// The fields a record of `format` holds, in order: every field up to `lastModifiedBy`, and
+    /// one more for each format after the first (`value`, `lastEditorName`, `sealed`: each
+    /// came with its format). `format` is one `expectVersion` accepted.
+    private static func fields(ofFormat format: UInt8) -> ArraySlice<Record.Field> {
+        Record.Field.inCompactOrder.prefix(Record.Field.lastModifiedBy.rawValue + 1 + Int(format - version))
     }
 
     public static func encode(_ record: Record) -> Data {

@@ -18,13 +18,8 @@ public struct SealedChunk: Hashable, Sendable {
 
 extension FolderEpochKeys {
     /// The id of a chunk whose content is `content`: HMAC-SHA256 under this epoch's key.
-    public func chunkID(of content: UnsafeRawBufferPointer) -> SHA256Digest {
-        SHA256Digest(bytes: Array(HMAC<SHA256>.authenticationCode(for: content, using: chunkIDKey)))!
-    }
-
-    /// `chunkID(of:)` of bytes in any container.
     public func chunkID<D: DataProtocol>(of content: D) -> SHA256Digest {
-        SHA256Digest(bytes: Array(HMAC<SHA256>.authenticationCode(for: content, using: chunkIDKey)))!
+        HMAC<SHA256>.authenticationCode(for: content, using: chunkIDKey).withUnsafeBytes { SHA256Digest(bytes: $0)! }
     }
 
     /// Seals `content` as the chunk `id` of `zone` (the zone's name on the wire). `nonce` is

@@ -24,9 +24,7 @@ struct SealedLayout {
 
     mutating func raw<C: Collection>(_ value: C) where C.Element == UInt8 { bytes.append(contentsOf: value) }
 
-    mutating func digest(_ value: SHA256Digest) {
-        for word in [value.w0, value.w1, value.w2, value.w3] { uint64(word) }
-    }
+    mutating func digest(_ value: SHA256Digest) { value.withUnsafeBytes { raw in bytes.append(contentsOf: raw) } }
 }
 
 /// Reads the fixed-size header fields of a sealed form.
