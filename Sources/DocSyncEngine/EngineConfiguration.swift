@@ -40,6 +40,10 @@ public struct EngineConfiguration: Sendable {
     /// is its owner's, so it is never created or uploaded again here — a zone that does
     /// not answer holds the folder instead. `nil` for a folder of the account's own.
     public var share: ShareName?
+    /// An encrypted folder's keys (SPEC §13): what it sends is sealed with them and what it
+    /// fetches is opened with them; `zone` is then the folder's opaque zone name. `nil` for
+    /// a plain folder.
+    public var encryption: FolderKeySource?
 
     public init(
         zone: ZoneID, root: URL, stateDirectory: URL, device: String, conflictPolicy: ConflictPolicy = .keepBoth,

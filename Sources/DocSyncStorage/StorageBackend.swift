@@ -147,11 +147,22 @@ public struct ChunkUpload: Sendable, Hashable {
     /// by whoever receives them, whatever this says, and every backend checks each chunk it
     /// serves, so a wrong promise costs a refetch, never wrong content.
     public var isVerified: Bool
+    /// A sealed chunk's (SPEC §13): the SHA-256 of `bytes`, since its `digest` is a keyed
+    /// MAC of the content the store never sees. The store checks the bytes against it on
+    /// upload and on every read, so damage is still `chunkCorrupt`. `nil` for a plain chunk,
+    /// whose `digest` is the SHA-256 of its bytes.
+    public var bodyDigest: SHA256Digest?
 
-    public init(digest: SHA256Digest, bytes: Data, isVerified: Bool = false) {
+    public init(digest: SHA256Digest, bytes: Data, isVerified: Bool = false, bodyDigest: SHA256Digest? = nil) {
         self.digest = digest
         self.bytes = bytes
         self.isVerified = isVerified
+        self.bodyDigest = bodyDigest
+    }
+
+    /// The upload of a sealed chunk: its MAC id, its sealed body and that body's SHA-256.
+    public init(sealed chunk: SealedChunk) {
+        self.init(digest: chunk.id, bytes: chunk.body, isVerified: false, bodyDigest: chunk.bodyDigest)
     }
 }
 
