@@ -62,14 +62,17 @@ public struct PublicKeys: Sendable, Hashable {
     public var fingerprint: String {
         var input = Array("docsync/1 fingerprint".utf8)
         input.append(contentsOf: bytes)
-        let digest = Array(SHA256.hash(data: input))
+        return Self.digitGroups(of: Array(SHA256.hash(data: input)))
+    }
+
+    /// 16 decimal digits in four groups: the first 8 bytes of `digest` as a big-endian
+    /// integer modulo 10¹⁶.
+    static func digitGroups(of digest: [UInt8]) -> String {
         var value: UInt64 = 0
         for byte in digest.prefix(8) { value = value << 8 | UInt64(byte) }
         let digits = String(value % 10_000_000_000_000_000)
-        let padded = String(repeating: "0", count: 16 - digits.count) + digits
-        return stride(from: 0, to: 16, by: 4).map { start in
-            String(padded[padded.index(padded.startIndex, offsetBy: start)..<padded.index(padded.startIndex, offsetBy: start + 4)])
-        }.joined(separator: " ")
+        let padded = Array(String(repeating: "0", count: 16 - digits.count) + digits)
+        return stride(from: 0, to: 16, by: 4).map { String(padded[$0 ..< $0 + 4]) }.joined(separator: " ")
     }
 
     /// Whether `text` is this fingerprint, ignoring spaces and dashes.
