@@ -85,6 +85,29 @@ public enum ControlRequest: Codable, Sendable, Hashable {
     /// client hangs up. With `since`, the kept changes after that number come first (`0`:
     /// every one kept, the last 1,000 across restarts).
     case keyValueWatch(store: KeyValueStoreID, since: Int64?)
+
+    // End-to-end encryption (SPEC §13; README "End-to-end encryption").
+
+    /// The account's encryption, with `action` done first when given (`.encryption`).
+    case encryption(action: EncryptionAction?)
+    /// The account's devices (`.encryption` with `devices`), with `action` done first.
+    case devices(action: DeviceAction?)
+}
+
+/// What `docs-status encryption` asks.
+public enum EncryptionAction: Codable, Sendable, Hashable {
+    /// Turns encryption on for the account (the answer holds the recovery key, once).
+    case enable(folder: String?)
+    /// Replaces the recovery key (the answer holds the new one, once).
+    case newRecoveryKey
+    /// Enters the recovery key on this device: it becomes trusted.
+    case recover(recoveryKey: String)
+}
+
+/// What `docs-status devices` asks.
+public enum DeviceAction: Codable, Sendable, Hashable {
+    /// Approves the device named `name` once `fingerprint` is the code it shows.
+    case approve(name: String, fingerprint: String)
 }
 
 /// What a person chooses for what a folder holds back (`docs-status deletions`).
@@ -133,6 +156,8 @@ public enum ControlResponse: Codable, Sendable, Hashable {
     case keyValueWatching(store: KeyValueStoreID, after: Int64)
     /// One change from elsewhere (`keyValueWatch`; not final).
     case keyValueChange(change: KeyValueChange)
+    /// The account's encryption (and its devices, for `devices`).
+    case encryption(EncryptionStatus)
 
     /// Whether this response ends the answer to its request. A client reads responses until
     /// it gets a final one; a live query's `.changes` and a `kv watch`'s `.keyValueChange`
@@ -142,7 +167,7 @@ public enum ControlResponse: Codable, Sendable, Hashable {
         case .changes, .keyValueChange: false
         case .keyValueWatching: false
         case .status, .settled, .failure, .items, .problems, .actions, .versions, .held, .deleted, .conflictLog, .share, .shares,
-             .keyValue, .keyValues: true
+             .keyValue, .keyValues, .encryption: true
         }
     }
 }

@@ -17,29 +17,35 @@ public enum Daemon {
         let backend = try makeBackend(configuration.backend)
         try FileManager.default.createDirectory(at: configuration.stateDirectory, withIntermediateDirectories: true)
         let deviceKeys = try DeviceKeyFile.loadOrCreate(in: configuration.stateDirectory, logger: logger)
+        let accountKeys = AccountKeyService(device: deviceKeys, deviceName: configuration.device, stateDirectory: configuration.stateDirectory,
+                                            backend: backend, logger: logger)
+        _ = await accountKeys.start()
+        let gate = FolderGate(keys: accountKeys, daemon: configuration, backend: backend, logger: logger)
         var folders: [FolderService] = []
         var shareClients: [HTTPBackend] = []
         // The shares docs-status accept attached before, besides the configured folders.
         let attached = try AttachedShares.load(from: configuration.stateDirectory).folders(besides: configuration.folders)
         for folder in configuration.folders + attached {
-            var folderBackend = backend
             if let share = folder.share {
                 let client = try await attach(share, at: folder, through: backend, configuration: configuration, logger: logger)
                 shareClients.append(client)
-                folderBackend = client
+                folders.append(try FolderService(folder: folder, daemon: configuration, backend: client, logger: logger))
+            } else if let service = try gate.service(for: folder) {
+                folders.append(service)
             }
-            folders.append(try FolderService(folder: folder, daemon: configuration, backend: folderBackend, logger: logger))
         }
+        let folderSet = FolderSet(folders)
+        gate.startingInto(folderSet)
         let keyValues = KeyValueService(
             stateDirectory: configuration.stateDirectory, backend: backend, device: configuration.device,
             account: KeyValueService.account(of: configuration.backend), logger: logger)
-        let folderSet = FolderSet(folders)
         let handler = DaemonControlHandler(configuration: configuration, folderSet: folderSet, backend: backend, logger: logger,
-                                           keyValues: keyValues, deviceKeyFingerprint: deviceKeys.publicKeys.fingerprint)
+                                           keyValues: keyValues, deviceKeyFingerprint: deviceKeys.publicKeys.fingerprint,
+                                           accountKeys: accountKeys, folderGate: gate)
         // Bound before anything starts: a second daemon on the same socket stops here.
         let server = try ControlServer(socketPath: configuration.socketPath.path, handler: handler, logger: logger)
         let group = ServiceGroup(
-            services: [folderSet, keyValues as any Service, ControlServerService(server: server)],
+            services: [folderSet, gate, keyValues as any Service, ControlServerService(server: server)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
         logger.info("docsyncd started", metadata: [

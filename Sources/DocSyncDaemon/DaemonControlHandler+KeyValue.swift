@@ -7,6 +7,10 @@ extension DaemonControlHandler {
     /// Answers a `keyValue…` request. A refused write answers `.failure` with the code
     /// `quotaExceeded` (over a limit: nothing changed) or `invalidArguments`.
     func keyValue(_ request: ControlRequest, emit: @escaping @Sendable (ControlResponse) async -> Void) async throws -> ControlResponse {
+        if let id = request.keyValueStore, id.name == KeyDirectory.storeName {
+            // The account's key directory (SPEC §13): written by docsyncd alone.
+            throw HandlerFailure(ControlResponse.FailureCode.invalidArguments, "the store \(id) is reserved for the account's keys; choose another store id")
+        }
         do {
             switch request {
             case .keyValueGet(let id, let key):
@@ -35,6 +39,16 @@ extension DaemonControlHandler {
             }
         } catch let error as SyncError {
             throw HandlerFailure(error.code.rawValue, error.message)
+        }
+    }
+}
+
+extension ControlRequest {
+    /// The store a key-value call names, `nil` for any other call.
+    var keyValueStore: KeyValueStoreID? {
+        switch self {
+        case .keyValueGet(let id, _), .keyValueSet(let id, _, _), .keyValueRemove(let id, _), .keyValueList(let id), .keyValueWatch(let id, _): id
+        default: nil
         }
     }
 }

@@ -20,6 +20,9 @@ struct DaemonControlHandler: ControlHandler {
     let keyValues: KeyValueService
     /// This device's key's fingerprint (`DeviceKeyFile`).
     let deviceKeyFingerprint: String
+    /// The account's encryption (SPEC §13) and the folders it holds back.
+    let accountKeys: AccountKeyService
+    let folderGate: FolderGate
 
     func handle(_ request: ControlRequest) async -> ControlResponse {
         await handle(request, emit: { _ in })
@@ -110,6 +113,10 @@ struct DaemonControlHandler: ControlHandler {
                 return .shares(entries: [try await accept(share, at: folder)])
             case .keyValueGet, .keyValueSet, .keyValueRemove, .keyValueList, .keyValueWatch:
                 return try await keyValue(request, emit: emit)
+            case .encryption(let action):
+                return try await encryption(action)
+            case .devices(let action):
+                return try await devices(action)
             }
         } catch let failure as HandlerFailure {
             return .failure(code: failure.code, message: failure.message)
@@ -127,8 +134,10 @@ struct DaemonControlHandler: ControlHandler {
         // "storage full (1.2 GB / 1 GB)": the part of the message before the first ';'.
         let account = refused ? "not authenticated"
             : full.map { String($0.dropFirst("account: ".count).prefix { $0 != ";" }) } ?? "signed in"
-        return DaemonStatus(device: configuration.device, backend: configuration.backend.url.absoluteString,
-                            account: account, folders: folders, deviceKeyFingerprint: deviceKeyFingerprint)
+        var status = DaemonStatus(device: configuration.device, backend: configuration.backend.url.absoluteString,
+                                  account: account, folders: folders, deviceKeyFingerprint: deviceKeyFingerprint)
+        status.encryption = encryptionStatus()
+        return status
     }
 
     /// Answers once every folder is settled (twice in a row, 50 ms apart, so an event on its
@@ -138,12 +147,16 @@ struct DaemonControlHandler: ControlHandler {
         var settledChecks = 0
         while ContinuousClock.now < deadline {
             let held = folders.compactMap { folder in folder.engine.held.map { (folder.engine.configuration.zone.name, $0) } }
+            let encryption = encryptionStatus()
+            if encryption.waitsForAPerson {
+                return .failure(code: ControlResponse.FailureCode.held, message: encryption.message ?? encryption.state.rawValue)
+            }
             if !held.isEmpty {
                 // Held work waits for a person, not for time: say so at once.
                 return .failure(code: ControlResponse.FailureCode.held, message: held.map { "\($0.0): \($0.1.message)" }.joined(separator: "; "))
             }
             let advanced = rounds.map { rounds in zip(folders, rounds).allSatisfy { $0.engine.completedRounds > $1 } } ?? true
-            if advanced && folders.allSatisfy(\.isSettled) {
+            if advanced && folders.allSatisfy(\.isSettled) && !encryption.holdsFolders {
                 settledChecks += 1
                 if settledChecks >= 2 { return rounds == nil ? .settled(status()) : .status(status()) }
             } else {

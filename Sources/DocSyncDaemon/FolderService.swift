@@ -21,15 +21,19 @@ final class FolderService: Service, Sendable {
     let logger: Logger
     /// The watcher of the root directory now there (`nil` while there is none).
     private let watching = Mutex<InotifyWatcher?>(nil)
+    /// Finished by `stop()`: ends `run` as a graceful shutdown would.
+    private let stopping = AsyncStream<Void>.makeStream()
+    /// Finished when `run` has ended.
+    private let ended = AsyncStream<Void>.makeStream()
+    /// The folder's configuration, to start it again (encrypted, SPEC §13).
+    let folder: FolderConfiguration
 
-    init(folder: FolderConfiguration, daemon: DaemonConfiguration, backend: any StorageBackend, logger: Logger) throws {
-        let zone: ZoneID
-        do throws(SyncError) {
-            zone = try ZoneID(validating: folder.zoneName)
-            if zone.isKeyValueStore { throw SyncError(.invalidArguments, ZoneID.folderProblem(with: zone.name) ?? "") }
-        } catch {
-            throw DaemonError("folder id \(folder.id.debugDescription) cannot be a zone name: \(error.message)")
-        }
+    /// `encryption`, for a folder of an encrypted account (SPEC §13): the opaque zone it
+    /// syncs with and its keys.
+    init(folder: FolderConfiguration, daemon: DaemonConfiguration, backend: any StorageBackend, logger: Logger,
+         encryption: (zone: ZoneID, keys: FolderKeySource)? = nil) throws {
+        var zone = try Self.zone(of: folder)
+        if let encryption { zone = encryption.zone }
         let direction: EngineConfiguration.Direction = switch folder.mode {
         case .sendOnly: .sendOnly
         case .receiveOnly: .receiveOnly
@@ -43,6 +47,7 @@ final class FolderService: Service, Sendable {
             textMerge: folder.mergePatterns.isEmpty ? nil : try TextMergeRule(patterns: folder.mergePatterns, maxSize: folder.mergeMaxSize),
             deleteBrake: folder.deleteBrake)
         configuration.share = folder.share
+        configuration.encryption = encryption?.keys
         self.engine = try FolderEngine(configuration: configuration, backend: backend, logger: logger)
         let neverSynced = engine.indexedItemCount() == 0
         if let share = folder.share, neverSynced {
@@ -55,7 +60,26 @@ final class FolderService: Service, Sendable {
         self.backend = backend
         self.zone = zone
         self.root = folder.path
+        self.folder = folder
         self.logger = logger
+    }
+
+    /// Ends `run` (the engine finishes its current step); for a folder started again
+    /// another way. Its index stays closed only once this service is released.
+    func stop() { stopping.continuation.finish() }
+
+    /// Returns once `run` has ended; call it only on a folder whose `run` was started.
+    func stopped() async { for await _ in ended.stream {} }
+
+    /// The zone a folder's id names (its plain zone); a `DaemonError` for an id that cannot be one.
+    static func zone(of folder: FolderConfiguration) throws -> ZoneID {
+        do throws(SyncError) {
+            let zone = try ZoneID(validating: folder.zoneName)
+            if zone.isKeyValueStore { throw SyncError(.invalidArguments, ZoneID.folderProblem(with: zone.name) ?? "") }
+            return zone
+        } catch {
+            throw DaemonError("folder id \(folder.id.debugDescription) cannot be a zone name: \(error.message)")
+        }
     }
 
     /// Where the folder's index and versions live: `folders/ID`, or `shares/OWNER/ID` for
@@ -87,11 +111,12 @@ final class FolderService: Service, Sendable {
     }
 
     func run() async throws {
+        defer { ended.continuation.finish() }
         // A folder that is there is watched before anything else, and a watch that cannot
         // start (the watch limit, overlapping folders) stops the daemon, as the log says.
         let identity = RootIdentity.of(root.path)
         let first: (RootIdentity, AsyncStream<WatchEvent>)? = try identity.map { ($0, try startWatcher()) }
-        let engine = self.engine, zone = self.zone
+        let engine = self.engine, zone = self.zone, stop = stopping.stream
         let notifications = backend.changeNotifications()
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
@@ -102,6 +127,7 @@ final class FolderService: Service, Sendable {
                         engine.noteRemoteChange()
                     }
                 }
+                group.addTask { for await _ in stop {} }
                 await group.next()
                 group.cancelAll()
             }

@@ -39,6 +39,18 @@ final class FolderSet: Service, Sendable {
         }
     }
 
+    /// Stops `folder` and takes it out of the set; returns once its run has ended.
+    func remove(_ folder: FolderService) async {
+        let present = state.withLock { state in
+            guard let index = state.folders.firstIndex(where: { $0 === folder }) else { return false }
+            state.folders.remove(at: index)
+            return true
+        }
+        guard present else { return }
+        folder.stop()
+        await folder.stopped()
+    }
+
     func run() async throws {
         let initial = all
         try await withThrowingTaskGroup(of: Void.self) { group in

@@ -90,4 +90,5 @@ extension ControlResponse {
     var deletedEntries: [DeletedEntry]? { if case .deleted(let entries) = self { entries } else { nil } }
     var shareReport: (ShareName, [ShareEntry])? { if case .share(let share, let participants) = self { (share, participants) } else { nil } }
     var shareEntries: [ShareEntry]? { if case .shares(let entries) = self { entries } else { nil } }
+    var encryptionStatus: EncryptionStatus? { if case .encryption(let status) = self { status } else { nil } }
 }

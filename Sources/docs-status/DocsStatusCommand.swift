@@ -14,7 +14,8 @@ import Foundation
 /// - 3: docsyncd is not running: `docs-status: docsyncd is not running (no daemon answers on PATH)`.
 /// - 4: not found: a path outside every synced folder, or no such item.
 /// - 5: held: `wait` or `sync` cannot settle because a folder, or some of its deletions, are
-///   held for a person to decide (SPEC §4a; see `docs-status deletions`). Returned at once.
+///   held for a person to decide (SPEC §4a; see `docs-status deletions`), or this device of an
+///   encrypted account awaits approval or cannot decrypt (SPEC §13). Returned at once.
 /// - 6: no such key: `kv get` of a key the store does not hold (`KeyValueExit`).
 @main
 struct DocsStatusCommand: AsyncParsableCommand {
@@ -34,6 +35,7 @@ struct DocsStatusCommand: AsyncParsableCommand {
             SyncCommand.self, VersionsCommand.self, RestoreCommand.self, DeletionsCommand.self,
             DeletedCommand.self, RecoverCommand.self, ResolveCommand.self, ShareCommand.self, SharesCommand.self,
             DeclineCommand.self, AcceptCommand.self, LeaveCommand.self, KeyValueCommand.self,
+            EncryptionCommand.self, DevicesCommand.self,
         ],
         defaultSubcommand: OverviewCommand.self
     )
@@ -68,6 +70,6 @@ enum DocsStatusExit {
         refused or failed for any item); 2 usage (bad option, missing argument, a predicate \
         that does not parse); 3 docsyncd is not running; 4 not found (a path outside every \
         synced folder, or no such item); 5 held (wait or sync: a folder or its deletions wait \
-        for you, see docs-status deletions); 6 no such key (kv get).
+        for you, see docs-status deletions; or this device awaits approval, see docs-status encryption); 6 no such key (kv get).
         """
 }

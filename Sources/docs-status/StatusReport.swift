@@ -11,8 +11,14 @@ enum StatusReport {
             "device:  \(status.device)" + (status.deviceKeyFingerprint.map { "   (key fingerprint \($0))" } ?? ""),
             "backend: \(status.backend)",
             "account: \(status.account)",
-            "",
         ]
+        if let encryption = status.encryption, encryption.state != .off {
+            lines.append("encryption: \(encryption.state.rawValue)" + (encryption.approvalCode.map { "   (approval code \($0))" } ?? ""))
+            if encryption.state != .on, let message = encryption.message { lines.append("  " + message) }
+            for folder in encryption.waitingFolders ?? [] { lines.append("  waiting: \(folder)") }
+            for folder in encryption.plainFolders ?? [] { lines.append("  not encrypted: \(folder)") }
+        }
+        lines.append("")
         if status.folders.isEmpty {
             lines.append("no folders")
         } else {

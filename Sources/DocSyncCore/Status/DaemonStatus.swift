@@ -10,6 +10,8 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     /// The fingerprint of this device's key (SPEC §13: what a person compares on two devices
     /// before approving one from the other); absent from a daemon that has none.
     public var deviceKeyFingerprint: String?
+    /// The account's end-to-end encryption (SPEC §13); absent from a daemon that knows none.
+    public var encryption: EncryptionStatus?
 
     public init(device: String, backend: String, account: String, folders: [FolderStatus], deviceKeyFingerprint: String? = nil) {
         self.deviceKeyFingerprint = deviceKeyFingerprint
@@ -20,5 +22,7 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     }
 
     /// True when every folder is idle with nothing pending.
-    public var isSettled: Bool { folders.allSatisfy(\.isSettled) }
+    public var isSettled: Bool {
+        folders.allSatisfy(\.isSettled) && !(encryption.map { $0.waitsForAPerson || $0.holdsFolders } ?? false)
+    }
 }

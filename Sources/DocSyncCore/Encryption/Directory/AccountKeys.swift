@@ -92,6 +92,20 @@ public struct AccountKeys: Sendable {
 
     // MARK: folder keys
 
+    /// The first epoch's secret of `zone`: HKDF-SHA256 of the account's 64 private bytes
+    /// (salt `docsync/1`, info `folder-epoch:ZONE:1`). Every trusted device derives the same
+    /// one, offline too, so two devices starting a folder at once never seal with different
+    /// keys; later epochs (after a removal, when the account keys are new too) are random.
+    public func firstEpochSecret(of zone: ZoneID) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: pair.privateBytes), salt: Array("docsync/1".utf8),
+                               info: Array("folder-epoch:\(zone.name):1".utf8), outputByteCount: 32)
+    }
+
+    /// The keys of `zone`'s first epoch (`firstEpochSecret`).
+    public func firstEpoch(of zone: ZoneID) throws(EncryptionError) -> FolderEpochKeys {
+        try FolderEpochKeys(secret: firstEpochSecret(of: zone), epoch: 1)
+    }
+
     /// A new epoch of `zone`, its secret wrapped for the account and signed.
     public func startingEpoch(_ epoch: UInt32, of zone: ZoneID, secret: SymmetricKey = FolderEpochKeys.newSecret()) throws(EncryptionError) -> KeyDirectoryWrites {
         let context = "folder:\(zone.name):\(epoch)"

@@ -1,0 +1,68 @@
+import DocSyncControl
+import DocSyncCore
+import Foundation
+
+extension DaemonControlHandler {
+    /// The account's encryption as status shows it, with the folders it holds back.
+    func encryptionStatus(devices: Bool = false) -> EncryptionStatus {
+        var status = accountKeys.status(devices: devices)
+        let waiting = folderGate.waitingFolders
+        if !waiting.isEmpty { status.waitingFolders = waiting.map { "\($0.path): \($0.reason)" } }
+        let plain = folderGate.plainFolders
+        if !plain.isEmpty, status.state != .off { status.plainFolders = plain }
+        return status
+    }
+
+    /// `docs-status encryption [enable | recovery-key --new | recover KEY]`.
+    func encryption(_ action: EncryptionAction?) async throws(HandlerFailure) -> ControlResponse {
+        do {
+            switch action {
+            case nil:
+                return .encryption(encryptionStatus())
+            case .enable(let folder)?:
+                if let folder {
+                    throw HandlerFailure("unsupported", "moving the folder \(folder) that already syncs into an encrypted zone is not available in this version; 'docs-status encryption enable' (no folder) turns encryption on for the account and the folders added after it")
+                }
+                let syncing = try await folderGate.plainFoldersWithRecords()
+                guard syncing.isEmpty else {
+                    throw HandlerFailure("unsupported", "this account syncs \(syncing.map(\.root.path).joined(separator: ", ")) in plain zones on the server; moving syncing folders into encrypted zones is not available in this version. Encryption can be turned on while the account's folders hold nothing on the server yet; folders added afterwards are encrypted from the start")
+                }
+                let recovery = try await accountKeys.enable()
+                await folderGate.followEncryption()
+                folderGate.startWhatCan()
+                var status = encryptionStatus()
+                status.recoveryKey = recovery.text
+                return .encryption(status)
+            case .newRecoveryKey?:
+                let recovery = try await accountKeys.newRecoveryKey()
+                var status = encryptionStatus()
+                status.recoveryKey = recovery.text
+                return .encryption(status)
+            case .recover(let text)?:
+                try await accountKeys.recover(with: text)
+                folderGate.startWhatCan()
+                return .encryption(encryptionStatus())
+            }
+        } catch let failure as AccountKeyFailure {
+            throw HandlerFailure(failure.code, failure.message)
+        } catch let failure as HandlerFailure {
+            throw failure
+        } catch {
+            throw HandlerFailure("internalError", "\(error)")
+        }
+    }
+
+    /// `docs-status devices [approve NAME --fingerprint CODE]`.
+    func devices(_ action: DeviceAction?) async throws(HandlerFailure) -> ControlResponse {
+        do {
+            if case let .approve(name, fingerprint)? = action {
+                try await accountKeys.approve(name, fingerprint: fingerprint)
+            } else {
+                _ = try? await accountKeys.refresh()
+            }
+            return .encryption(encryptionStatus(devices: true))
+        } catch {
+            throw HandlerFailure(error.code, error.message)
+        }
+    }
+}
