@@ -23,10 +23,6 @@ extension DaemonControlHandler {
                 if let folder {
                     throw HandlerFailure("unsupported", "moving the folder \(folder) that already syncs into an encrypted zone is not available in this version; 'docs-status encryption enable' (no folder) turns encryption on for the account and the folders added after it")
                 }
-                let syncing = try await folderGate.plainFoldersWithRecords()
-                guard syncing.isEmpty else {
-                    throw HandlerFailure("unsupported", "this account syncs \(syncing.map(\.root.path).joined(separator: ", ")) in plain zones on the server; moving syncing folders into encrypted zones is not available in this version. Encryption can be turned on while the account's folders hold nothing on the server yet; folders added afterwards are encrypted from the start")
-                }
                 let recovery = try await accountKeys.enable()
                 await folderGate.followEncryption()
                 folderGate.startWhatCan()

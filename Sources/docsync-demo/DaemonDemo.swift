@@ -5,7 +5,8 @@ import Foundation
 /// ("laptop" and "desktop", standing for two machines) on two folders — files created and
 /// edited, a directory rename, `docs-status` of both, a conflict made while both were
 /// stopped, a folder that vanishes (held, then back), a deleted file recovered from
-/// Recently Deleted, and a setting through a key-value store. Everything it starts, it stops.
+/// Recently Deleted, a setting through a key-value store, a share with a second account and a
+/// third account encrypted end to end. Everything it starts, it stops.
 struct DaemonDemo {
     let base: URL
     let step = StepPrinter()
@@ -187,9 +188,11 @@ struct DaemonDemo {
         let ana = try await shareWithAnotherAccount(from: laptop, server: server, url: url)
         defer { _ = ana.stop() }
         try await keyValueSetting(laptop: laptop, desktop: desktop)
+        let bea = try await encryptedAccount(server: server, url: url)
+        defer { for device in bea { _ = device.stop() } }
 
-        step.title("17. Everything this demo started stops")
+        step.title("18. Everything this demo started stops")
         step.say("laptop exits with \(laptop.stop()), desktop with \(desktop.stop()), ana's laptop with \(ana.stop()), "
-                 + "docsync-server with \(server.stop()) (SIGTERM)")
+                 + "bea's laptop with \(bea[0].stop()) and desktop with \(bea[1].stop()), docsync-server with \(server.stop()) (SIGTERM)")
     }
 }

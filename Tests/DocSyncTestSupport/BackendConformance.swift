@@ -42,6 +42,7 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
     case valuesLiveOnlyInKeyValueZonesAndOnlyValuesThere
     case keyValueLimitsRefuseAWriteWithQuotaExceeded
     case sealedRecordsAreKeptAsSent
+    case plaintextIsRefusedWhereEncryptionIsOn
 
     public var testDescription: String { rawValue }
 
@@ -86,6 +87,7 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
         case .valuesLiveOnlyInKeyValueZonesAndOnlyValuesThere: try await KeyValueConformance.valuesOnlyInKeyValueZones(backend, zone)
         case .keyValueLimitsRefuseAWriteWithQuotaExceeded: try await KeyValueConformance.limitsRefuseWithQuotaExceeded(backend)
         case .sealedRecordsAreKeptAsSent: try await SealedRecordConformance.keepsSealedRecords(backend)
+        case .plaintextIsRefusedWhereEncryptionIsOn: try await EncryptedAccountConformance.refusesPlaintext(backend)
         }
     }
 

@@ -76,3 +76,35 @@ enum SealedRecordConformance {
         #expect(try kept.record.opened(with: keyring).version == 2)
     }
 }
+
+/// The conformance case of plaintext where encryption is on (SPEC §13: "an encrypted
+/// account refuses plaintext records"): a plain record in an encrypted folder's zone is
+/// refused at once; in any folder zone once the account's key directory says the account
+/// is encrypted; sealed records and other stores' Values are still kept.
+enum EncryptedAccountConformance {
+    static func refusesPlaintext(_ backend: any StorageBackend) async throws {
+        let keys = try FolderEpochKeys(secret: FolderEpochKeys.newSecret(), epoch: 1)
+        let encrypted = SealedRecordConformance.zone, plain = ZoneID("Plain")
+        try await backend.createZone(encrypted)
+        try await backend.createZone(plain)
+        let intoEncrypted = try await backend.modifyRecords(RecordBatch(zone: encrypted, saves: [TestRecords.folder(encrypted, "Clear")]))
+        #expect(intoEncrypted.failed.values.first?.code == .invalidArguments, "a plain record in an encrypted zone is refused: \(intoEncrypted.failed)")
+        #expect(try await backend.modifyRecords(RecordBatch(zone: plain, saves: [TestRecords.folder(plain, "Before")])).failed.isEmpty,
+                "a plain account keeps plain records")
+
+        // The account's key directory says it is encrypted (whatever signs it: the store reads only that it is there).
+        let directory = KeyValueStoreID(KeyDirectory.storeName)
+        try await backend.createZone(directory.zone)
+        let statement = Record.value(.object(["statement": .string("signed elsewhere")]), for: KeyValueKey(KeyDirectory.accountKey),
+                                     in: directory, modified: Timestamp(Date()), device: "laptop")
+        #expect(try await backend.modifyRecords(RecordBatch(zone: directory.zone, saves: [statement])).failed.isEmpty)
+        let after = try await backend.modifyRecords(RecordBatch(zone: plain, saves: [TestRecords.folder(plain, "After")]))
+        #expect(after.failed.values.first?.code == .invalidArguments, "an encrypted account refuses plaintext in every folder zone: \(after.failed)")
+        let sealed = Record.sealing(TestRecords.folder(plain, "Sealed"), version: 1, with: keys, zone: encrypted)
+        #expect(try await backend.modifyRecords(RecordBatch(zone: encrypted, saves: [sealed])).failed.isEmpty, "sealed records are kept")
+        let store = KeyValueStoreID("org.example.editor")
+        try await backend.createZone(store.zone)
+        let value = Record.value(.string("dark"), for: KeyValueKey("theme"), in: store, modified: Timestamp(Date()), device: "laptop")
+        #expect(try await backend.modifyRecords(RecordBatch(zone: store.zone, saves: [value])).failed.isEmpty, "a store's Values are not folder records")
+    }
+}

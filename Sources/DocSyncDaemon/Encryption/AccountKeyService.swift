@@ -176,8 +176,26 @@ final class AccountKeyService: Sendable {
         }.sorted { ($0.trusted ? 0 : 1, $0.name) < ($1.trusted ? 0 : 1, $1.name) }
     }
 
-    /// Turns encryption on for the account; returns the recovery key to show once.
+    /// The account's folder zones that hold live plain records on the server.
+    func plainZonesHoldingRecords() async throws(SyncError) -> [ZoneID] {
+        var found: [ZoneID] = []
+        for zone in try await client.backend.listZones() where !zone.isKeyValueStore && !zone.name.hasPrefix("e.") {
+            do {
+                if try await !client.backend.fetchChanges(in: zone, since: nil, limit: 1).changed.isEmpty { found.append(zone) }
+            } catch where error.code == .zoneNotFound {
+                continue
+            }
+        }
+        return found
+    }
+
+    /// Turns encryption on for the account; returns the recovery key to show once. Refused
+    /// while a folder zone holds plain records (moving them is not in this version).
     func enable() async throws(AccountKeyFailure) -> RecoveryKey {
+        let syncing = try await failure { try await plainZonesHoldingRecords() }
+        guard syncing.isEmpty else {
+            throw AccountKeyFailure(code: "unsupported", "the account's folders \(syncing.map(\.name).joined(separator: ", ")) hold plain records on the server; moving syncing folders into encrypted zones is not available in this version. Encryption can be turned on while the account's folders hold nothing on the server yet; folders added afterwards are encrypted from the start")
+        }
         let directory = try await failure { try await client.read() }
         if directory.isEncrypted || standing.map({ if case .plainAccount = $0 { false } else { true } }) == true {
             throw AccountKeyFailure(.invalidArguments, "encryption is already on for this account")

@@ -24,6 +24,8 @@ extension StoreAlgorithm {
     /// - A deletion of what is not stored succeeds (deleting is idempotent); one with a
     ///   stale base tag fails with `serverRecordChanged`; otherwise the record goes, a
     ///   tombstone marks it and its last version goes to Recently Deleted with the device.
+    /// - A plain record in an encrypted folder's zone, or in any folder zone of an encrypted
+    ///   account, fails with `invalidArguments` (`plaintextRefused`).
     /// - An atomic batch with any failure changes nothing, and its other items fail with
     ///   `batchRequestFailed`.
     /// - Values (in a key-value store's zone, SPEC §12) are saved and deleted
@@ -43,7 +45,8 @@ extension StoreAlgorithm {
         let state = try requireZone(zone, rows)
         let senderIsCurrent = isCurrent(batch.knownToken, zone, state, account: rows.tokenAccount)
         var result = ModifyResult(failed: failedBefore)
-        let saves = batch.saves.filter { failedBefore[$0.id] == nil }
+        result.failed.merge(try plaintextRefused(batch.saves.filter { failedBefore[$0.id] == nil }, in: zone, rows)) { first, _ in first }
+        let saves = batch.saves.filter { result.failed[$0.id] == nil }
         let deletions = batch.deletions.filter { failedBefore[$0.id] == nil }
         let existing = try rows.liveVersions(saves.map(\.id.recordName) + deletions.map(\.id.recordName), in: zone.name)
         let unstored = saves.map(\.id.recordName).filter { existing[$0] == nil }
