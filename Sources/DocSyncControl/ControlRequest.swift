@@ -108,6 +108,9 @@ public enum EncryptionAction: Codable, Sendable, Hashable {
 public enum DeviceAction: Codable, Sendable, Hashable {
     /// Approves the device named `name` once `fingerprint` is the code it shows.
     case approve(name: String, fingerprint: String)
+    /// Removes the trusted device named `name`: the account's keys and every encrypted
+    /// folder's epoch are new, so it decrypts nothing written from then on.
+    case remove(name: String)
 }
 
 /// What a person chooses for what a folder holds back (`docs-status deletions`).

@@ -48,13 +48,13 @@ extension DaemonControlHandler {
         }
     }
 
-    /// `docs-status devices [approve NAME --fingerprint CODE]`.
+    /// `docs-status devices [approve NAME --fingerprint CODE | remove NAME]`.
     func devices(_ action: DeviceAction?) async throws(HandlerFailure) -> ControlResponse {
         do {
-            if case let .approve(name, fingerprint)? = action {
-                try await accountKeys.approve(name, fingerprint: fingerprint)
-            } else {
-                _ = try? await accountKeys.refresh()
+            switch action {
+            case let .approve(name, fingerprint)?: try await accountKeys.approve(name, fingerprint: fingerprint)
+            case let .remove(name)?: try await accountKeys.remove(name)
+            case nil: _ = try? await accountKeys.refresh()
             }
             return .encryption(encryptionStatus(devices: true))
         } catch {

@@ -69,11 +69,11 @@ struct EncryptionCommand: AsyncParsableCommand {
     }
 }
 
-/// `docs-status devices [approve NAME --fingerprint CODE]` (SPEC §13).
+/// `docs-status devices [approve NAME --fingerprint CODE | remove NAME]` (SPEC §13).
 struct DevicesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
-        abstract: "List the encrypted account's devices, or approve a new one.",
+        abstract: "List the encrypted account's devices, approve a new one, or remove one.",
         discussion: """
             A new device of an encrypted account waits for approval and shows an approval \
             code (docs-status encryption there). On a trusted device, docs-status devices \
@@ -81,11 +81,16 @@ struct DevicesCommand: AsyncParsableCommand {
             docs-status devices approve NAME --fingerprint CODE. A code that differs means \
             the keys were changed on the way: the device is not approved.
 
+            remove NAME: the device keeps what it has, but the account's keys and every \
+            encrypted folder's epoch are new: it decrypts nothing written from then on. \
+            The other devices follow by themselves. (Revoke its server token too: \
+            docsync-server user token.)
+
             \(DocsStatusExit.help)
             """
     )
 
-    @Argument(help: ArgumentHelp("approve and the device's name.", valueName: "action"))
+    @Argument(help: ArgumentHelp("approve or remove, and the device's name.", valueName: "action"))
     var words: [String] = []
 
     @Option(help: ArgumentHelp("The approval code the new device shows.", valueName: "code"))
@@ -101,8 +106,11 @@ struct DevicesCommand: AsyncParsableCommand {
         case "approve":
             guard words.count == 2, let fingerprint else { throw ValidationError("use: docs-status devices approve NAME --fingerprint CODE") }
             return .approve(name: words[1], fingerprint: fingerprint)
+        case "remove":
+            guard words.count == 2, fingerprint == nil else { throw ValidationError("use: docs-status devices remove NAME") }
+            return .remove(name: words[1])
         case let other?:
-            throw ValidationError("unknown action \(other.debugDescription): use approve NAME --fingerprint CODE")
+            throw ValidationError("unknown action \(other.debugDescription): use approve NAME --fingerprint CODE or remove NAME")
         }
     }
 
@@ -112,7 +120,11 @@ struct DevicesCommand: AsyncParsableCommand {
         let action = try action()
         let status = try await options.answer(.devices(action: action), \.encryptionStatus)
         if options.json { Output.json(status); return }
-        if case let .approve(name, _)? = action { Output.line("approved \(name)") }
+        switch action {
+        case let .approve(name, _)?: Output.line("approved \(name)")
+        case let .remove(name)?: Output.line("removed \(name): the account's keys and every encrypted folder's epoch are new")
+        case nil: break
+        }
         Output.lines(Self.render(status))
     }
 

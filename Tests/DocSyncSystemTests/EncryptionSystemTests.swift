@@ -7,7 +7,8 @@ import Testing
 /// Turning end-to-end encryption on and bringing devices in (SPEC §13), with real daemons
 /// on the embedded backend: the recovery key shown once, a new device awaiting approval
 /// (`wait` exits 5) until a trusted device approves it with the code both show, a wrong
-/// code refused, the recovery key trusting a device, the key directory closed to programs.
+/// code refused, the recovery key trusting a device, a removed device decrypting nothing
+/// written after its removal, the key directory closed to programs.
 @Suite(.serialized) struct EncryptionSystemTests {
     static func encryption(_ daemon: DaemonProcess, _ arguments: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) async throws -> EncryptionStatus {
         try await daemon.docsStatusJSON(EncryptionStatus.self, ["encryption"] + arguments, sourceLocation: sourceLocation)
@@ -111,6 +112,24 @@ import Testing
         // Every device is listed as trusted now, by the laptop too.
         let all = try await laptop.docsStatusJSON(EncryptionStatus.self, ["devices"])
         #expect(Set(all.devices?.filter(\.trusted).map(\.name) ?? []) == ["laptop", "desk", "spare"])
+
+        // The desk is removed: it keeps every old key, yet nothing written since opens for it;
+        // it says so (wait exits 5) and deletes nothing. The spare follows by itself.
+        let removed = try await laptop.docsStatus(["devices", "remove", "desk"])
+        #expect(removed.status == 0, "\(removed)")
+        #expect(try await laptop.docsStatus(["devices", "remove", "laptop"]).status == 1, "a device cannot remove itself")
+        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(200)) {
+            await Self.polledEncryption(desk)?.state == .cannotDecrypt
+        }, "the removed desk cannot decrypt: \(desk.logText().suffix(2000))")
+        #expect(try await desk.docsStatus(["wait", "--timeout", "10"]).status == 5)
+        try Data("after the removal".utf8).write(to: laptop.file("later.txt"))
+        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(200)) {
+            (try? String(contentsOf: spare.file("later.txt"), encoding: .utf8)) == "after the removal"
+        }, "the spare, still trusted, gets what the laptop writes after the removal")
+        #expect(!FileManager.default.fileExists(atPath: desk.file("later.txt").path), "the removed desk does not")
+        #expect(FileManager.default.fileExists(atPath: desk.file("secret.txt").path), "and deletes nothing it has")
+        let generations = try await laptop.docsStatusJSON(EncryptionStatus.self, ["devices"])
+        #expect(Set(generations.devices?.map(\.name) ?? []) == ["laptop", "spare"])
 
         // Programs cannot touch the key directory through the key-value calls.
         let kv = try await laptop.docsStatus(["kv", "list", "--store", KeyDirectory.storeName])

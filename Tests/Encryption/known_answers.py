@@ -86,13 +86,18 @@ def main():
     wrap_ad = b"docsync/1 wrap" + bytes([SUITE, 1]) + string(context)
     wrapped = bytes([SUITE, 1]) + raw_public(ephemeral) + wrap_nonce + AESGCM(wrap_key).encrypt(wrap_nonce, secret, wrap_ad)
 
-    # The account's private keys wrapped by a recovery key, and the key's text.
+    # The account's private keys wrapped for a recovery key's X25519 key (HKDF of its bytes),
+    # and the key's text.
     recovery = pattern(0x80, 32)
     account_private = pattern(0x40, 32) + pattern(0x20, 32)
+    recovery_agreement = X25519PrivateKey.from_private_bytes(hkdf(recovery, b"recovery"))
+    recovery_ephemeral = X25519PrivateKey.from_private_bytes(pattern(0x70, 32))
+    recovery_key = hkdf(recovery_ephemeral.exchange(recovery_agreement.public_key()), b"docsync/1 wrap",
+                        salt=raw_public(recovery_ephemeral) + raw_public(recovery_agreement))
     recovery_nonce = pattern(0xD0, 12)
-    recovery_ad = b"docsync/1 wrap" + bytes([SUITE, 2]) + string("account:alice")
-    recovery_wrapped = (bytes([SUITE, 2]) + recovery_nonce
-                        + AESGCM(hkdf(recovery, b"recovery")).encrypt(recovery_nonce, account_private, recovery_ad))
+    recovery_ad = b"docsync/1 wrap" + bytes([SUITE, 1]) + string("account")
+    recovery_wrapped = (bytes([SUITE, 1]) + raw_public(recovery_ephemeral) + recovery_nonce
+                        + AESGCM(recovery_key).encrypt(recovery_nonce, account_private, recovery_ad))
     letters = base32(recovery)[:52] + base32(hashlib.sha256(recovery).digest()[:3])[:4]
     recovery_text = "-".join(letters[i:i + 4] for i in range(0, len(letters), 4))
 
@@ -117,7 +122,8 @@ def main():
         "keys": {"agreementPrivate": pattern(0x40, 32).hex(), "signingPrivate": pattern(0x20, 32).hex(),
                  "public": public_keys.hex(), "fingerprint": fingerprint},
         "wrap": {"ephemeralPrivate": pattern(0x60, 32).hex(), "context": context, "nonce": wrap_nonce.hex(), "wrapped": wrapped.hex()},
-        "recovery": {"key": recovery.hex(), "text": recovery_text, "context": "account:alice", "nonce": recovery_nonce.hex(),
+        "recovery": {"key": recovery.hex(), "text": recovery_text, "public": raw_public(recovery_agreement).hex(),
+                     "context": "account", "ephemeralPrivate": pattern(0x70, 32).hex(), "nonce": recovery_nonce.hex(),
                      "wrapped": recovery_wrapped.hex()},
         "statement": {"kind": 1, "subject": subject, "payload": wrapped.hex(), "signature": signature.hex()},
         "zoneNames": {name: opaque(name) for name in ["Documents", "Taxes 2026", "~org.example.editor"]},

@@ -3,17 +3,15 @@ import Foundation
 
 /// A secret (a folder epoch's, an account's private keys) sealed for one reader (SPEC §13).
 ///
-/// For a public key: `suite (1) ‖ 0x01 ‖ ephemeral X25519 public key (32) ‖ nonce (12) ‖
-/// AES-256-GCM ciphertext ‖ tag (16)`, the key HKDF-SHA256 of the X25519 shared secret with
-/// salt `ephemeral public ‖ recipient public` and info `docsync/1 wrap`.
-/// For a recovery key: `suite (1) ‖ 0x02 ‖ nonce (12) ‖ ciphertext ‖ tag (16)` under
-/// `RecoveryKey.wrappingKey`.
-/// Both authenticate `"docsync/1 wrap" ‖ suite ‖ kind ‖ context`, where the context names
-/// what is wrapped (`folder:ZONE:EPOCH`, `account:NAME`): a wrapped key moved to another
-/// context does not open. Wrapping proves nothing about who wrapped it; statements about
+/// `suite (1) ‖ 0x01 ‖ ephemeral X25519 public key (32) ‖ nonce (12) ‖ AES-256-GCM
+/// ciphertext ‖ tag (16)`, the key HKDF-SHA256 of the X25519 shared secret with salt
+/// `ephemeral public ‖ recipient public` and info `docsync/1 wrap`, authenticating
+/// `"docsync/1 wrap" ‖ suite ‖ 0x01 ‖ context`, where the context names what is wrapped
+/// (`folder:ZONE:EPOCH`, `account`): a wrapped key moved to another context does not open.
+/// A recovery key is an X25519 key too (`RecoveryKey.agreementKey`). Wrapping proves nothing about who wrapped it; statements about
 /// keys that the server must not be able to forge are signed (`KeyStatement`).
 public enum KeyWrap {
-    static let toPublicKey: UInt8 = 1, toRecoveryKey: UInt8 = 2
+    static let toPublicKey: UInt8 = 1
 
     /// `secret` sealed for the holder of `recipient`'s private key. `ephemeral` and `nonce`
     /// are random unless given (known-answer tests only). `malformed` for a public key no
@@ -28,15 +26,6 @@ public enum KeyWrap {
         let box = try! AES.GCM.seal(secret, using: key, nonce: nonce, authenticating: associatedData(suite, toPublicKey, context))
         var wrapped = Data([suite.rawValue, toPublicKey])
         wrapped.append(ephemeral.publicKey.rawRepresentation)
-        wrapped.append(box.combined!)
-        return wrapped
-    }
-
-    /// `secret` sealed under a recovery key.
-    public static func wrap(_ secret: Data, recoveryKey: RecoveryKey, context: String, nonce: AES.GCM.Nonce = AES.GCM.Nonce()) -> Data {
-        let suite = CipherSuite.current
-        let box = try! AES.GCM.seal(secret, using: recoveryKey.wrappingKey, nonce: nonce, authenticating: associatedData(suite, toRecoveryKey, context))
-        var wrapped = Data([suite.rawValue, toRecoveryKey])
         wrapped.append(box.combined!)
         return wrapped
     }
@@ -58,18 +47,6 @@ public enum KeyWrap {
             throw error
         } catch {
             throw EncryptionError(.authenticationFailed, "the wrapped key for \(context) does not open with this device's or account's key")
-        }
-    }
-
-    /// The secret `wrapped` under `recoveryKey` in `context`.
-    public static func unwrap(_ wrapped: Data, recoveryKey: RecoveryKey, context: String) throws(EncryptionError) -> Data {
-        var reader = SealedReader(wrapped, what: "the wrapped key for \(context)")
-        let suite = try CipherSuite(byte: try reader.byte())
-        guard try reader.byte() == toRecoveryKey else { throw EncryptionError(.malformed, "the wrapped key for \(context) is not wrapped by a recovery key") }
-        do {
-            return try AES.GCM.open(AES.GCM.SealedBox(combined: reader.rest()), using: recoveryKey.wrappingKey, authenticating: associatedData(suite, toRecoveryKey, context))
-        } catch {
-            throw EncryptionError(.authenticationFailed, "the recovery key does not open the wrapped key for \(context): is it this account's?")
         }
     }
 

@@ -9,8 +9,15 @@ extension EncryptionKeyPair {
     /// key-value store's zone keeps its `~` (the server saves its records unconditionally):
     /// `~e.` and the letters.
     public func opaqueZoneName(for zone: ZoneID) -> ZoneID {
-        let key = FolderEpochKeys.derive(SymmetricKey(data: privateBytes), "zone-name")
-        let mac = Data(HMAC<SHA256>.authenticationCode(for: Array(zone.name.utf8), using: key))
+        Self.opaqueZoneName(for: zone, secret: zoneNameSecret)
+    }
+
+    /// The key zone names are MACs under: HKDF-SHA256 of the 64 private bytes, info `zone-name`.
+    public var zoneNameSecret: SymmetricKey { FolderEpochKeys.derive(SymmetricKey(data: privateBytes), "zone-name") }
+
+    /// The opaque name of `zone` under `secret` (see `opaqueZoneName(for:)`).
+    public static func opaqueZoneName(for zone: ZoneID, secret: SymmetricKey) -> ZoneID {
+        let mac = Data(HMAC<SHA256>.authenticationCode(for: Array(zone.name.utf8), using: secret))
         let letters = String(Base32.encode(mac).prefix(26))
         return ZoneID((zone.isKeyValueStore ? ZoneID.keyValuePrefix : "") + "e." + letters)
     }

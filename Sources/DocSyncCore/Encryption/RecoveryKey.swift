@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 /// The key a person writes down when encryption is turned on (SPEC §13): 32 random bytes
-/// that unwrap the account's private key when every device is lost. Shown as 56 characters
+/// that unwrap the account's private keys when every device is lost. Shown as 56 characters
 /// of RFC 4648 base32 (lowercase, no padding) — the 52 of the bytes and 4 of a checksum
 /// (the first 20 bits of SHA-256 of the bytes) — in groups of four joined by `-`. Read back
 /// ignoring case, spaces and dashes; a typo fails the checksum.
@@ -40,9 +40,14 @@ public struct RecoveryKey: Sendable, Equatable {
         String(Base32.encode(Data(SHA256.hash(data: bytes).prefix(3))).prefix(4))
     }
 
-    /// The AES-256-GCM key that wraps the account's private key: HKDF-SHA256 of the bytes,
-    /// salt `docsync/1`, info `recovery`.
-    var wrappingKey: SymmetricKey { FolderEpochKeys.derive(SymmetricKey(data: bytes), "recovery") }
+    /// The X25519 key the account's private keys are wrapped for (`KeyWrap`, context
+    /// `account`): its private half is HKDF-SHA256 of the bytes (salt `docsync/1`, info
+    /// `recovery`). Its public half is in the key directory, signed by the account, so a
+    /// trusted device wraps new account keys for it without knowing the recovery key.
+    public var agreementKey: Curve25519.KeyAgreement.PrivateKey {
+        let raw = FolderEpochKeys.derive(SymmetricKey(data: bytes), "recovery").withUnsafeBytes { Data($0) }
+        return try! Curve25519.KeyAgreement.PrivateKey(rawRepresentation: raw)
+    }
 }
 
 /// RFC 4648 base32, lowercase, without padding.

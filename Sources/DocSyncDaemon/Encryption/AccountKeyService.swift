@@ -84,7 +84,7 @@ final class AccountKeyService: Sendable {
         case let .awaitingApproval(account, code):
             do { try files.pin(account) } catch { logger.error("cannot keep the account's public keys", metadata: ["error": "\(error)"]) }
             if directory.announcements[DeviceID(device.publicKeys)] == nil {
-                try await client.write(try Self.encryptionFailure { try AccountKeys.announcing(device.publicKeys, name: deviceName, to: account) })
+                try await client.write(try Self.encryptionFailure { try AccountKeys.announcing(device.publicKeys, name: deviceName, to: account.keys) })
                 logger.notice("this device waits for approval: compare the code on a trusted device and approve it there", metadata: ["code": "\(code)"])
             }
         case let .refused(error):
@@ -98,8 +98,12 @@ final class AccountKeyService: Sendable {
             state.lastError = nil
             return state.sources
         }
-        if case let .trusted(keys) = decided {
-            for (zone, source) in sources { source.update(.available(keyring(of: zone, keys: keys, directory: directory))) }
+        for (zone, source) in sources {
+            switch decided {
+            case let .trusted(keys): source.update(Self.keyState(of: zone, keys: keys, directory: directory))
+            case let .refused(error): source.update(.cannotDecrypt(reason: error.message))
+            case .awaitingApproval, .plainAccount: source.update(.awaitingApproval)
+            }
         }
         return decided
     }
@@ -122,20 +126,22 @@ final class AccountKeyService: Sendable {
     /// account. Only for a trusted device.
     func encryption(of folderZone: ZoneID) -> (zone: ZoneID, keys: FolderKeySource)? {
         guard case let .trusted(keys)? = standing else { return nil }
-        let zone = keys.pair.opaqueZoneName(for: folderZone)
+        let zone = keys.opaqueZoneName(for: folderZone)
         return state.withLock { state in
             if let source = state.sources[zone] { return (zone, source) }
-            let source = FolderKeySource(keyring(of: zone, keys: keys, directory: state.directory))
+            let source = FolderKeySource(Self.keyState(of: zone, keys: keys, directory: state.directory))
             state.sources[zone] = source
             return (zone, source)
         }
     }
 
-    /// Every epoch of `zone` the directory has, and always the first (derived).
-    private func keyring(of zone: ZoneID, keys: AccountKeys, directory: KeyDirectory) -> FolderKeyring {
-        var keyring = keys.keyring(of: zone, in: directory) ?? FolderKeyring([try! keys.firstEpoch(of: zone)])
-        if (try? keyring.keys(for: 1)) == nil { keyring.insert(try! keys.firstEpoch(of: zone)) }
-        return keyring
+    /// The keys of `zone`: every epoch the directory has for `keys` (the first derived when
+    /// it has none), or why there are none.
+    static func keyState(of zone: ZoneID, keys: AccountKeys, directory: KeyDirectory) -> FolderKeySource.State {
+        guard let keyring = keys.keyring(of: zone, in: directory) else {
+            return .cannotDecrypt(reason: "the folder's keys in the key directory do not open with the account's keys")
+        }
+        return .available(keyring)
     }
 
     /// Writes the first epoch's entry of `zone` when the directory lacks it (so a reader with
@@ -214,7 +220,7 @@ final class AccountKeyService: Sendable {
     func newRecoveryKey() async throws(AccountKeyFailure) -> RecoveryKey {
         guard case let .trusted(keys)? = standing else { throw AccountKeyFailure(.invalidArguments, "only a trusted device of an encrypted account can make a recovery key") }
         let recovery = RecoveryKey()
-        try await failure { try await client.write(keys.replacingRecovery(with: recovery)) }
+        try await failure { try await client.write(try keys.replacingRecovery(with: recovery.agreementKey.publicKey)) }
         logger.notice("the recovery key was replaced")
         return recovery
     }
@@ -223,7 +229,7 @@ final class AccountKeyService: Sendable {
     func recover(with text: String) async throws(AccountKeyFailure) {
         let recovery = try failure { try RecoveryKey(text: text) }
         let directory = try await failure { try await client.read() }
-        let pinned = try? files.pinned()
+        let pinned = (try? files.pinned()) ?? nil
         let keys = try failure { try DeviceStanding.recovering(with: recovery, directory: directory, pinned: pinned) }
         do { try files.hold(keys) } catch { throw AccountKeyFailure(.internalError, "cannot keep the account keys in the state directory: \(error)") }
         try await failure { try await refresh() }
@@ -243,6 +249,26 @@ final class AccountKeyService: Sendable {
         try await failure { try await client.write(try keys.approving(announcement, code: fingerprint)) }
         try await failure { try await refresh() }
         logger.notice("approved a device", metadata: ["name": "\(name)", "id": "\(announcement.id)"])
+    }
+
+    /// Removes the device named `name` (SPEC §13): the account's next generation of keys and
+    /// a new epoch of every encrypted zone, so nothing written from now on is readable with
+    /// what that device holds; every other trusted device follows by itself.
+    func remove(_ name: String) async throws(AccountKeyFailure) {
+        guard case let .trusted(keys)? = standing else { throw AccountKeyFailure(.invalidArguments, "only a trusted device can remove another") }
+        let directory = try await failure { try await client.read() }
+        let me = DeviceID(device.publicKeys)
+        let named = directory.announcements.values.filter { keys.name(of: $0) == name && keys.trusts($0.id, in: directory) }
+        guard let target = named.first else {
+            throw AccountKeyFailure(code: "notFound", "no trusted device is named \(name) (docs-status devices lists them)")
+        }
+        guard target.id != me else { throw AccountKeyFailure(.invalidArguments, "a device cannot remove itself; remove \(name) from another trusted device") }
+        let zones = try await failure { try await client.backend.listZones().filter { $0.name.hasPrefix("e.") || $0.name.hasPrefix("~e.") } }
+        let (next, writes) = try failure { try keys.rotating(removing: target.id, in: directory, zones: zones) }
+        try await failure { try await client.write(writes, atomic: true) }
+        do { try files.hold(next) } catch { logger.error("cannot keep the account's new keys; they are read again from the server", metadata: ["error": "\(error)"]) }
+        try await failure { try await refresh() }
+        logger.notice("removed a device: the account's keys and every folder's epoch are new", metadata: ["name": "\(name)", "id": "\(target.id)", "generation": "\(next.generation)"])
     }
 
     // MARK: errors

@@ -37,11 +37,12 @@ struct KeyDirectoryClient: Sendable {
         return KeyDirectory(values: values)
     }
 
-    /// Saves `writes`; throws the first item's refusal (nothing is half-explained: what was
-    /// saved stays saved, and writing the same values again is harmless).
-    func write(_ writes: KeyDirectoryWrites) async throws(SyncError) {
+    /// Saves `writes`; throws the first item's refusal. `atomic`: all or nothing (a new
+    /// generation); otherwise what was saved stays saved, and writing the same values again
+    /// is harmless.
+    func write(_ writes: KeyDirectoryWrites, atomic: Bool = false) async throws(SyncError) {
         guard !writes.isEmpty else { return }
-        var batch = RecordBatch(zone: Self.store.zone)
+        var batch = RecordBatch(zone: Self.store.zone, atomic: atomic)
         let now = Timestamp(Date())
         for (name, value) in writes.values.sorted(by: { $0.key < $1.key }) {
             let key = try KeyValueKey(validating: name)

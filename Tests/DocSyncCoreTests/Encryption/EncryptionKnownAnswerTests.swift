@@ -101,11 +101,13 @@ import Testing
         let recovery = try RecoveryKey(bytes: try vectors.bytes("recovery", "key"))
         #expect(recovery.text == (try vectors.string("recovery", "text")))
         #expect(try RecoveryKey(text: (try vectors.string("recovery", "text")).uppercased().replacingOccurrences(of: "-", with: " ")) == recovery)
+        #expect(recovery.agreementKey.publicKey.rawRepresentation == (try vectors.bytes("recovery", "public")))
         let context = try vectors.string("recovery", "context")
-        let wrapped = KeyWrap.wrap((try vectors.account).privateBytes, recoveryKey: recovery, context: context,
-                                   nonce: try Self.nonce(try vectors.bytes("recovery", "nonce")))
+        let ephemeral = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: try vectors.bytes("recovery", "ephemeralPrivate"))
+        let wrapped = try KeyWrap.wrap((try vectors.account).privateBytes, for: recovery.agreementKey.publicKey, context: context,
+                                       ephemeral: ephemeral, nonce: try Self.nonce(try vectors.bytes("recovery", "nonce")))
         #expect(wrapped == (try vectors.bytes("recovery", "wrapped")))
-        #expect(try KeyWrap.unwrap(wrapped, recoveryKey: recovery, context: context) == (try vectors.account).privateBytes)
+        #expect(try KeyWrap.unwrap(wrapped, with: recovery.agreementKey, context: context) == (try vectors.account).privateBytes)
     }
 
     /// Ed25519 signatures are checked, not compared: an implementation may randomize them.

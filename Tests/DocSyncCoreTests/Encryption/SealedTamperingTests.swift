@@ -87,9 +87,10 @@ import Testing
         #expect(throws: EncryptionError.self) { _ = try KeyWrap.unwrap(wrapped, with: mallory.agreement, context: "folder:z:1:alice") }
         #expect(throws: EncryptionError.self) { _ = try KeyWrap.unwrap(wrapped, with: alice.agreement, context: "folder:z:2:alice") }
         let recovery = RecoveryKey()
-        let byRecovery = KeyWrap.wrap(secret, recoveryKey: recovery, context: "account:alice")
-        #expect(throws: EncryptionError.self) { _ = try KeyWrap.unwrap(byRecovery, recoveryKey: RecoveryKey(), context: "account:alice") }
-        #expect(throws: EncryptionError.self) { _ = try KeyWrap.unwrap(byRecovery, with: alice.agreement, context: "account:alice") }
+        let byRecovery = try KeyWrap.wrap(secret, for: recovery.agreementKey.publicKey, context: "account")
+        #expect(try KeyWrap.unwrap(byRecovery, with: recovery.agreementKey, context: "account") == secret)
+        #expect(throws: EncryptionError.self) { _ = try KeyWrap.unwrap(byRecovery, with: RecoveryKey().agreementKey, context: "account") }
+        #expect(throws: EncryptionError.self) { _ = try KeyWrap.unwrap(byRecovery, with: alice.agreement, context: "account") }
     }
 
     /// The server substitutes a wrapped key of its own: unsigned by the account, it is refused.

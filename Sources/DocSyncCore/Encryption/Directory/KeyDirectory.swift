@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// An account's key directory as its devices read it from the server (SPEC §13): the
@@ -5,16 +6,17 @@ import Foundation
 ///
 /// | key | value | written by |
 /// |---|---|---|
-/// | `account` | `{"statement"}`: the account's public keys, signed by the account | the device that turned encryption on |
-/// | `recovery` | `{"wrap"}`: the account's private keys wrapped by the recovery key | that device, and `recovery-key --new` |
+/// | `account` | `{"statement"}`: the account's public keys of generation G (subject `account:G`), self-signed | the device that turned encryption on, or removed a device |
+/// | `a.G` | `{"statement"}`: generation G's public keys, signed by generation G-1's | the device that removed a device |
+/// | `recovery` | `{"statement", "wrap"}`: the recovery key's public key, signed, and the account keys wrapped for it | turning on, `recovery-key --new`, removing a device |
 /// | `d.ID` | `{"publicKeys", "name"}`: a device's public keys and its name wrapped for the account | each device, for itself |
-/// | `t.ID` | `{"statement", "wrap"}`: "device ID is trusted", signed by the account, and the account's private keys wrapped for it | a trusted device approving it |
-/// | `f.ZONE.EPOCH` | `{"statement"}`: the epoch's secret wrapped for the account, signed by the account | the trusted device that starts the epoch |
+/// | `t.ID` | `{"statement", "wrap"}`: "device ID is trusted", signed by the account, and the account keys wrapped for it | a trusted device approving it |
+/// | `f.ZONE.EPOCH` | `{"statement"}`: the epoch's secret wrapped for the account, signed by the account | trusted devices |
 ///
 /// Everything a device acts on is signed by the account or opened with a key it holds; the
 /// rest (announcements, the account's public keys for a device not approved yet) is
 /// checked by the person comparing the `ApprovalCode`. Reading never throws: a value that
-/// is not what its key says is ignored and named in `problems`.
+/// is not what its key says is ignored.
 public struct KeyDirectory: Sendable, Equatable {
     /// The key-value store that holds it (reserved: no application may use it).
     public static let storeName = "docsync.keys"
@@ -33,6 +35,7 @@ public struct KeyDirectory: Sendable, Equatable {
 
     public static let accountKey = "account"
     public static let recoveryKey = "recovery"
+    static func linkKey(_ generation: UInt32) -> String { "a.\(generation)" }
     static func announcementKey(_ id: DeviceID) -> String { "d.\(id)" }
     static func trustKey(_ id: DeviceID) -> String { "t.\(id)" }
     static func folderKey(_ zone: ZoneID, _ epoch: UInt32) -> String { "f.\(zone.name).\(epoch)" }
@@ -42,17 +45,50 @@ public struct KeyDirectory: Sendable, Equatable {
     /// Whether encryption was turned on for the account (its statement is there).
     public var isEncrypted: Bool { values[Self.accountKey] != nil }
 
-    /// The account's public keys, as the account signed them; `nil` when there are none,
-    /// `authenticationFailed` or `malformed` when the statement does not hold.
-    public func accountPublicKeys() throws(EncryptionError) -> PublicKeys? {
+    /// The account's public keys and their generation, as the account signed them; `nil`
+    /// when there are none, `authenticationFailed` or `malformed` when the statement does
+    /// not hold.
+    public func account() throws(EncryptionError) -> (keys: PublicKeys, generation: UInt32)? {
         guard let value = values[Self.accountKey] else { return nil }
         let statement = try KeyStatement(json: value.field("statement"))
         let keys = try PublicKeys(bytes: statement.payload)
-        _ = try statement.verified(by: keys.signing, kind: .accountKeys, subject: "account")
+        guard statement.subject.hasPrefix("account:"), let generation = UInt32(statement.subject.dropFirst("account:".count)), generation >= 1 else {
+            throw EncryptionError(.malformed, "the account's statement names no generation")
+        }
+        _ = try statement.verified(by: keys.signing, kind: .accountKeys, subject: "account:\(generation)")
+        return (keys, generation)
+    }
+
+    /// The account's public keys (`account()` without the generation).
+    public func accountPublicKeys() throws(EncryptionError) -> PublicKeys? { try account()?.keys }
+
+    /// Generation `generation`'s public keys as generation `generation - 1` (`previous`)
+    /// signed them, `nil` when the link is missing or not signed by `previous`.
+    func link(to generation: UInt32, from previous: PublicKeys) -> PublicKeys? {
+        guard let value = values[Self.linkKey(generation)], let statement = try? KeyStatement(json: value.field("statement")),
+              let payload = try? statement.verified(by: previous.signing, kind: .accountKeys, subject: "account:\(generation)") else { return nil }
+        return try? PublicKeys(bytes: payload)
+    }
+
+    /// The keys of generation `target`, reached from `known` (of generation `from`) by
+    /// links each signed by the generation before; `nil` when a link is missing or forged.
+    public func chain(from known: PublicKeys, generation from: UInt32, to target: UInt32) -> PublicKeys? {
+        var keys = known
+        for generation in stride(from: from + 1, through: target, by: 1) {
+            guard let next = link(to: generation, from: keys) else { return nil }
+            keys = next
+        }
         return keys
     }
 
-    /// The account's private keys wrapped by the recovery key, if any.
+    /// The recovery key's public key, as the account (`account`, of `generation`) signed it.
+    func recoveryPublicKey(signedBy account: PublicKeys, generation: UInt32) -> Curve25519.KeyAgreement.PublicKey? {
+        guard let value = values[Self.recoveryKey], let statement = try? KeyStatement(json: value.field("statement")),
+              let payload = try? statement.verified(by: account.signing, kind: .accountKeys, subject: "recovery:\(generation)") else { return nil }
+        return try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: payload)
+    }
+
+    /// The account keys wrapped for the recovery key, if any.
     public var recoveryWrap: Data? { values[Self.recoveryKey]?.field("wrap").base64Bytes }
 
     /// Every device that announced itself, by id (those whose entry is not one are left out).
