@@ -186,11 +186,7 @@ final class AccountKeyService: Sendable {
     func plainZonesHoldingRecords() async throws(SyncError) -> [ZoneID] {
         var found: [ZoneID] = []
         for zone in try await client.backend.listZones() where !zone.isKeyValueStore && !zone.name.hasPrefix("e.") {
-            do {
-                if try await !client.backend.fetchChanges(in: zone, since: nil, limit: 1).changed.isEmpty { found.append(zone) }
-            } catch where error.code == .zoneNotFound {
-                continue
-            }
+            if try await FolderGate.zoneHoldsRecords(zone, on: client.backend) { found.append(zone) }
         }
         return found
     }

@@ -38,6 +38,8 @@ final class FolderGate: Service, Sendable {
 
     /// The name of the file that marks a folder's state directory as an encrypted folder's.
     static let encryptedMarker = "encrypted"
+    /// Why a folder whose index is of its plain zone waits.
+    static let syncedPlain = "it synced before the account was encrypted (moving a syncing folder into an encrypted zone is not available in this version)"
 
     init(keys: AccountKeyService, daemon: DaemonConfiguration, backend: any StorageBackend, logger: Logger) {
         self.keys = keys
@@ -68,7 +70,7 @@ final class FolderGate: Service, Sendable {
             let marker = state.appendingPathComponent(Self.encryptedMarker)
             let hasIndex = FileManager.default.fileExists(atPath: state.appendingPathComponent("index.sqlite").path)
             if hasIndex && !FileManager.default.fileExists(atPath: marker.path) {
-                return .wait("it synced before the account was encrypted (moving a syncing folder into an encrypted zone is not available in this version)")
+                return .wait(Self.syncedPlain)
             }
             guard let encryption = keys.encryption(of: try FolderService.zone(of: folder)) else { return .wait("the account keys are not available") }
             try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
@@ -160,22 +162,53 @@ final class FolderGate: Service, Sendable {
         guard let set = folderSet.withLock({ $0 }) else { return [] }
         var found: [FolderService] = []
         for folder in set.all where folder.engine.configuration.share == nil && folder.engine.configuration.encryption == nil {
-            do {
-                if try await !backend.fetchChanges(in: folder.zone, since: nil, limit: 1).changed.isEmpty { found.append(folder) }
-            } catch where error.code == .zoneNotFound {
-                continue
-            }
+            if try await zoneHoldsRecords(folder.zone) { found.append(folder) }
         }
         return found
     }
 
+    /// Whether `zone` holds a live record on the server.
+    func zoneHoldsRecords(_ zone: ZoneID) async throws(SyncError) -> Bool {
+        try await Self.zoneHoldsRecords(zone, on: backend)
+    }
+
+    /// Whether `zone` holds a live record on `backend` (its changes read until one is found).
+    static func zoneHoldsRecords(_ zone: ZoneID, on backend: any StorageBackend) async throws(SyncError) -> Bool {
+        var token: ChangeToken?
+        while true {
+            let page: ChangeSet
+            do { page = try await backend.fetchChanges(in: zone, since: token, limit: 1_000) } catch where error.code == .zoneNotFound {
+                return false
+            }
+            if !page.changed.isEmpty { return true }
+            guard page.moreComing else { return false }
+            token = page.token
+        }
+    }
+
+    /// Removes a folder's index (of its plain zone); its files and versions stay.
+    private func dropIndex(of folder: FolderConfiguration) {
+        let state = FolderService.stateDirectory(of: folder, in: daemon)
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(at: state.appendingPathComponent("index.sqlite" + suffix))
+        }
+    }
+
     /// Once the account is encrypted: every folder running plain whose plain zone holds no
     /// record is stopped, its index (of the plain zone) dropped, and started again as the
-    /// standing allows (encrypted, or waiting); its files stay as they are.
+    /// standing allows (encrypted, or waiting); its files stay as they are. So is a waiting
+    /// folder whose index is of a plain zone that holds no record.
     func followEncryption() async {
         switch keys.standing {
         case .plainAccount?, nil: return
         default: break
+        }
+        for folder in waiting.withLock({ $0.filter { $0.reason == Self.syncedPlain }.map(\.folder) }) {
+            guard let zone = try? FolderService.zone(of: folder), (try? await zoneHoldsRecords(zone)) == false else { continue }
+            dropIndex(of: folder)
+            waiting.withLock { waiting in
+                if let index = waiting.firstIndex(where: { $0.folder.path == folder.path }) { waiting[index].reason = "starting again in its encrypted zone" }
+            }
         }
         guard let set = folderSet.withLock({ $0 }) else { return }
         let running = set.all.filter { $0.engine.configuration.share == nil && $0.engine.configuration.encryption == nil }
@@ -188,10 +221,7 @@ final class FolderGate: Service, Sendable {
         plain.withLock { $0 = keep.map { "\($0.root.path): synced before the account was encrypted; it stays plain (moving a syncing folder into an encrypted zone is not available in this version)" } }
         for folder in running where !keep.contains(where: { $0 === folder }) {
             await set.remove(folder)
-            let state = FolderService.stateDirectory(of: folder.folder, in: daemon)
-            for suffix in ["", "-wal", "-shm"] {
-                try? FileManager.default.removeItem(at: state.appendingPathComponent("index.sqlite" + suffix))
-            }
+            dropIndex(of: folder.folder)
             logger.notice("the account is encrypted: the folder starts again in its encrypted zone", metadata: ["path": "\(folder.root.path)"])
             waiting.withLock { $0.append((folder.folder, "starting again in its encrypted zone")) }
         }
