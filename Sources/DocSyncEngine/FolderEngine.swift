@@ -35,7 +35,11 @@ import Synchronization
 /// of the scanner's ignore rules.
 public final class FolderEngine: Sendable {
     public let configuration: EngineConfiguration
+    /// What the engine saves to and fetches from: for an encrypted folder, the given backend
+    /// behind a `SealingBackend` (records sealed on the way out, opened on the way in).
     let backend: any StorageBackend
+    /// The backend as given, for what it offers besides storage (`ShareMembership`).
+    let givenBackend: any StorageBackend
     /// Every file-system call goes through this: the folder's and the version store's.
     let fileSystem: any FolderFileSystem
     let index: LocalIndex
@@ -62,13 +66,17 @@ public final class FolderEngine: Sendable {
                 fileSystem: any FolderFileSystem = PosixFileSystem(), environment: EngineEnvironment = .live) throws {
         self.configuration = configuration
         self.environment = environment
-        self.backend = backend
+        self.givenBackend = backend
         self.fileSystem = fileSystem
         var logger = logger
         logger[metadataKey: "folder"] = "\(configuration.zone.name)"
         self.logger = logger
         try FileManager.default.createDirectory(at: configuration.stateDirectory, withIntermediateDirectories: true)
-        self.index = try LocalIndex(url: configuration.indexURL)
+        let index = try LocalIndex(url: configuration.indexURL)
+        self.index = index
+        self.backend = configuration.encryption.map { keys in
+            SealingBackend(base: backend, zone: configuration.zone, keys: keys, ledger: SealedVersionLedger(index: index), logger: logger)
+        } ?? backend
         let stored = try index.read { db in try db.engineValue(SafetyState.key) }
         self.published = Mutex(Published(safety: SafetyState.load(stored)))
         self.versions = VersionStore(directory: configuration.versionsURL, fileSystem: fileSystem, now: environment.wallNow)
