@@ -174,6 +174,15 @@ public final class FolderEngine: Sendable {
             setBusy(false)
             return .wait(until: environment.now() + .seconds(3600))
         }
+        if let withheld = keysWithheld {
+            // An encrypted folder without its keys (SPEC §13): nothing is sent, applied or
+            // deleted, a person's actions too are refused; the keys are looked for again
+            // every second (and at once when an input wakes the loop).
+            standStill(withheld, loop: &loop)
+            setBusy(false)
+            return .wait(until: environment.now() + .seconds(1))
+        }
+        resumeAfterKeys(loop: &loop)
         let root = checkRoot(loop: &loop)
         guard root == .proceed else {
             // Held (SPEC §4a) or no folder yet: nothing is sent or written; only a

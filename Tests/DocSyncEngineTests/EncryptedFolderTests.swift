@@ -7,7 +7,8 @@ import Testing
 
 /// SPEC §13 on in-process devices sharing one store: an encrypted folder syncs through
 /// sealed records and chunks only, merges as a plain one does, refuses whatever a malicious
-/// server alters or replays (writing nothing for that item, syncing everything else).
+/// server alters or replays (writing nothing for that item, syncing everything else), and
+/// stands still — sending, applying and deleting nothing — while its keys are withheld.
 @Suite("SPEC §13: an encrypted folder")
 struct EncryptedFolderTests {
     static let zone = ZoneID("e.aaaaaaaaaaaaaaaaaaaaaaaaaa")
@@ -174,5 +175,52 @@ struct EncryptedFolderTests {
         tampering.arm(nil)
         try alpha.write("target.txt", "target, third version\n")
         #expect(await eventually(timeout: .seconds(60)) { beta.read("target.txt") == "target, third version\n" && beta.engine.isSettled })
+    }
+
+    // MARK: keys withheld
+
+    @Test func aDeviceAwaitingApprovalSendsNothingThenSyncsOnceApproved() async throws {
+        let alpha = try device("alpha")
+        try alpha.write("from-alpha.txt", "alpha's\n")
+        #expect(await eventually(timeout: .seconds(60)) { alpha.engine.isSettled && alpha.status.items == 1 })
+        let source = FolderKeySource(.awaitingApproval)
+        let tampering = TamperingBackend(wrapping: store)
+        let gamma = try device("gamma", through: tampering, keys: source)
+        try gamma.write("from-gamma.txt", "gamma's\n")
+        #expect(await eventually(timeout: .seconds(60)) { gamma.status.state == .awaitingApproval })
+        #expect(gamma.engine.held?.reason == HeldDeletions.awaitingApproval)
+        #expect(gamma.status.message?.contains("docs-status devices approve") == true)
+        // A request to sync, and a person's action, are taken and change nothing.
+        gamma.engine.requestSync()
+        let outcomes = await gamma.engine.perform(.restore(RelativePath("from-gamma.txt"), version: nil))
+        #expect(outcomes.allSatisfy { !$0.done && $0.message?.contains("awaiting approval") == true })
+        #expect(!gamma.engine.hasInput && !gamma.engine.isSettled)
+        #expect(tampering.modifyCalls == 0 && tampering.chunkUploads == 0 && tampering.fetches == 0)
+        #expect(gamma.names() == ["from-gamma.txt"] && alpha.names() == ["from-alpha.txt"])
+
+        source.update(.available(keyring))
+        #expect(await eventually(timeout: .seconds(60)) {
+            gamma.engine.isSettled && alpha.engine.isSettled && sameTrees(alpha, gamma) && alpha.names().count == 2
+        })
+        #expect(gamma.status.state == .idle && gamma.engine.held == nil)
+    }
+
+    @Test func aFolderThatCannotBeDecryptedDeletesNothing() async throws {
+        let source = FolderKeySource(keyring)
+        let tampering = TamperingBackend(wrapping: store)
+        let alpha = try device("alpha"), beta = try device("beta", through: tampering, keys: source)
+        try alpha.write("keep.txt", "kept\n")
+        #expect(await eventually(timeout: .seconds(60)) { beta.read("keep.txt") == "kept\n" && beta.engine.isSettled })
+        source.update(.cannotDecrypt(reason: "this device's key file is gone"))
+        let saves = tampering.modifyCalls
+        try FileManager.default.removeItem(at: beta.file("keep.txt"))
+        beta.rescan()
+        #expect(await eventually(timeout: .seconds(60)) { beta.status.state == .cannotDecrypt && !beta.engine.hasInput })
+        #expect(beta.engine.held?.reason == HeldDeletions.cannotDecrypt)
+        #expect(beta.status.message?.contains("this device's key file is gone") == true)
+        try alpha.write("new.txt", "new\n")
+        beta.engine.noteRemoteChange()
+        #expect(await eventually(timeout: .seconds(60)) { !beta.engine.hasInput })
+        #expect(tampering.modifyCalls == saves && alpha.read("keep.txt") == "kept\n" && beta.read("new.txt") == nil)
     }
 }
