@@ -8,14 +8,26 @@ import Crypto
 /// (`bufferSize` bytes; DocSyncPlatform's `chunk(read:onChunk:)` takes it from its pool),
 /// whatever the stream's length. Each chunk is handed to `onChunk` with its bytes (valid only during the
 /// call) before the next is read; the result lists every chunk in order with the SHA-256 of
-/// the whole stream.
+/// the whole stream. Chunks are named as `naming` says: by their SHA-256, or in an encrypted
+/// folder by the epoch's MAC, its gear table placing their boundaries (`init(keys:)`); the
+/// whole stream's digest is its SHA-256 either way.
 public struct AssetChunker: Sendable {
     public let chunker: ContentDefinedChunker
     public let bufferSize: Int
+    public let naming: ChunkNaming
 
     public init(parameters: ChunkerParameters = .documents, gear: GearTable = .standard, bufferSize: Int = 1 << 20) {
         self.chunker = ContentDefinedChunker(parameters, gear: gear)
         self.bufferSize = Swift.max(bufferSize, 2 * parameters.maximumSize)
+        self.naming = .contentHash
+    }
+
+    /// The chunker of an encrypted folder's epoch (SPEC §13): cut by the epoch's gear table,
+    /// chunks named by their MAC under its key — what `FolderEpochKeys.sealAsset` cuts and names.
+    public init(parameters: ChunkerParameters = .documents, keys: FolderEpochKeys, bufferSize: Int = 1 << 20) {
+        self.chunker = ContentDefinedChunker(parameters, gear: keys.gearTable)
+        self.bufferSize = Swift.max(bufferSize, 2 * parameters.maximumSize)
+        self.naming = .keyed(keys)
     }
 
     /// Chunks the stream `read` gives, in `buffer` (at least `bufferSize` bytes, the
@@ -52,7 +64,7 @@ public struct AssetChunker: Sendable {
             let length = chunker.nextChunkLength(of: available)
             let bytes = UnsafeRawBufferPointer(rebasing: available[..<(available.startIndex + length)])
             fileHash.update(bufferPointer: bytes)
-            let ref = ChunkRef(digest: SHA256Digest(hashing: bytes), length: length)
+            let ref = ChunkRef(digest: naming.id(of: bytes), length: length)
             try onChunk(ref, bytes)
             chunks.append(ref)
             start += length
@@ -68,13 +80,15 @@ public struct AssetChunker: Sendable {
         while start < bytes.count {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
             let length = chunker.nextChunkLength(of: rest)
-            let ref = ChunkRef(digest: SHA256Digest(hashing: UnsafeRawBufferPointer(rebasing: rest[..<(rest.startIndex + length)])), length: length)
+            let ref = ChunkRef(digest: naming.id(of: UnsafeRawBufferPointer(rebasing: rest[..<(rest.startIndex + length)])), length: length)
             onChunk(ref, start..<start + length)
             chunks.append(ref)
             start += length
         }
-        // A content of one chunk (most small files) is hashed once: its chunk's digest is the file's.
-        let contentDigest = chunks.count == 1 ? chunks[0].digest : SHA256Digest(hashing: bytes)
+        // A content of one chunk (most small files) is hashed once: its chunk's digest is the
+        // file's — when chunks are named by their SHA-256.
+        let hashedOnce: Bool = if chunks.count == 1, case .contentHash = naming { true } else { false }
+        let contentDigest = hashedOnce ? chunks[0].digest : SHA256Digest(hashing: bytes)
         return AssetManifest(chunks: chunks, contentDigest: contentDigest)
     }
 }

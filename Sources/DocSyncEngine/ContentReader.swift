@@ -18,11 +18,13 @@ public enum ContentReader {
         public var bytes: Data?
     }
 
-    /// Chunks and hashes the regular file at `path`; keeps its bytes in `Content.bytes` when it
-    /// is at most `keepingUpTo` bytes long.
+    /// Chunks and hashes the regular file at `path` with `chunker` (an encrypted folder's
+    /// cuts and names chunks with its epoch's keys); keeps its bytes in `Content.bytes` when
+    /// it is at most `keepingUpTo` bytes long.
     /// Throws `assetFileModified` when it changed while being read (read it again later),
     /// and `invalidArguments` with the system's reason when it cannot be read.
-    public static func read(_ path: String, keepingUpTo keepLimit: Int64 = 0, in fs: any FolderFileSystem) throws(SyncError) -> Content {
+    public static func read(_ path: String, keepingUpTo keepLimit: Int64 = 0, chunker: AssetChunker = AssetChunker(),
+                            in fs: any FolderFileSystem) throws(SyncError) -> Content {
         let file: any ReadableFile
         do { file = try fs.openForReading(path) } catch { throw SyncError(.invalidArguments, "cannot read: \(error)") }
         defer { file.close() }
@@ -33,14 +35,14 @@ public enum ContentReader {
         // size; others stream through the chunker's 1 MiB buffer.
         if before.size <= keepLimit || before.size <= 64 << 10 {
             let bytes = try readWhole(file, expected: Int(before.size))
-            let manifest = bytes.withUnsafeBytes { AssetChunker().chunk($0) }
+            let manifest = bytes.withUnsafeBytes { chunker.chunk($0) }
             try checkUnchanged(file, path, before, manifest, fs)
             return Content(manifest: manifest, reference: ManifestTree.build(manifest).reference, stat: before,
                            bytes: before.size <= keepLimit ? bytes : nil)
         }
         var readError: FileSystemError?
         var position: Int64 = 0
-        let manifest = AssetChunker().chunk(read: { buffer in
+        let manifest = chunker.chunk(read: { buffer in
             do throws(FileSystemError) {
                 let got = try file.read(at: position, into: buffer)
                 position += Int64(got)

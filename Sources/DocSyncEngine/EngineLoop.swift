@@ -40,6 +40,9 @@ public struct EngineLoop: Sendable {
     var lastLocalDeletion: ContinuousClock.Instant?
     /// When the owner's device last asked whether its folder is shared (`refreshSharing`).
     var lastOwnerSharingCheck: ContinuousClock.Instant?
+    /// Since when an encrypted folder's keys have been withheld (`standStill`); `nil` while
+    /// it may work.
+    var keysWithheldSince: Timestamp?
 
     /// Remembers directories made for remote items (`createdDirectories`).
     mutating func rememberCreated(_ made: [RelativePath]) {

@@ -76,7 +76,7 @@ extension Executor {
     /// (its digest and file facts): anything else is a change the engine has not seen yet.
     private func readForMerge(_ row: IndexItem) throws(SyncError) -> Data {
         let content: ContentReader.Content
-        do { content = try ContentReader.read(absolute(row.path), keepingUpTo: row.size + 1, in: fileSystem) } catch {
+        do { content = try ContentReader.read(absolute(row.path), keepingUpTo: row.size + 1, chunker: try engine.assetChunker(), in: fileSystem) } catch {
             throw localChangeMidway(row.path)
         }
         guard let bytes = content.bytes, row.matches(content.stat), content.manifest.contentDigest == row.digest else {

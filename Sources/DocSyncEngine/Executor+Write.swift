@@ -226,7 +226,8 @@ extension Executor {
         return .written(written, chunks: nil)
     }
 
-    /// The bytes of `chunks`: from local files where this machine holds them (verified),
+    /// The bytes of `chunks`: from local files where this machine holds them (verified
+    /// against their id: a SHA-256, or in an encrypted folder a MAC of one of its epochs),
     /// the rest downloaded in one call, asked for in the order of `chunks` (a file's chunks,
     /// and a page's files, usually lie in that order in the backend's packs, so a server
     /// reads each request's chunks in a few long runs).
@@ -240,7 +241,7 @@ extension Executor {
             for place in candidates where place.length == lengths[digest] {
                 if let data = ContentReader.readRange(configuration.root.path + "/" + place.path.string, offset: place.offset, length: place.length,
                                                       in: fileSystem),
-                   SHA256Digest(hashing: data) == digest {
+                   engine.isContent(data, ofChunk: digest) {
                     found[digest] = data
                     break
                 }

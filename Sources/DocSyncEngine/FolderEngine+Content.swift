@@ -36,7 +36,7 @@ extension FolderEngine {
             row.needsRead = false
             return nil
         case .document:
-            let content = try ContentReader.read(absolute(row.path), keepingUpTo: keepLimit, in: fileSystem)
+            let content = try ContentReader.read(absolute(row.path), keepingUpTo: keepLimit, chunker: try assetChunker(), in: fileSystem)
             row.take(content.stat)
             row.digest = content.manifest.contentDigest
             row.asset = content.reference

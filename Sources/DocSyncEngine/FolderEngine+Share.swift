@@ -22,7 +22,7 @@ extension FolderEngine {
         guard let share = configuration.share else {
             throw SyncError(.invalidArguments, "\(configuration.root.path) is a folder of this account's own, not a share; to stop sharing it, docs-status share FOLDER --stop")
         }
-        guard let membership = backend as? ShareMembership else {
+        guard let membership = givenBackend as? ShareMembership else {
             throw SyncError(.invalidArguments, "shares live on a docsync-server; this folder's backend cannot leave one")
         }
         let entry: ShareEntry

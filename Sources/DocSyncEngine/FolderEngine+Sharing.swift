@@ -26,7 +26,7 @@ extension FolderEngine {
     /// without shares (the embedded store), or a share missing from the list, changes
     /// nothing: a shared folder whose zone does not answer stays held (SPEC §11).
     func refreshSharing(loop: inout EngineLoop) async throws(SyncError) -> Bool {
-        guard let membership = backend as? ShareMembership else { return false }
+        guard let membership = givenBackend as? ShareMembership else { return false }
         if let share = configuration.share {
             guard let entry = try await membership.shareEntry(share) else { return false }
             if entry.status.hasEnded {

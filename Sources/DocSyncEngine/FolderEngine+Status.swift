@@ -29,6 +29,8 @@ extension FolderEngine {
         var busy = true
         /// Whether pending local deletions are sent (`decideDeletionGate`).
         var deletionGate: DeletionGate = .release
+        /// Since when an encrypted folder's keys have been withheld (`standStill`).
+        var keysWithheldSince: Timestamp?
     }
 
     /// The folder's state and counts now.
@@ -77,6 +79,7 @@ extension FolderEngine {
             return HeldDeletions(reason: HeldDeletions.shareUnavailable, message: FolderStatus.shareUnavailable(share, items: items),
                                  since: since.date, items: items)
         }
+        if let keys = keysHeldStatus(items: items) { return keys }
         return heldDeletionsStatus(safety)
     }
 

@@ -35,7 +35,11 @@ import Synchronization
 /// of the scanner's ignore rules.
 public final class FolderEngine: Sendable {
     public let configuration: EngineConfiguration
+    /// What the engine saves to and fetches from: for an encrypted folder, the given backend
+    /// behind a `SealingBackend` (records sealed on the way out, opened on the way in).
     let backend: any StorageBackend
+    /// The backend as given, for what it offers besides storage (`ShareMembership`).
+    let givenBackend: any StorageBackend
     /// Every file-system call goes through this: the folder's and the version store's.
     let fileSystem: any FolderFileSystem
     let index: LocalIndex
@@ -62,13 +66,17 @@ public final class FolderEngine: Sendable {
                 fileSystem: any FolderFileSystem = PosixFileSystem(), environment: EngineEnvironment = .live) throws {
         self.configuration = configuration
         self.environment = environment
-        self.backend = backend
+        self.givenBackend = backend
         self.fileSystem = fileSystem
         var logger = logger
         logger[metadataKey: "folder"] = "\(configuration.zone.name)"
         self.logger = logger
         try FileManager.default.createDirectory(at: configuration.stateDirectory, withIntermediateDirectories: true)
-        self.index = try LocalIndex(url: configuration.indexURL)
+        let index = try LocalIndex(url: configuration.indexURL)
+        self.index = index
+        self.backend = configuration.encryption.map { keys in
+            SealingBackend(base: backend, zone: configuration.zone, keys: keys, ledger: SealedVersionLedger(index: index), logger: logger)
+        } ?? backend
         let stored = try index.read { db in try db.engineValue(SafetyState.key) }
         self.published = Mutex(Published(safety: SafetyState.load(stored)))
         self.versions = VersionStore(directory: configuration.versionsURL, fileSystem: fileSystem, now: environment.wallNow)
@@ -166,6 +174,15 @@ public final class FolderEngine: Sendable {
             setBusy(false)
             return .wait(until: environment.now() + .seconds(3600))
         }
+        if let withheld = keysWithheld {
+            // An encrypted folder without its keys (SPEC §13): nothing is sent, applied or
+            // deleted, a person's actions too are refused; the keys are looked for again
+            // every second (and at once when an input wakes the loop).
+            standStill(withheld, loop: &loop)
+            setBusy(false)
+            return .wait(until: environment.now() + .seconds(1))
+        }
+        resumeAfterKeys(loop: &loop)
         let root = checkRoot(loop: &loop)
         guard root == .proceed else {
             // Held (SPEC §4a) or no folder yet: nothing is sent or written; only a

@@ -244,6 +244,18 @@ enum IndexSchema {
                     hasUnresolvedConflicts, pending, lastEditorName);
                 """)
         }
+        migrator.registerMigration("v17: the highest sealed version of each record of an encrypted folder") { db in
+            // SPEC §13: a sealed record's version only grows. The highest one seen in a
+            // fetched record or sent by this device, per record name, kept after its item
+            // is gone: an older one offered later (a replay) is refused, and the next save
+            // seals this + 1 (`SealedVersionLedger`). Empty for a plain folder.
+            try db.execute(sql: """
+                CREATE TABLE sealedVersion (
+                    recordName TEXT PRIMARY KEY NOT NULL,
+                    version INTEGER NOT NULL         -- the highest version seen or sent
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

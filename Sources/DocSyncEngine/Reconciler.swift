@@ -94,8 +94,10 @@ extension Reconciler {
         }
         let matching = LocalChangePlanner.Matching(scan)
         var contents: [RelativePath: ContentReader.Content] = [:]
-        for path in matching.contentToRead(scan) {
-            guard let content = try? ContentReader.read(scanner.absolute(path), in: fileSystem) else { continue }
+        let toRead = matching.contentToRead(scan)
+        let chunker = toRead.isEmpty ? AssetChunker() : try engine.assetChunker()
+        for path in toRead {
+            guard let content = try? ContentReader.read(scanner.absolute(path), chunker: chunker, in: fileSystem) else { continue }
             contents[path] = content
             scan.digests[path] = content.manifest.contentDigest
         }

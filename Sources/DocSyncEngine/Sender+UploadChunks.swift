@@ -10,9 +10,15 @@ extension Sender {
     /// and checked to still hash to their digest. `knownStored` are digests the backend is
     /// known to hold (chunks of acknowledged content): they are neither asked about nor sent.
     /// Returns the record names whose file changed meanwhile (they are read again later).
+    ///
+    /// In an encrypted folder (SPEC §13) each data chunk is checked to be named by the current
+    /// epoch's MAC (a file read under an earlier epoch counts as changed: it is read again
+    /// and named anew) and sealed before it travels; manifest nodes travel in the clear.
     func uploadChunks(for rows: [IndexItem], justRead: [String: ReadContent],
                               knownStored: Set<SHA256Digest>) async throws(SyncError) -> Set<String> {
         guard !rows.isEmpty else { return [] }
+        let sealing = try engine.sealingKeys()
+        let zone = configuration.zone
         struct Piece: Sendable { var recordName: String; var path: String; var offset: Int64; var length: Int; var bytes: Data? }
         // Each chunk's first place, in the order of the rows and of the chunks in each file:
         // a batch of chunks then reads (and is stored) as runs of adjacent bytes.
@@ -94,17 +100,18 @@ extension Sender {
                     var sent: [String: Int] = [:]
                     for (digest, piece) in batch {
                         sent[piece.recordName, default: 0] += piece.length
-                        if let bytes = piece.bytes {
-                            uploads.append(ChunkUpload(digest: digest, bytes: bytes, isVerified: true))  // hashed when read
+                        if let bytes = piece.bytes, sealing.map({ $0.chunkID(of: bytes) == digest }) ?? true {
+                            uploads.append(.dataChunk(digest, bytes, sealedWith: sealing, zone: zone))  // hashed when read
                             continue
                         }
                         // Read back from the file: if it no longer hashes right, the file changed.
-                        guard let data = ContentReader.readRange(piece.path, offset: piece.offset, length: piece.length, in: self.fileSystem),
-                              SHA256Digest(hashing: data) == digest else {
+                        guard piece.bytes == nil,
+                              let data = ContentReader.readRange(piece.path, offset: piece.offset, length: piece.length, in: self.fileSystem),
+                              sealing.map({ $0.chunkID(of: data) }) ?? SHA256Digest(hashing: data) == digest else {
                             changed.insert(piece.recordName)
                             continue
                         }
-                        uploads.append(ChunkUpload(digest: digest, bytes: data, isVerified: true))
+                        uploads.append(.dataChunk(digest, data, sealedWith: sealing, zone: zone))
                     }
                     do throws(SyncError) {
                         if !uploads.isEmpty { try await backend.uploadChunks(uploads) }

@@ -70,6 +70,7 @@ enum DocsStatusExit {
         refused or failed for any item); 2 usage (bad option, missing argument, a predicate \
         that does not parse); 3 docsyncd is not running; 4 not found (a path outside every \
         synced folder, or no such item); 5 held (wait or sync: a folder or its deletions wait \
-        for you, see docs-status deletions; or this device awaits approval, see docs-status encryption); 6 no such key (kv get).
+        for you, see docs-status deletions; or this device or an encrypted folder awaits \
+        approval or cannot be decrypted, see docs-status encryption); 6 no such key (kv get).
         """
 }

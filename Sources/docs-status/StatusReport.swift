@@ -104,8 +104,8 @@ enum StatusReport {
         case .idle: Cell(state.rawValue, color: .green)
         case .scanning, .syncing: Cell(state.rawValue, color: .cyan)
         case .offline: Cell(state.rawValue, color: .yellow)
-        case .error, .held: Cell(state.rawValue, color: .red)
-        case .deletionsHeld, .detached: Cell(state.rawValue, color: .yellow)
+        case .error, .held, .cannotDecrypt: Cell(state.rawValue, color: .red)
+        case .deletionsHeld, .detached, .awaitingApproval: Cell(state.rawValue, color: .yellow)
         }
     }
 }

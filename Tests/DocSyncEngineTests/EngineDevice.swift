@@ -15,17 +15,19 @@ final class EngineDevice: Sendable {
     private let tasks: [Task<Void, Never>]
 
     init(name: String, base: URL, backend: any StorageBackend, zone: ZoneID = ZoneID("Docs"), policy: ConflictPolicy = .keepBoth, maxFileSize: Int64 = 50_000_000, onDemand: Bool = false,
-         transferConcurrency: Int = 8, textMerge: TextMergeRule? = .standard, deleteBrake: DeleteBrake = DeleteBrake()) throws {
+         transferConcurrency: Int = 8, textMerge: TextMergeRule? = .standard, deleteBrake: DeleteBrake = DeleteBrake(),
+         encryption: FolderKeySource? = nil) throws {
         self.name = name
         folder = base.appendingPathComponent("\(name)-folder")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var logger = Logger(label: "test.\(name)")
         logger.logLevel = .warning
-        let configuration = EngineConfiguration(
+        var configuration = EngineConfiguration(
             zone: zone, root: folder, stateDirectory: base.appendingPathComponent("\(name)-state"), device: name,
             conflictPolicy: policy, onDemand: onDemand, maxFileSize: maxFileSize, textMerge: textMerge, deleteBrake: deleteBrake,
             retryPolicy: RetryPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(300), multiplier: 2),
             safetyNetInterval: .seconds(30), transferConcurrency: transferConcurrency)
+        configuration.encryption = encryption
         let engine = try FolderEngine(configuration: configuration, backend: backend, logger: logger)
         self.engine = engine
         let notifications = backend.changeNotifications()

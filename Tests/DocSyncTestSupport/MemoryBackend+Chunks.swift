@@ -3,7 +3,8 @@ import DocSyncStorage
 import Foundation
 
 /// Chunks of `MemoryBackend`: stored once per digest, each upload checked whole before any
-/// of it is stored, every download verified against its digest.
+/// of it is stored, every download verified against its digest — or, for a sealed chunk
+/// (SPEC §13, `ChunkUpload.bodyDigest`), against the SHA-256 of its body sent with it.
 extension MemoryBackend {
     public func missingChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> Set<SHA256Digest> {
         read { state, _ in Set(digests.filter { state.chunks[$0] == nil }) }
@@ -28,18 +29,18 @@ extension MemoryBackend {
     /// The verified bytes of `digests`; the first of them (in the order given) that is not
     /// stored fails the call with `chunkNotFound`, else the first damaged one with `chunkCorrupt`.
     public func downloadChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> [SHA256Digest: Data] {
-        let stored = try read { (state, _) throws(SyncError) -> [SHA256Digest: Data] in
-            var stored: [SHA256Digest: Data] = [:]
+        let stored = try read { (state, _) throws(SyncError) -> [SHA256Digest: MemoryChunk] in
+            var stored: [SHA256Digest: MemoryChunk] = [:]
             for digest in digests where stored[digest] == nil {
                 guard let chunk = state.chunks[digest] else { throw SyncError.chunkNotFound(digest) }
-                stored[digest] = chunk.bytes
+                stored[digest] = chunk
             }
             return stored
         }
-        for digest in digests where SHA256Digest(hashing: stored[digest]!) != digest {
+        for digest in digests where SHA256Digest(hashing: stored[digest]!.bytes) != stored[digest]!.bodyDigest ?? digest {
             throw SyncError(.chunkCorrupt, "stored chunk \(digest.shortHex) does not match its digest; it must be uploaded again", digest: digest)
         }
-        return stored
+        return stored.mapValues(\.bytes)
     }
 
     /// Damages the stored bytes of `digest` (its first byte flipped; an empty chunk gains
@@ -65,18 +66,19 @@ extension MemoryBackend {
             guard chunk.bytes.count <= StorageLimits.maximumChunkSize else {
                 throw SyncError(.limitExceeded, "chunk \(chunk.digest.shortHex) is \(chunk.bytes.count) bytes, more than the \(StorageLimits.maximumChunkSize) allowed; chunk the content again", digest: chunk.digest)
             }
-            guard SHA256Digest(hashing: chunk.bytes) == chunk.digest else {
+            // A sealed chunk's body is checked against its body digest, a plain one against its id.
+            guard SHA256Digest(hashing: chunk.bytes) == chunk.bodyDigest ?? chunk.digest else {
                 throw SyncError(.chunkDigestMismatch, "chunk bytes do not hash to \(chunk.digest.shortHex); nothing was stored: read the content again and resend", digest: chunk.digest)
             }
         }
         try write { (state, now) throws(SyncError) in
-            var new: [SHA256Digest: Data] = [:]
-            for chunk in chunks where state.chunks[chunk.digest] == nil { new[chunk.digest] = Data(chunk.bytes) }
-            let adding = new.values.reduce(Int64(0)) { $0 + Int64($1.count) }
+            var new: [SHA256Digest: ChunkUpload] = [:]
+            for chunk in chunks where state.chunks[chunk.digest] == nil { new[chunk.digest] = chunk }
+            let adding = new.values.reduce(Int64(0)) { $0 + Int64($1.bytes.count) }
             try StoreQuota.admit(adding: adding, to: state.chunkBytes, limit: state.chunkByteLimit)
             // Chunks stored already are stored again: a collection leaves them another grace period.
             for chunk in chunks where new[chunk.digest] == nil { state.chunks[chunk.digest]!.storedAt = now }
-            for (digest, bytes) in new { state.chunks[digest] = MemoryChunk(bytes: bytes, storedAt: now) }
+            for (digest, chunk) in new { state.chunks[digest] = MemoryChunk(bytes: Data(chunk.bytes), storedAt: now, bodyDigest: chunk.bodyDigest) }
             state.chunkBytes += adding
         }
     }

@@ -115,6 +115,9 @@ extension MemoryBackendState {
 struct MemoryChunk {
     var bytes: Data
     var storedAt: Timestamp
+    /// A sealed chunk's body digest (SPEC §13), checked on every read in place of its id;
+    /// `nil` for a plain chunk, whose id is its SHA-256.
+    var bodyDigest: SHA256Digest? = nil
 }
 
 /// One zone of a `MemoryBackend`: its records, tombstones and change history, and its

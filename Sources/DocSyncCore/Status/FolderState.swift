@@ -18,4 +18,11 @@ public enum FolderState: String, Codable, Sendable, CaseIterable {
     /// A shared folder whose share ended (removed, left, declined, stopped: SPEC §11): its
     /// files stay on this device as they are, no longer synced. Nothing is pending.
     case detached = "no longer shared"
+    /// An encrypted folder on a device not trusted yet (SPEC §13): nothing is sent, applied
+    /// or deleted until a trusted device approves it (`docs-status devices approve`) or the
+    /// recovery key is entered. `FolderStatus.held` says so too (`wait` exits 5).
+    case awaitingApproval = "awaiting approval"
+    /// An encrypted folder whose keys this device does not hold (SPEC §13): nothing is sent,
+    /// applied or deleted; the message says why and what to do (`wait` exits 5).
+    case cannotDecrypt = "cannot be decrypted"
 }

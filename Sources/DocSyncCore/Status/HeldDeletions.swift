@@ -4,7 +4,8 @@ import Foundation
 /// root looks missing or replaced, or the deletions the mass-delete brake stopped.
 public struct HeldDeletions: Codable, Sendable, Hashable {
     /// Why: a `FolderHold.Reason` (`rootMissing`, `rootNotADirectory`, `markerMissing`,
-    /// `markerForeign`) or `shareUnavailable` for a held folder, or `brake`.
+    /// `markerForeign`), `shareUnavailable`, `awaitingApproval` or `cannotDecrypt` for a held
+    /// folder, or `brake`.
     public var reason: String
     /// For a person: what happened, what is at stake, what to do.
     public var message: String
@@ -18,6 +19,10 @@ public struct HeldDeletions: Codable, Sendable, Hashable {
     public static let brake = "brake"
     /// A shared folder whose zone does not answer (SPEC §11).
     public static let shareUnavailable = "shareUnavailable"
+    /// An encrypted folder on a device not trusted yet (SPEC §13).
+    public static let awaitingApproval = "awaitingApproval"
+    /// An encrypted folder whose keys this device does not hold (SPEC §13).
+    public static let cannotDecrypt = "cannotDecrypt"
 
     public init(reason: String, message: String, since: Date, items: Int, ofItems: Int = 0) {
         self.reason = reason
