@@ -98,7 +98,7 @@ struct ChunkRoutes: Sendable {
     static func framedPrefix(of digests: [SHA256Digest], from backend: any ServerStorageBackend) async throws(SyncError) -> ByteBuffer {
         let chunks = try await backend.downloadChunks(prefixOf: digests, budget: WireLimits.downloadBatchBudget,
                                                       cost: { ChunkFraming.frameSize(chunkLength: $0) })
-        let body = ChunkFraming.encode(chunks.map { ChunkUpload(digest: $0.digest, bytes: $0.bytes) }, pool: .shared)
+        let body = ChunkFraming.encode(chunks, pool: .shared)
         // Kept while it is still being sent: it is reused only once the answer has let go of it.
         BodyBufferPool.shared.keep(body)
         return body

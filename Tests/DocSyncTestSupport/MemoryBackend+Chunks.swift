@@ -2,8 +2,9 @@ import DocSyncCore
 import DocSyncStorage
 import Foundation
 
-/// Chunks of `MemoryBackend`: stored once per digest, each upload checked whole before any
-/// of it is stored, every download verified against its digest.
+/// Chunks of `MemoryBackend`: stored once per digest (a sealed chunk with its body digest),
+/// each upload checked whole before any of it is stored, every download verified against
+/// its digest (a sealed chunk's: its body digest).
 extension MemoryBackend {
     public func missingChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> Set<SHA256Digest> {
         read { state, _ in Set(digests.filter { state.chunks[$0] == nil }) }
@@ -28,18 +29,18 @@ extension MemoryBackend {
     /// The verified bytes of `digests`; the first of them (in the order given) that is not
     /// stored fails the call with `chunkNotFound`, else the first damaged one with `chunkCorrupt`.
     public func downloadChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> [SHA256Digest: Data] {
-        let stored = try read { (state, _) throws(SyncError) -> [SHA256Digest: Data] in
-            var stored: [SHA256Digest: Data] = [:]
+        let stored = try read { (state, _) throws(SyncError) -> [SHA256Digest: MemoryChunk] in
+            var stored: [SHA256Digest: MemoryChunk] = [:]
             for digest in digests where stored[digest] == nil {
                 guard let chunk = state.chunks[digest] else { throw SyncError.chunkNotFound(digest) }
-                stored[digest] = chunk.bytes
+                stored[digest] = chunk
             }
             return stored
         }
-        for digest in digests where SHA256Digest(hashing: stored[digest]!) != digest {
-            throw SyncError(.chunkCorrupt, "stored chunk \(digest.shortHex) does not match its digest; it must be uploaded again", digest: digest)
+        for digest in digests where !stored[digest]!.matches(digest) {
+            throw SyncError.storedChunkCorrupt(digest, sealed: stored[digest]!.bodyDigest != nil)
         }
-        return stored
+        return stored.mapValues(\.bytes)
     }
 
     /// Damages the stored bytes of `digest` (its first byte flipped; an empty chunk gains
@@ -61,22 +62,17 @@ extension MemoryBackend {
     }
 
     private func store(_ chunks: [ChunkUpload]) throws(SyncError) {
-        for chunk in chunks {
-            guard chunk.bytes.count <= StorageLimits.maximumChunkSize else {
-                throw SyncError(.limitExceeded, "chunk \(chunk.digest.shortHex) is \(chunk.bytes.count) bytes, more than the \(StorageLimits.maximumChunkSize) allowed; chunk the content again", digest: chunk.digest)
-            }
-            guard SHA256Digest(hashing: chunk.bytes) == chunk.digest else {
-                throw SyncError(.chunkDigestMismatch, "chunk bytes do not hash to \(chunk.digest.shortHex); nothing was stored: read the content again and resend", digest: chunk.digest)
-            }
-        }
+        for chunk in chunks { try chunk.checkBeforeStoring(trustingPromise: false) }
         try write { (state, now) throws(SyncError) in
-            var new: [SHA256Digest: Data] = [:]
-            for chunk in chunks where state.chunks[chunk.digest] == nil { new[chunk.digest] = Data(chunk.bytes) }
-            let adding = new.values.reduce(Int64(0)) { $0 + Int64($1.count) }
+            var new: [SHA256Digest: MemoryChunk] = [:]
+            for chunk in chunks where state.chunks[chunk.digest] == nil && new[chunk.digest] == nil {
+                new[chunk.digest] = MemoryChunk(bytes: Data(chunk.bytes), storedAt: now, bodyDigest: chunk.bodyDigest)
+            }
+            let adding = new.values.reduce(Int64(0)) { $0 + Int64($1.bytes.count) }
             try StoreQuota.admit(adding: adding, to: state.chunkBytes, limit: state.chunkByteLimit)
             // Chunks stored already are stored again: a collection leaves them another grace period.
             for chunk in chunks where new[chunk.digest] == nil { state.chunks[chunk.digest]!.storedAt = now }
-            for (digest, bytes) in new { state.chunks[digest] = MemoryChunk(bytes: bytes, storedAt: now) }
+            for (digest, chunk) in new { state.chunks[digest] = chunk }
             state.chunkBytes += adding
         }
     }
@@ -89,12 +85,13 @@ extension MemoryBackend {
     @discardableResult
     public func repairChunk(_ digest: SHA256Digest) -> Bool {
         state.withLock { state in
-            guard var chunk = state.chunks[digest], SHA256Digest(hashing: chunk.bytes) != digest, !chunk.bytes.isEmpty else { return false }
+            guard var chunk = state.chunks[digest], !chunk.matches(digest), !chunk.bytes.isEmpty else { return false }
+            let expected = chunk.bodyDigest ?? digest
             var fixed = chunk.bytes
             fixed[fixed.startIndex] ^= 0xff
-            if SHA256Digest(hashing: fixed) == digest {
+            if SHA256Digest(hashing: fixed) == expected {
                 chunk.bytes = fixed
-            } else if chunk.bytes.count == 1, SHA256Digest(hashing: Data()) == digest {
+            } else if chunk.bytes.count == 1, SHA256Digest(hashing: Data()) == expected {
                 chunk.bytes = Data()
                 state.chunkBytes -= 1
             } else {
