@@ -42,6 +42,10 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
     case valuesLiveOnlyInKeyValueZonesAndOnlyValuesThere
     case keyValueLimitsRefuseAWriteWithQuotaExceeded
     case sealedRecordsAreKeptAsSent
+    case sealedChunkRoundTripsByteForByte
+    case sealedChunkWithAWrongBodyDigestIsRefused
+    case sealedChunkDamagedAtRestIsCorrupt
+    case sealedChunksAreKeptWhileReferencedAndSweptAfter
 
     public var testDescription: String { rawValue }
 
@@ -86,6 +90,10 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
         case .valuesLiveOnlyInKeyValueZonesAndOnlyValuesThere: try await KeyValueConformance.valuesOnlyInKeyValueZones(backend, zone)
         case .keyValueLimitsRefuseAWriteWithQuotaExceeded: try await KeyValueConformance.limitsRefuseWithQuotaExceeded(backend)
         case .sealedRecordsAreKeptAsSent: try await SealedRecordConformance.keepsSealedRecords(backend)
+        case .sealedChunkRoundTripsByteForByte: try await SealedChunkConformance.roundTrip(fixture)
+        case .sealedChunkWithAWrongBodyDigestIsRefused: try await SealedChunkConformance.wrongBodyDigest(backend)
+        case .sealedChunkDamagedAtRestIsCorrupt: try await SealedChunkConformance.damagedAtRest(fixture)
+        case .sealedChunksAreKeptWhileReferencedAndSweptAfter: try await SealedChunkConformance.keptWhileReferenced(fixture)
         }
     }
 
@@ -96,7 +104,7 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
         switch self {
         case .keptVersionsExpireAfterTheRetention: Conformance.expiringAfterASecond
         case .deletionIsKeptInRecentlyDeletedWithItsDeviceAndChunks, .purgeEmptiesSomeOrAllOfRecentlyDeleted,
-             .replacedVersionsKeepTheirChunks: Conformance.collectingAtOnce
+             .replacedVersionsKeepTheirChunks, .sealedChunksAreKeptWhileReferencedAndSweptAfter: Conformance.collectingAtOnce
         default: StoreSettings(collectionInterval: 0)
         }
     }
