@@ -5,7 +5,9 @@ import NIOCore
 import Synchronization
 
 /// Chunks: raw bytes for one, framed batches (`ChunkFraming`) for many, a few requests in
-/// flight at once, every received chunk checked against its digest.
+/// flight at once, every received chunk checked against its digest — a sealed chunk's
+/// against the body digest the server sends with it (the server checked it against the one
+/// it was stored with; the device authenticates the body itself with its key).
 extension HTTPBackend {
     public func missingChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> Set<SHA256Digest> {
         let unique = Array(Set(digests)).sorted()
@@ -50,7 +52,14 @@ extension HTTPBackend {
         let answer = try await send(.GET, WireRoute.chunk(digest), accept: WireRoute.octetStream,
                                     responseLimit: StorageLimits.maximumChunkSize, context: "download chunk \(digest.shortHex)")
         let bytes = answer.data
-        guard SHA256Digest(hashing: bytes) == digest else {
+        var expected = digest
+        if let header = answer.headers.first(name: WireRoute.bodyDigestHeader) {
+            guard let bodyDigest = SHA256Digest(hex: header) else {
+                throw SyncError(.internalError, "download chunk \(digest.shortHex): the server sent \(WireRoute.bodyDigestHeader) \(header.prefix(80).debugDescription), not 64 hex digits; is it a compatible docsync-server?")
+            }
+            expected = bodyDigest
+        }
+        guard SHA256Digest(hashing: bytes) == expected else {
             throw SyncError(.chunkCorrupt, "chunk \(digest.shortHex) arrived with bytes that do not match its digest; fetch it again", digest: digest)
         }
         return bytes
@@ -75,7 +84,8 @@ extension HTTPBackend {
         return found.chunks
     }
 
-    /// One download request: the first chunks of `digests`, in order, each verified.
+    /// One download request: the first chunks of `digests`, in order, each verified (a sealed
+    /// one against the body digest its frame carries).
     private func downloadBatch(_ digests: [SHA256Digest]) async throws(SyncError) -> [ChunkUpload] {
         let context = "download \(digests.count) chunks"
         let body = try Self.encode(WireBody.Digests(digests: digests), context: context)
@@ -88,7 +98,7 @@ extension HTTPBackend {
             guard chunk.digest == digests[index] else {
                 throw SyncError(.internalError, "\(context): the server sent chunk \(chunk.digest.shortHex) where \(digests[index].shortHex) was asked")
             }
-            guard SHA256Digest(hashing: chunk.bytes) == chunk.digest else {
+            guard SHA256Digest(hashing: chunk.bytes) == chunk.bytesDigest else {
                 throw SyncError(.chunkCorrupt, "chunk \(chunk.digest.shortHex) arrived with bytes that do not match its digest; fetch it again",
                                 digest: chunk.digest)
             }

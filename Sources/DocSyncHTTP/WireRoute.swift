@@ -27,9 +27,14 @@ public enum WireRoute {
     public static func purge(_ zone: ZoneID) -> String { WireRoute.deleted(zone) + "/purge" }
     /// `POST` `WireBody.Digests`, answered with `WireBody.Missing`.
     public static let missingChunks = "/v1/chunks/missing"
-    /// `PUT` the raw bytes of one chunk; `GET` them back (`application/octet-stream`).
+    /// `PUT` the raw bytes of one plain chunk; `GET` them back (`application/octet-stream`),
+    /// a sealed chunk's with its body digest in `bodyDigestHeader`.
     public static func chunk(_ digest: SHA256Digest) -> String { "/v1/chunks/\(digest.hex)" }
-    /// `POST` a `ChunkFraming` body of several chunks to store.
+    /// The header of a `GET` of `chunk(_:)` answering with a sealed chunk (SPEC §13): the
+    /// SHA-256 of its body in 64 hex digits, what the bytes are checked against (its id is a
+    /// keyed MAC). Absent for a plain chunk, whose digest is the SHA-256 of its bytes.
+    public static let bodyDigestHeader = "Docsync-Body-SHA256"
+    /// `POST` a `ChunkFraming` body of several chunks to store, plain or sealed.
     public static let uploadBatch = "/v1/chunks/upload"
     /// `POST` `WireBody.Digests`, answered with a `ChunkFraming` body holding the first of
     /// them, in order: as many as fit about `WireLimits.downloadBatchBudget` bytes (at least

@@ -1,4 +1,5 @@
 import DocSyncCore
+import DocSyncStorage
 import Foundation
 import NIOCore
 import NIOFoundationCompat
@@ -17,11 +18,15 @@ struct PackReadPlan: Sendable, Hashable {
         var digest: SHA256Digest
         var offset: Int64
         var length: Int
+        /// A sealed chunk's body digest: what its bytes must hash to instead of `digest`.
+        var bodyDigest: SHA256Digest? = nil
     }
 
     static func make(_ places: [SHA256Digest: ScaleOutBackend.ChunkPlace], mergeGap: Int64) -> [PackReadPlan] {
         var byObject: [String: [Chunk]] = [:]
-        for (digest, place) in places { byObject[place.objectKey, default: []].append(Chunk(digest: digest, offset: place.offset, length: place.length)) }
+        for (digest, place) in places {
+            byObject[place.objectKey, default: []].append(Chunk(digest: digest, offset: place.offset, length: place.length, bodyDigest: place.bodyDigest))
+        }
         var plans: [PackReadPlan] = []
         for (key, chunks) in byObject.sorted(by: { $0.key < $1.key }) {
             var current: PackReadPlan?
@@ -42,17 +47,17 @@ struct PackReadPlan: Sendable, Hashable {
     }
 
     /// The chunks of this read cut out of `bytes` (what the GET of `range` returned), each
-    /// verified: `chunkCorrupt` for the first whose bytes are short or do not match.
+    /// verified against its digest (a sealed chunk's: its body digest): `chunkCorrupt` for the
+    /// first whose bytes are short or do not match.
     func verifiedChunks(in bytes: ByteBuffer) throws(SyncError) -> [SHA256Digest: Data] {
         var found: [SHA256Digest: Data] = [:]
         for chunk in chunks {
             let start = Int(chunk.offset - range.lowerBound)
             guard start + chunk.length <= bytes.readableBytes,
                   let data = bytes.getData(at: bytes.readerIndex + start, length: chunk.length),
-                  SHA256Digest(hashing: data) == chunk.digest
+                  SHA256Digest(hashing: data) == (chunk.bodyDigest ?? chunk.digest)
             else {
-                throw SyncError(.chunkCorrupt, "stored chunk \(chunk.digest.shortHex) does not match its digest (\(objectKey) at \(chunk.offset)); it must be uploaded again",
-                                digest: chunk.digest)
+                throw SyncError.storedChunkCorrupt(chunk.digest, sealed: chunk.bodyDigest != nil, at: "\(objectKey) at \(chunk.offset)")
             }
             found[chunk.digest] = data
         }

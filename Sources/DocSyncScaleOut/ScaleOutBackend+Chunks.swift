@@ -9,19 +9,22 @@ import PostgresNIO
 
 /// Chunks in the scale-out store: each upload's new chunks go into one pack object of the
 /// bucket (a request per batch, not per 4–8 KiB chunk), indexed in PostgreSQL by digest
-/// with their pack, offset and length. The object is written before its index rows, so an
-/// index row always names bytes that exist; an object whose rows never came (the instance
-/// died between the two) is swept by the collection once it is older than the grace period.
+/// with their pack, offset and length, and a sealed chunk's body digest. The object is
+/// written before its index rows, so an index row always names bytes that exist; an object
+/// whose rows never came (the instance died between the two) is swept by the collection
+/// once it is older than the grace period.
 ///
 /// Reads find the packs in one statement and fetch each pack's wanted ranges with ranged
 /// GETs (neighbouring ranges merged), several at once; every chunk read is verified against
-/// its digest.
+/// its digest (a sealed chunk's: its body digest).
 extension ScaleOutBackend {
-    /// Where a stored chunk lies: its pack object, offset and length.
+    /// Where a stored chunk lies: its pack object, offset and length; and what its bytes
+    /// must hash to when that is not its digest (a sealed chunk's body digest).
     public struct ChunkPlace: Sendable, Hashable {
         public var objectKey: String
         public var offset: Int64
         public var length: Int
+        public var bodyDigest: SHA256Digest? = nil
     }
 
     /// Ranges of one pack closer than this are read with one GET (the gap is read and
@@ -48,9 +51,9 @@ extension ScaleOutBackend {
     }
 
     /// Stores `chunks`, refusing the whole batch (storing nothing) when any is too large or
-    /// does not hash to its digest (`limitExceeded`, `chunkDigestMismatch`), or, with
-    /// `byteLimit`, when its new chunks would take the account's chunks past that many bytes
-    /// (`quotaExceeded` with the usage and the limit). Chunks already stored are not written
+    /// does not hash to its digest, a sealed chunk to its body digest (`limitExceeded`,
+    /// `chunkDigestMismatch`), or, with `byteLimit`, when its new chunks would take the
+    /// account's chunks past that many bytes (`quotaExceeded` with the usage and the limit). Chunks already stored are not written
     /// again; their age starts over, so a collection leaves them for another grace period.
     public func uploadChunks(_ chunks: [ChunkUpload], byteLimit: Int64?) async throws(SyncError) {
         // In the order given: a device uploads a file's chunks together and downloads them
@@ -58,12 +61,7 @@ extension ScaleOutBackend {
         var unique: [SHA256Digest: ChunkUpload] = [:]
         var order: [SHA256Digest] = []
         for chunk in chunks {
-            guard chunk.bytes.count <= StorageLimits.maximumChunkSize else {
-                throw SyncError(.limitExceeded, "chunk \(chunk.digest.shortHex) is \(chunk.bytes.count) bytes, more than the \(StorageLimits.maximumChunkSize) allowed", digest: chunk.digest)
-            }
-            guard chunk.isVerified || SHA256Digest(hashing: chunk.bytes) == chunk.digest else {
-                throw SyncError(.chunkDigestMismatch, "chunk bytes do not hash to \(chunk.digest.shortHex); nothing was stored", digest: chunk.digest)
-            }
+            try chunk.checkBeforeStoring()
             if unique.updateValue(chunk, forKey: chunk.digest) == nil { order.append(chunk.digest) }
         }
         guard !unique.isEmpty else { return }
@@ -76,9 +74,9 @@ extension ScaleOutBackend {
         guard !absent.isEmpty else { return }
         var pack = ByteBuffer()
         pack.reserveCapacity(absent.reduce(0) { $0 + $1.bytes.count })
-        var entries: [(digest: SHA256Digest, offset: Int64, length: Int)] = []
+        var entries: [PackEntry] = []
         for chunk in absent {
-            entries.append((chunk.digest, Int64(pack.writerIndex), chunk.bytes.count))
+            entries.append(PackEntry(digest: chunk.digest, offset: Int64(pack.writerIndex), length: chunk.bytes.count, bodyDigest: chunk.bodyDigest))
             pack.writeBytes(chunk.bytes)
         }
         let key = "packs/\(account)/\(UUID().uuidString.lowercased())"
@@ -102,12 +100,20 @@ extension ScaleOutBackend {
         if !indexed { try? await store.objects.deleteObject(key) }
     }
 
+    /// A chunk written into a new pack: where it lies in it, and a sealed chunk's body digest.
+    struct PackEntry {
+        var digest: SHA256Digest
+        var offset: Int64
+        var length: Int
+        var bodyDigest: SHA256Digest?
+    }
+
     /// Inside the upload's transaction: the pack's row, its chunks' rows (a chunk another
-    /// upload stored meanwhile keeps its first copy, stored again now), the counters and the
-    /// quota. Rolls back and returns false when no chunk of the pack is new (the caller
-    /// removes the object).
+    /// upload stored meanwhile keeps its first copy, with its body digest, stored again now),
+    /// the counters and the quota. Rolls back and returns false when no chunk of the pack is
+    /// new (the caller removes the object).
     private static func index(
-        _ entries: [(digest: SHA256Digest, offset: Int64, length: Int)], objectKey: String, size: Int64, account: Int64,
+        _ entries: [PackEntry], objectKey: String, size: Int64, account: Int64,
         at now: Int64, byteLimit: Int64?, _ connection: PostgresConnection, _ logger: Logger
     ) async throws -> (Bool, commit: Bool) {
         // The account's row first, as every writer of the account takes it: no deadlock with a collection.
@@ -122,10 +128,13 @@ extension ScaleOutBackend {
             packID = id
         }
         let digests = entries.map { ByteBuffer(bytes: $0.digest.bytes) }, offsets = entries.map(\.offset), lengths = entries.map { Int64($0.length) }
+        // A plain chunk's body digest goes as an empty bytea and is stored as NULL.
+        let bodyDigests = entries.map { ByteBuffer(bytes: $0.bodyDigest?.bytes ?? []) }
         var added: (count: Int64, bytes: Int64) = (0, 0)
         let rows = try await connection.statement("""
-            INSERT INTO chunk (account, digest, pack, "offset", length, stored_at)
-            SELECT \(account), digest, \(packID), "offset", length, \(now) FROM unnest(\(digests)::bytea[], \(offsets)::bigint[], \(lengths)::bigint[]) AS t(digest, "offset", length)
+            INSERT INTO chunk (account, digest, pack, "offset", length, stored_at, body_digest)
+            SELECT \(account), digest, \(packID), "offset", length, \(now), NULLIF(body_digest, ''::bytea)
+            FROM unnest(\(digests)::bytea[], \(offsets)::bigint[], \(lengths)::bigint[], \(bodyDigests)::bytea[]) AS t(digest, "offset", length, body_digest)
             ON CONFLICT (account, digest) DO UPDATE SET stored_at = excluded.stored_at
             RETURNING (xmax = 0), length
             """, logger: logger)
@@ -167,15 +176,15 @@ extension ScaleOutBackend {
     }
 
     /// The first chunks of `digests`, in order (a repeated digest is repeated), verified: as
-    /// many as fit `budget` when each counts `cost(length)`, and at least one. Throws
-    /// `chunkNotFound` for the first digest of that prefix that is not stored, and
-    /// `chunkCorrupt` as `downloadChunks` does.
+    /// many as fit `budget` when each counts `cost(length)`, and at least one; a sealed one
+    /// with its body digest. Throws `chunkNotFound` for the first digest of that prefix that
+    /// is not stored, and `chunkCorrupt` as `downloadChunks` does.
     public func downloadChunks(prefixOf digests: [SHA256Digest], budget: Int,
-                               cost: @escaping @Sendable (Int) -> Int) async throws(SyncError) -> [(digest: SHA256Digest, bytes: Data)] {
+                               cost: @escaping @Sendable (Int) -> Int) async throws(SyncError) -> [ChunkUpload] {
         let (order, prefix) = try ChunkBudget.prefix(of: digests, places: try await places(of: Array(Set(digests))), length: \.length,
                                                     budget: budget, cost: cost)
         let found = try await read(prefix)
-        return order.map { ($0, found[$0]!) }
+        return order.map { ChunkUpload(digest: $0, bytes: found[$0]!, isVerified: true, bodyDigest: prefix[$0]!.bodyDigest) }
     }
 
     /// Where each of `digests` the account stores lies.
@@ -186,19 +195,21 @@ extension ScaleOutBackend {
         return try await store.withConnection("look up \(digests.count) chunks") { connection in
             var places: [SHA256Digest: ChunkPlace] = [:]
             let rows = try await connection.statement("""
-                SELECT chunk.digest, pack.object_key, chunk."offset", chunk.length FROM chunk JOIN pack ON pack.id = chunk.pack
+                SELECT chunk.digest, pack.object_key, chunk."offset", chunk.length, chunk.body_digest FROM chunk JOIN pack ON pack.id = chunk.pack
                 WHERE chunk.account = \(account) AND chunk.digest = ANY(\(keys))
                 """, logger: logger)
-            for try await (bytes, key, offset, length) in rows.decode((ByteBuffer, String, Int64, Int32).self) {
-                if let digest = SHA256Digest(bytes: bytes.readableBytesView) { places[digest] = ChunkPlace(objectKey: key, offset: offset, length: Int(length)) }
+            for try await (bytes, key, offset, length, body) in rows.decode((ByteBuffer, String, Int64, Int32, ByteBuffer?).self) {
+                guard let digest = SHA256Digest(bytes: bytes.readableBytesView) else { continue }
+                places[digest] = ChunkPlace(objectKey: key, offset: offset, length: Int(length), bodyDigest: body.flatMap { SHA256Digest(bytes: $0.readableBytesView) })
             }
             return places
         }
     }
 
     /// Reads and verifies the chunks at `places`: `chunkCorrupt` for one whose bytes do not
-    /// match its digest or whose pack is gone. A pack that is gone may have been compacted
-    /// since `places` were looked up: they are looked up once more and read again.
+    /// match its digest (a sealed chunk's: its body digest) or whose pack is gone. A pack that
+    /// is gone may have been compacted since `places` were looked up: they are looked up once
+    /// more and read again.
     func read(_ places: [SHA256Digest: ChunkPlace]) async throws(SyncError) -> [SHA256Digest: Data] {
         do {
             do {

@@ -3,9 +3,10 @@ import DocSyncStorage
 import Foundation
 import Synchronization
 
-/// A streamed upload into the scale-out store: chunks are checked as they arrive and kept
-/// in memory (an upload body is at most a few tens of megabytes), then stored by `commit`
-/// as one pack object, as `uploadChunks` stores a batch.
+/// A streamed upload into the scale-out store: chunks are checked as they arrive (a sealed
+/// one against its body digest, which is kept with it) and kept in memory (an upload body is
+/// at most a few tens of megabytes), then stored by `commit` as one pack object, as
+/// `uploadChunks` stores a batch.
 final class ScaleOutChunkBatch: StreamedChunkBatch {
     private let backend: ScaleOutBackend
     private let chunks = Mutex<[ChunkUpload]?>([])
@@ -17,14 +18,10 @@ final class ScaleOutChunkBatch: StreamedChunkBatch {
     func add(_ arriving: [ChunkUpload]) async throws(SyncError) {
         var checked: [ChunkUpload] = []
         checked.reserveCapacity(arriving.count)
-        for chunk in arriving {
-            guard chunk.bytes.count <= StorageLimits.maximumChunkSize else {
-                throw SyncError(.limitExceeded, "chunk \(chunk.digest.shortHex) is \(chunk.bytes.count) bytes, more than the \(StorageLimits.maximumChunkSize) allowed", digest: chunk.digest)
-            }
-            guard chunk.isVerified || SHA256Digest(hashing: chunk.bytes) == chunk.digest else {
-                throw SyncError(.chunkDigestMismatch, "chunk bytes do not hash to \(chunk.digest.shortHex); nothing was stored", digest: chunk.digest)
-            }
-            checked.append(ChunkUpload(digest: chunk.digest, bytes: chunk.bytes, isVerified: true))
+        for var chunk in arriving {
+            try chunk.checkBeforeStoring()
+            chunk.isVerified = true  // checked here: `uploadChunks` does not hash it again
+            checked.append(chunk)
         }
         chunks.withLock { $0?.append(contentsOf: checked) }
     }

@@ -53,11 +53,13 @@ extension ScaleOutCollector {
         let logger = store.logger
         var places: [SHA256Digest: ScaleOutBackend.ChunkPlace] = [:]
         var order: [SHA256Digest] = []
-        for try await (bytes, offset, length) in try await connection.statement("""
-            SELECT digest, "offset", length FROM chunk WHERE pack = \(id) ORDER BY "offset"
-            """, logger: logger).decode((ByteBuffer, Int64, Int32).self) {
+        for try await (bytes, offset, length, body) in try await connection.statement("""
+            SELECT digest, "offset", length, body_digest FROM chunk WHERE pack = \(id) ORDER BY "offset"
+            """, logger: logger).decode((ByteBuffer, Int64, Int32, ByteBuffer?).self) {
             guard let digest = SHA256Digest(bytes: bytes.readableBytesView) else { continue }
-            places[digest] = ScaleOutBackend.ChunkPlace(objectKey: key, offset: offset, length: Int(length))
+            // Verified as they are read, a sealed chunk against its body digest, which stays in its row.
+            places[digest] = ScaleOutBackend.ChunkPlace(objectKey: key, offset: offset, length: Int(length),
+                                                        bodyDigest: body.flatMap { SHA256Digest(bytes: $0.readableBytesView) })
             order.append(digest)
         }
         guard !order.isEmpty else { return 0 }

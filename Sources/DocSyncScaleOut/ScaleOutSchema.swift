@@ -172,5 +172,15 @@ enum ScaleOutSchema {
             """,
             "CREATE INDEX share_entry_by_participant ON share_entry(participant)",
         ]),
+        // A sealed chunk (SPEC §13) is stored under its id, a keyed MAC of content the store
+        // never sees: body_digest is the SHA-256 of its bytes, checked on upload and on every
+        // read; NULL for a plain chunk, whose digest is the SHA-256 of its bytes. An earlier
+        // release ignores the column: it accepts no sealed chunk (its frame reader refuses
+        // one), and while instances are upgraded one at a time it reports a sealed chunk
+        // stored by a newer instance as corrupt (its collection stops at one rather than
+        // sweep anything) instead of serving it unchecked.
+        Migration(name: "v5: sealed chunks keep the SHA-256 of their body", sql: [
+            "ALTER TABLE chunk ADD COLUMN body_digest BYTEA",
+        ]),
     ]
 }

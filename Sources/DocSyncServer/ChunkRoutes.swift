@@ -2,13 +2,16 @@ import DocSyncCore
 import DocSyncHTTP
 import DocSyncStorage
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// Chunks (see `WireRoute`): raw bytes one at a time, `ChunkFraming` bodies many at a time.
 /// The storage checks every uploaded chunk against its digest and every downloaded one
-/// before it is sent. An upload batch is read and stored as its body streams in. Under
-/// `/v1/shared/{owner}` the chunks are the owner's (`ZoneGate.chunkBackend`), and so is
-/// the quota they count against.
+/// before it is sent; a sealed chunk (SPEC §13), which only framed uploads carry, against
+/// the body digest sent with it and kept beside it, which goes with it when it is sent (in
+/// its frame, or as `WireRoute.bodyDigestHeader`). An upload batch is read and stored as its
+/// body streams in. Under `/v1/shared/{owner}` the chunks are the owner's
+/// (`ZoneGate.chunkBackend`), and so is the quota they count against.
 struct ChunkRoutes: Sendable {
     let store: any ServerStore
     let quotas: AccountQuotas
@@ -31,7 +34,11 @@ struct ChunkRoutes: Sendable {
         }
         api.get("chunks/{digest}") { _, context in
             let digest = try RequestInput.digest(context)
-            return Responses.bytes(try await gate.chunkBackend(context, .read).downloadChunk(digest))
+            let backend = try await gate.chunkBackend(context, .read)
+            let chunk = try await backend.downloadChunks(prefixOf: [digest], budget: 0, cost: { $0 })[0]
+            var response = Responses.bytes(chunk.bytes)
+            if let bodyDigest = chunk.bodyDigest { response.headers[Self.bodyDigestField] = bodyDigest.hex }
+            return response
         }
         api.post("chunks/upload") { request, context in
             let backend = try await gate.chunkBackend(context, .save)
@@ -92,17 +99,21 @@ struct ChunkRoutes: Sendable {
         if !group.isEmpty { try await store() }
     }
 
-    /// The first chunks of `digests`, framed in order: as many as fit
-    /// `WireLimits.downloadBatchBudget` bytes, and at least one. Their places are looked up
-    /// first (all in one lookup) so that no more is read than is sent.
+    /// The first chunks of `digests`, framed in order (a sealed one with its body digest): as
+    /// many as fit `WireLimits.downloadBatchBudget` bytes, and at least one. Each counts as a
+    /// plain frame; a sealed frame's 32 bytes more stay within what a client reads past the
+    /// budget (1 MiB, at most `WireLimits.digestsPerRequest` frames). Their places are looked
+    /// up first (all in one lookup) so that no more is read than is sent.
     static func framedPrefix(of digests: [SHA256Digest], from backend: any ServerStorageBackend) async throws(SyncError) -> ByteBuffer {
         let chunks = try await backend.downloadChunks(prefixOf: digests, budget: WireLimits.downloadBatchBudget,
                                                       cost: { ChunkFraming.frameSize(chunkLength: $0) })
-        let body = ChunkFraming.encode(chunks.map { ChunkUpload(digest: $0.digest, bytes: $0.bytes) }, pool: .shared)
+        let body = ChunkFraming.encode(chunks, pool: .shared)
         // Kept while it is still being sent: it is reused only once the answer has let go of it.
         BodyBufferPool.shared.keep(body)
         return body
     }
+
+    static let bodyDigestField = HTTPField.Name(WireRoute.bodyDigestHeader)!
 
     static func checkCount(_ count: Int) throws(SyncError) {
         guard count <= WireLimits.digestsPerRequest else {

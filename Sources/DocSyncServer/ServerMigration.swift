@@ -72,19 +72,19 @@ public struct ServerMigration: Sendable {
 
     private func copyStore(of source: LocalBackend, into account: Int64, _ report: inout Report) async throws(SyncError) {
         let target = destination.backend(account: account)
-        // Chunks first, a pack at a time, verified as they are read.
+        // Chunks first, a pack at a time, verified as they are read; a sealed chunk goes with
+        // the body digest it was stored with, which the destination keeps to verify it by.
         var next: Int64? = 0
         while let after = next {
             let page = try await source.exportChunkDigests(after: after, limit: 1_000)
-            let chunks = try await source.downloadChunks(page.rows)
+            let chunks = page.rows.isEmpty ? [] : try await source.downloadChunks(prefixOf: page.rows, budget: .max, cost: { $0 })
             var batch: [ChunkUpload] = []
             var bytes = 0
-            for digest in page.rows {
-                guard let data = chunks[digest] else { continue }
-                batch.append(ChunkUpload(digest: digest, bytes: data, isVerified: true))
-                bytes += data.count
+            for chunk in chunks {
+                batch.append(chunk)
+                bytes += chunk.bytes.count
                 report.chunks += 1
-                report.chunkBytes += Int64(data.count)
+                report.chunkBytes += Int64(chunk.bytes.count)
                 if bytes >= Self.packBytes {
                     try await target.uploadChunks(batch)
                     batch = []

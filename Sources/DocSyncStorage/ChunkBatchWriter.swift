@@ -27,7 +27,7 @@ public final class ChunkBatchWriter: Sendable {
     private struct State {
         var pack: OpenPack?
         var name = ""
-        var entries: [(digest: SHA256Digest, offset: Int64, length: Int)] = []
+        var entries: [(digest: SHA256Digest, offset: Int64, length: Int, bodyDigest: SHA256Digest?)] = []
         var added = Set<SHA256Digest>()
         var finished = false
     }
@@ -41,18 +41,12 @@ public final class ChunkBatchWriter: Sendable {
 
     /// Checks `chunks` and appends those not stored yet to the batch's pack. Throws
     /// `limitExceeded` for a chunk over the size limit and `chunkDigestMismatch` for one
-    /// whose bytes do not hash to its digest (nothing of `chunks` is written then); the
-    /// batch must then be aborted. A chunk marked `isVerified` is not hashed again.
+    /// whose bytes do not hash to its digest, or a sealed chunk's to its body digest (nothing
+    /// of `chunks` is written then); the batch must then be aborted. A chunk marked
+    /// `isVerified` is not hashed again. A sealed chunk's body digest is indexed with it.
     public func add(_ chunks: [ChunkUpload]) throws(SyncError) {
         guard !chunks.isEmpty else { return }
-        for chunk in chunks {
-            guard chunk.bytes.count <= StorageLimits.maximumChunkSize else {
-                throw SyncError(.limitExceeded, "chunk \(chunk.digest.shortHex) is \(chunk.bytes.count) bytes, more than the \(StorageLimits.maximumChunkSize) allowed", digest: chunk.digest)
-            }
-            guard chunk.isVerified || SHA256Digest(hashing: chunk.bytes) == chunk.digest else {
-                throw SyncError(.chunkDigestMismatch, "chunk bytes do not hash to \(chunk.digest.shortHex); nothing was stored", digest: chunk.digest)
-            }
-        }
+        for chunk in chunks { try chunk.checkBeforeStoring() }
         // Chunks already stored are stored again: their age starts over, so a collection
         // leaves them for another grace period. One that went meanwhile is written anew.
         let digests = chunks.map(\.digest)
@@ -75,7 +69,7 @@ public final class ChunkBatchWriter: Sendable {
                 let offset = writer.length
                 let code = writer.append(chunk.bytes)
                 guard code == 0 else { throw SyncError.posix("write \(packs.root.path)/\(state.name)", code) }
-                state.entries.append((chunk.digest, offset, chunk.bytes.count))
+                state.entries.append((chunk.digest, offset, chunk.bytes.count, chunk.bodyDigest))
             }
         }
     }
@@ -119,7 +113,7 @@ public final class ChunkBatchWriter: Sendable {
                 let now = PackStore.storageTime()
                 // A chunk another process stored since `add` looked keeps its first copy, stored again now.
                 let refresh = try db.directStatement(sql: PackStore.refreshStatement)
-                let statement = try db.directStatement(sql: "INSERT INTO chunk (digestKey, digest, pack, offset, length, storedAt) VALUES (?, ?, ?, ?, ?, ?)")
+                let statement = try db.directStatement(sql: "INSERT INTO chunk (digestKey, digest, pack, offset, length, storedAt, bodyDigest) VALUES (?, ?, ?, ?, ?, ?, ?)")
                 var added: (count: Int64, bytes: Int64) = (0, 0)
                 for entry in entries {
                     refresh.bind(1, now)
@@ -133,6 +127,7 @@ public final class ChunkBatchWriter: Sendable {
                     statement.bind(4, entry.offset)
                     statement.bind(5, Int64(entry.length))
                     statement.bind(6, now)
+                    statement.bind(7, entry.bodyDigest)
                     try statement.execute()
                     added.count += 1
                     added.bytes += Int64(entry.length)

@@ -23,6 +23,11 @@ public struct DirectStatement {
         }
     }
 
+    /// Binds the 32 bytes of `digest`, or NULL when it is `nil`, to parameter `index` (1-based).
+    public func bind(_ index: Int32, _ digest: SHA256Digest?) {
+        if let digest { bind(index, digest) } else { bound(sqlite3_bind_null(handle, index), index) }
+    }
+
     /// Binds `text` to parameter `index` (1-based).
     public func bind(_ index: Int32, _ text: String) {
         bound(text.withCString { sqlite3_bind_text(handle, index, $0, -1, transient) }, index)

@@ -193,17 +193,18 @@ public final class LocalBackend: StorageBackend {
     }
 
     /// The first chunks of `digests`, in order (a repeated digest is repeated), verified: as many as fit `budget` when each
-    /// counts `cost(length)`, and at least one. One lookup finds them all, off the caller's
-    /// thread, so no more is read than is returned. Throws `chunkNotFound` for the first
-    /// digest of that prefix that is not stored, and `chunkCorrupt` as `downloadChunks` does.
+    /// counts `cost(length)`, and at least one; a sealed one with its body digest. One lookup
+    /// finds them all, off the caller's thread, so no more is read than is returned. Throws
+    /// `chunkNotFound` for the first digest of that prefix that is not stored, and
+    /// `chunkCorrupt` as `downloadChunks` does.
     public func downloadChunks(prefixOf digests: [SHA256Digest], budget: Int,
-                               cost: @escaping @Sendable (Int) -> Int) async throws(SyncError) -> [(digest: SHA256Digest, bytes: Data)] {
+                               cost: @escaping @Sendable (Int) -> Int) async throws(SyncError) -> [ChunkUpload] {
         let chunks = self.chunks
         return try await offload { () throws(SyncError) in
             let (order, prefix) = try ChunkBudget.prefix(of: digests, places: try chunks.places(of: digests), length: \.length,
                                                         budget: budget, cost: cost)
             let found = try chunks.read(prefix)
-            return order.map { ($0, found[$0]!) }
+            return order.map { ChunkUpload(digest: $0, bytes: found[$0]!, isVerified: true, bodyDigest: prefix[$0]!.bodyDigest) }
         }
     }
 

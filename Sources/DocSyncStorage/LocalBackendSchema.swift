@@ -153,6 +153,12 @@ enum LocalBackendSchema {
                 try db.rewriteLegacyJSON(in: table, column: "body", key: key, CompactCoding.recordFromLegacyJSON)
             }
         }
+        migrator.registerMigration("v7: sealed chunks keep the SHA-256 of their body") { db in
+            // A sealed chunk (SPEC §13) is stored under its id, a keyed MAC of content the
+            // store never sees; bodyDigest is the SHA-256 of its bytes, checked on upload and
+            // on every read. NULL for a plain chunk, whose digest is the SHA-256 of its bytes.
+            try db.execute(sql: "ALTER TABLE chunk ADD COLUMN bodyDigest BLOB")
+        }
         return migrator
     }
 }

@@ -36,6 +36,8 @@ struct PackCompactor {
         var digest: SHA256Digest
         var offset: Int64
         var length: Int
+        /// A sealed chunk's body digest (what its bytes are verified against as they are copied).
+        var bodyDigest: SHA256Digest?
     }
 
     /// A pack being written: its name, descriptor, writer, and the chunks placed in it.
@@ -112,11 +114,12 @@ struct PackCompactor {
         var byPack: [Int64: [LiveChunk]] = [:]
         do {
             try pool.read { db in
-                let rows = try db.directStatement(sql: "SELECT rowid, pack, offset, length, digest FROM chunk")
+                let rows = try db.directStatement(sql: "SELECT rowid, pack, offset, length, digest, bodyDigest FROM chunk")
                 try rows.forEachRow { row in
                     let pack = row.integer(1)
                     guard ids.contains(pack), let digest = row.digest(4) else { return }
-                    byPack[pack, default: []].append(LiveChunk(rowid: row.integer(0), digest: digest, offset: row.integer(2), length: Int(row.integer(3))))
+                    byPack[pack, default: []].append(LiveChunk(rowid: row.integer(0), digest: digest, offset: row.integer(2), length: Int(row.integer(3)),
+                                                               bodyDigest: row.digest(5)))
                 }
             }
         } catch {
@@ -186,7 +189,7 @@ struct PackCompactor {
             let group = sorted[start ..< end]
             start = end
             var places: [SHA256Digest: PackStore.Place] = [:]
-            for chunk in group { places[chunk.digest] = (name, chunk.offset, chunk.length) }
+            for chunk in group { places[chunk.digest] = (name, chunk.offset, chunk.length, chunk.bodyDigest) }
             let loaded = try packs.read(places, relocating: false)
             for chunk in group {
                 let offset = target.writer.length

@@ -8,8 +8,8 @@ import Glibc
 #endif
 
 /// The embedded backend's chunks: appended to pack files under `packs/` and indexed in the
-/// backend's database (`chunk`: digest → pack number, offset, length, found through the
-/// digest's `indexKey`; `pack`: number → file name).
+/// backend's database (`chunk`: digest → pack number, offset, length, and for a sealed chunk
+/// the SHA-256 of its body, found through the digest's `indexKey`; `pack`: number → file name).
 ///
 /// A store writes its new chunks into a fresh pack file, flushes it (one fsync for the
 /// whole batch), and only then indexes them, in one transaction: a chunk is either indexed
@@ -17,8 +17,9 @@ import Glibc
 /// harmless. Several processes may store at once (each writes its own packs; the index
 /// keeps the first copy of a chunk). Each chunk row carries when it was stored (or stored
 /// again), for the collector's grace period (`GarbageCollector`), which also compacts packs
-/// that are mostly garbage; readers follow a chunk to its new pack. Reads verify the digest, so "not stored"
-/// (`chunkNotFound`) and "stored but damaged" (`chunkCorrupt`) stay distinct.
+/// that are mostly garbage; readers follow a chunk to its new pack. Reads verify the digest (a
+/// sealed chunk's: its body digest), so "not stored" (`chunkNotFound`) and "stored but damaged"
+/// (`chunkCorrupt`) stay distinct.
 struct PackStore: Sendable {
     let root: URL
     let pool: DatabasePool
@@ -58,8 +59,9 @@ struct PackStore: Sendable {
     }
 
     /// Stores `chunks`, refusing the whole batch (storing nothing) when any is too large or
-    /// does not hash to its digest, or when it would take the store past `byteLimit` bytes
-    /// (see `ChunkBatchWriter.commit`). Chunks already stored are not written again.
+    /// does not hash to its digest (a sealed chunk's: its body digest), or when it would take
+    /// the store past `byteLimit` bytes (see `ChunkBatchWriter.commit`). Chunks already
+    /// stored are not written again.
     func store(_ chunks: [ChunkUpload], byteLimit: Int64?) throws(SyncError) {
         let batch = ChunkBatchWriter(packs: self)
         do throws(SyncError) {
@@ -76,8 +78,9 @@ struct PackStore: Sendable {
         try load([digest])[digest]!
     }
 
-    /// Where a stored chunk lies: its pack's file name, the offset and the length.
-    typealias Place = (pack: String, offset: Int64, length: Int)
+    /// Where a stored chunk lies: its pack's file name, the offset and the length; and what
+    /// its bytes must hash to when that is not its digest (a sealed chunk's body digest).
+    typealias Place = (pack: String, offset: Int64, length: Int, bodyDigest: SHA256Digest?)
 
     /// Where each of `digests` that is stored lies (the others are left out), looked up in one
     /// read transaction.
@@ -96,7 +99,7 @@ struct PackStore: Sendable {
         for digest in digests where places[digest] == nil {
             place.bind(1, digest.indexKey)
             place.bind(2, digest)
-            places[digest] = try place.firstRow { ($0.text(0), $0.integer(1), Int($0.integer(2))) }
+            places[digest] = try place.firstRow { ($0.text(0), $0.integer(1), Int($0.integer(2)), $0.digest(3)) }
         }
         return places
     }
@@ -182,12 +185,16 @@ struct PackStore: Sendable {
                 }
                 guard let bytes else {
                     // One chunk, or a run cut short (the chunk that cannot be read is named).
-                    for (digest, place) in run { found[digest] = try PackStore.read(fd, place.offset, place.length, digest: digest, path: path) }
+                    for (digest, place) in run {
+                        found[digest] = try PackStore.verified(FileIO.read(fd, offset: place.offset, length: place.length), digest: digest,
+                                                               bodyDigest: place.bodyDigest, path: path, offset: place.offset)
+                    }
                     continue
                 }
                 for (digest, place) in run {
                     let from = bytes.startIndex + Int(place.offset - start)
-                    found[digest] = try PackStore.verified(bytes[from..<from + place.length], digest: digest, path: path, offset: place.offset)
+                    found[digest] = try PackStore.verified(bytes[from..<from + place.length], digest: digest, bodyDigest: place.bodyDigest,
+                                                           path: path, offset: place.offset)
                 }
             }
         }
@@ -198,21 +205,20 @@ struct PackStore: Sendable {
     /// two blocks, so that a direct read, widened to whole blocks, still fits a 4 MiB buffer.
     static let readRunLimit = (4 << 20) - 2 * DirectFileWriter.blockSize
 
-    private static func read(_ fd: Int32, _ offset: Int64, _ length: Int, digest: SHA256Digest, path: String) throws(SyncError) -> Data {
-        try verified(FileIO.read(fd, offset: offset, length: length), digest: digest, path: path, offset: offset)
-    }
-
-    /// `bytes` when they were read and hash to `digest`; otherwise `chunkCorrupt`.
-    private static func verified(_ bytes: Data?, digest: SHA256Digest, path: String, offset: Int64) throws(SyncError) -> Data {
-        guard let bytes, SHA256Digest(hashing: bytes) == digest else {
-            throw SyncError(.chunkCorrupt, "stored chunk \(digest.shortHex) does not match its digest (\(path) at \(offset)); it must be uploaded again", digest: digest)
+    /// `bytes` when they were read and hash to `bodyDigest` (a sealed chunk) or `digest` (a
+    /// plain one); otherwise `chunkCorrupt`.
+    private static func verified(_ bytes: Data?, digest: SHA256Digest, bodyDigest: SHA256Digest?, path: String, offset: Int64) throws(SyncError) -> Data {
+        guard let bytes, SHA256Digest(hashing: bytes) == (bodyDigest ?? digest) else {
+            throw SyncError.storedChunkCorrupt(digest, sealed: bodyDigest != nil, at: "\(path) at \(offset)")
         }
         return bytes
     }
 
-    /// Where a chunk lies: its pack's name, the offset and the length (run as a
-    /// `DirectStatement`; parameters: the digest's `indexKey`, then the digest).
-    private static let placeQuery = "SELECT pack.name, chunk.offset, chunk.length FROM chunk JOIN pack ON pack.id = chunk.pack WHERE chunk.digestKey = ? AND chunk.digest = ?"
+    /// Where a chunk lies: its pack's name, the offset, the length and a sealed chunk's body
+    /// digest (run as a `DirectStatement`; parameters: the digest's `indexKey`, then the digest).
+    private static let placeQuery = """
+        SELECT pack.name, chunk.offset, chunk.length, chunk.bodyDigest FROM chunk JOIN pack ON pack.id = chunk.pack WHERE chunk.digestKey = ? AND chunk.digest = ?
+        """
 
     /// A row when a chunk is stored (parameters: the digest's `indexKey`, then the digest).
     static let presenceQuery = "SELECT 1 FROM chunk WHERE digestKey = ? AND digest = ?"

@@ -12,11 +12,13 @@ public protocol ServerStorageBackend: StorageBackend {
     func uploadChunks(_ chunks: [ChunkUpload], byteLimit: Int64?) async throws(SyncError)
 
     /// The first chunks of `digests`, in order (a repeated digest is repeated), verified: as
-    /// many as fit `budget` when each counts `cost(length)`, and at least one. Throws
+    /// many as fit `budget` when each counts `cost(length)`, and at least one. Each is marked
+    /// `isVerified`, and a sealed one carries the body digest it was stored with (what its
+    /// bytes were checked against, and what the wire sends with them). Throws
     /// `chunkNotFound` for the first digest of that prefix that is not stored, and
-    /// `chunkCorrupt` for one whose stored bytes do not match it.
+    /// `chunkCorrupt` for one whose stored bytes do not match.
     func downloadChunks(prefixOf digests: [SHA256Digest], budget: Int,
-                        cost: @escaping @Sendable (Int) -> Int) async throws(SyncError) -> [(digest: SHA256Digest, bytes: Data)]
+                        cost: @escaping @Sendable (Int) -> Int) async throws(SyncError) -> [ChunkUpload]
 
     /// The bytes of every chunk the user stores, from the store's counters: what a quota is
     /// checked against.
@@ -36,7 +38,7 @@ public protocol ServerStorageBackend: StorageBackend {
 public protocol StreamedChunkBatch: Sendable {
     /// Checks `chunks` and keeps them for the batch. Throws `limitExceeded` for a chunk over
     /// the size limit and `chunkDigestMismatch` for one whose bytes do not hash to its
-    /// digest; the batch must then be aborted.
+    /// digest (a sealed chunk's: its body digest); the batch must then be aborted.
     func add(_ chunks: [ChunkUpload]) async throws(SyncError)
     /// Stores the batch; with `byteLimit`, refuses it whole (`quotaExceeded`) when its new
     /// chunks would take the user past that many bytes.

@@ -71,12 +71,18 @@ public protocol StorageBackend: Sendable {
     /// the call; chunks stored before it stay stored). When it returns, every chunk is
     /// stored. Backends may make this much cheaper than one call per chunk (one flush, one
     /// request); the default calls `uploadChunk` for each.
+    ///
+    /// A sealed chunk (`ChunkUpload.bodyDigest` set, SPEC §13) is stored under its id when its
+    /// bytes hash to its body digest (`chunkDigestMismatch` otherwise), and the store keeps
+    /// that digest to check the bytes against on every read. A chunk already stored under
+    /// the same id is not stored again: the first copy, with its body digest, stays.
     func uploadChunks(_ chunks: [ChunkUpload]) async throws(SyncError)
 
-    /// The bytes of a stored chunk, verified against its digest before they are returned.
-    /// Throws `chunkNotFound` when it is not stored and `chunkCorrupt` when the stored bytes
-    /// no longer match (the two are distinct: a missing chunk can be uploaded again, a
-    /// corrupt one needs repair).
+    /// The bytes of a stored chunk, verified before they are returned: against its digest,
+    /// or for a sealed chunk against the body digest it was stored with. Throws
+    /// `chunkNotFound` when it is not stored and `chunkCorrupt` when the stored bytes no
+    /// longer match (the two are distinct: a missing chunk can be uploaded again, a corrupt
+    /// one needs repair).
     func downloadChunk(_ digest: SHA256Digest) async throws(SyncError) -> Data
 
     /// The verified bytes of several chunks, with the errors of `downloadChunk` (the first
@@ -123,7 +129,13 @@ public protocol StorageBackend: Sendable {
 }
 
 extension StorageBackend {
+    /// Plain chunks only: `uploadChunk` has no room for a sealed chunk's body digest, so a
+    /// backend that may be given sealed chunks implements this itself.
     public func uploadChunks(_ chunks: [ChunkUpload]) async throws(SyncError) {
+        if let sealed = chunks.first(where: { $0.bodyDigest != nil }) {
+            throw SyncError(.internalError, "\(Self.self) stores chunks one at a time and cannot keep the body digest of sealed chunk \(sealed.digest.shortHex); it must implement uploadChunks",
+                            digest: sealed.digest)
+        }
         for chunk in chunks { try await uploadChunk(chunk.digest, bytes: chunk.bytes) }
     }
 
@@ -135,35 +147,6 @@ extension StorageBackend {
 
     /// Keeps nothing worth giving back.
     public func releaseMemory() {}
-}
-
-/// One chunk to store: its bytes and the digest they must hash to.
-public struct ChunkUpload: Sendable, Hashable {
-    public var digest: SHA256Digest
-    public var bytes: Data
-    /// Set by a caller in this process that computed `digest` from these very bytes, or
-    /// checked it against them: a backend storing them in this process (the embedded one)
-    /// then does not hash them a second time. Bytes that cross a process boundary are hashed
-    /// by whoever receives them, whatever this says, and every backend checks each chunk it
-    /// serves, so a wrong promise costs a refetch, never wrong content.
-    public var isVerified: Bool
-    /// A sealed chunk's (SPEC §13): the SHA-256 of `bytes`, since its `digest` is a keyed
-    /// MAC of the content the store never sees. The store checks the bytes against it on
-    /// upload and on every read, so damage is still `chunkCorrupt`. `nil` for a plain chunk,
-    /// whose `digest` is the SHA-256 of its bytes.
-    public var bodyDigest: SHA256Digest?
-
-    public init(digest: SHA256Digest, bytes: Data, isVerified: Bool = false, bodyDigest: SHA256Digest? = nil) {
-        self.digest = digest
-        self.bytes = bytes
-        self.isVerified = isVerified
-        self.bodyDigest = bodyDigest
-    }
-
-    /// The upload of a sealed chunk: its MAC id, its sealed body and that body's SHA-256.
-    public init(sealed chunk: SealedChunk) {
-        self.init(digest: chunk.id, bytes: chunk.body, isVerified: false, bodyDigest: chunk.bodyDigest)
-    }
 }
 
 /// Limits every backend enforces.

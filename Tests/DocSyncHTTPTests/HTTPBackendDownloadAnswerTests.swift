@@ -49,6 +49,17 @@ import Testing
         await expectSyncError(.internalError) { try await Self.download(answering: body, pieceSize: 4_096) }
     }
 
+    @Test func aSealedChunkIsCheckedAgainstTheBodyDigestOfItsFrame() async throws {
+        let chunks = Self.chunks + [TestSealing.upload(Data("sealed, last".utf8))]
+        let body = Self.body(chunks)
+        let downloaded = try await Self.download(answering: body, pieceSize: 37, digests: chunks.map(\.digest))
+        #expect(downloaded == Dictionary(uniqueKeysWithValues: chunks.map { ($0.digest, $0.bytes) }))
+        var damaged = body
+        damaged[damaged.count - 1] ^= 0xff  // the last byte of the sealed chunk
+        let error = await expectSyncError(.chunkCorrupt) { try await Self.download(answering: damaged, pieceSize: 4_096, digests: chunks.map(\.digest)) }
+        #expect(error?.digest == chunks.last?.digest)
+    }
+
     @Test func aChunkWithWrongBytesIsCorrupt() async throws {
         var body = Self.body(Self.chunks)
         body[body.count - 1] ^= 0xff  // the last byte of the last chunk

@@ -61,6 +61,33 @@ import Testing
         await storage.close()
     }
 
+    @Test func aSealedChunkMovesWithItsBodyDigestWhenItsPackIsRewritten() async throws {
+        let storage = try await ScaleOutTestStorage.make(settings: StoreSettings(deletedRetention: 0, collectionInterval: 0, collectionGrace: 0))
+        do {
+            let store = try await storage.open()
+            let account = try #require(try await store.accountID(named: "ana", create: true))
+            let backend = store.backend(account: account)
+            try await backend.createZone(TestSealing.zone)
+            // One pack: the kept file's sealed chunks and much sealed garbage.
+            let (record, uploads) = TestSealing.document("kept.bin", content: bytes(50_000, seed: 7))
+            let garbage = (0 ..< 3).map { TestSealing.upload(bytes(100_000, seed: 10 + UInt64($0))) }
+            try await backend.uploadChunks(uploads + garbage)
+            _ = try await backend.save(record)
+            let report = try await ScaleOutCollector(store: store).collect()
+            #expect(report.ran && report.chunksRemoved == garbage.count && report.packsCompacted == 1 && report.chunksMoved == uploads.count, "\(report)")
+            let moved = try await backend.places(of: uploads.map(\.digest))
+            #expect(moved.values.allSatisfy { $0.bodyDigest != nil }, "each keeps its body digest")
+            for upload in uploads {
+                #expect(moved[upload.digest]?.bodyDigest == upload.bodyDigest)
+                #expect(try await backend.downloadChunk(upload.digest) == upload.bytes, "copied, verified against its body digest")
+            }
+        } catch {
+            await storage.close()
+            throw error
+        }
+        await storage.close()
+    }
+
     @Test func anObjectNoPackNamesIsSweptOnceOlderThanTheGracePeriod() async throws {
         let storage = try await ScaleOutTestStorage.make(settings: StoreSettings(collectionInterval: 0, collectionGrace: 0))
         do {

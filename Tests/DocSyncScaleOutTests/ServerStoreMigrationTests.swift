@@ -22,6 +22,8 @@ import Testing
         var document = try await alice.save(try await TestRecords.document(zone, "report.bin", content: content, on: alice))
         document.path = RelativePath("renamed.bin")
         document = try await alice.save(document)  // its first version is kept as replaced
+        let sealed = TestSealing.chunk(Data("a sealed chunk of an encrypted folder".utf8))
+        try await alice.uploadChunks([ChunkUpload(sealed: sealed)])
         let doomed = try await alice.save(TestRecords.folder(zone, "doomed"))
         let deletion = try await alice.modifyRecords(RecordBatch(zone: zone, deletions: [RecordDeletion(id: doomed.id, baseTag: doomed.changeTag, device: "phone")]))
         #expect(deletion.failed.isEmpty)
@@ -47,6 +49,7 @@ import Testing
             #expect(everything.deleted == before.deleted)
             #expect(try await migrated.listDeleted(in: zone, since: nil) == deletedBefore)
             #expect(try await migrated.loadAsset(try #require(document.asset)) == content)
+            #expect(try await migrated.downloadChunk(sealed.id) == sealed.body, "a sealed chunk moves with its body digest")
             #expect(try await scaleOut.storedBytes(of: "alice") == bytesBefore)
             // A save based on a change tag from before the move is accepted.
             var edited = document

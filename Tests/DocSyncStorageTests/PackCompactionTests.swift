@@ -43,6 +43,22 @@ import Testing
         #expect(again.packsCompacted == 0 && again.packsRemoved == 0 && packFiles == after, "a compacted pack stays as it is")
     }
 
+    @Test func aSealedChunkMovesWithItsBodyDigestWhenItsPackIsCompacted() async throws {
+        let backend = try LocalBackend(directory: directory.url, options: Self.options)
+        try await backend.createZone(TestSealing.zone)
+        let (record, uploads) = TestSealing.document("kept.bin", content: Data((0 ..< 3_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 7) }))
+        let garbage = (0 ..< 30).map { TestSealing.upload(Data("garbage \($0) ".utf8) + Data(repeating: UInt8($0), count: 1_500)) }
+        try await backend.uploadChunks(uploads + garbage)
+        _ = try await backend.save(record)
+        let report = try await backend.collectGarbage()
+        #expect(report.chunksRemoved == garbage.count && report.packsCompacted == 1 && report.chunksMoved == uploads.count, "\(report)")
+        for upload in uploads {
+            #expect(try await backend.downloadChunk(upload.digest) == upload.bytes, "copied, verified against its body digest")
+            try corruptStoredChunk(upload.digest, in: backend)
+            await expectSyncError(.chunkCorrupt) { try await backend.downloadChunk(upload.digest) }
+        }
+    }
+
     @Test func aPackStillMostlyLiveIsLeftAndAnEmptyOneRemoved() async throws {
         let backend = try LocalBackend(directory: directory.url, options: Self.options)
         try await backend.createZone(zone)

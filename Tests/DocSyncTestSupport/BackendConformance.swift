@@ -43,6 +43,10 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
     case keyValueLimitsRefuseAWriteWithQuotaExceeded
     case sealedRecordsAreKeptAsSent
     case plaintextIsRefusedWhereEncryptionIsOn
+    case sealedChunkRoundTripsByteForByte
+    case sealedChunkWithAWrongBodyDigestIsRefused
+    case sealedChunkDamagedAtRestIsCorrupt
+    case sealedChunksAreKeptWhileReferencedAndSweptAfter
 
     public var testDescription: String { rawValue }
 
@@ -88,6 +92,10 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
         case .keyValueLimitsRefuseAWriteWithQuotaExceeded: try await KeyValueConformance.limitsRefuseWithQuotaExceeded(backend)
         case .sealedRecordsAreKeptAsSent: try await SealedRecordConformance.keepsSealedRecords(backend)
         case .plaintextIsRefusedWhereEncryptionIsOn: try await EncryptedAccountConformance.refusesPlaintext(backend)
+        case .sealedChunkRoundTripsByteForByte: try await SealedChunkConformance.roundTrip(fixture)
+        case .sealedChunkWithAWrongBodyDigestIsRefused: try await SealedChunkConformance.wrongBodyDigest(backend)
+        case .sealedChunkDamagedAtRestIsCorrupt: try await SealedChunkConformance.damagedAtRest(fixture)
+        case .sealedChunksAreKeptWhileReferencedAndSweptAfter: try await SealedChunkConformance.keptWhileReferenced(fixture)
         }
     }
 
@@ -98,7 +106,7 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
         switch self {
         case .keptVersionsExpireAfterTheRetention: Conformance.expiringAfterASecond
         case .deletionIsKeptInRecentlyDeletedWithItsDeviceAndChunks, .purgeEmptiesSomeOrAllOfRecentlyDeleted,
-             .replacedVersionsKeepTheirChunks: Conformance.collectingAtOnce
+             .replacedVersionsKeepTheirChunks, .sealedChunksAreKeptWhileReferencedAndSweptAfter: Conformance.collectingAtOnce
         default: StoreSettings(collectionInterval: 0)
         }
     }

@@ -141,6 +141,14 @@ public final class FaultInjectingBackend: StorageBackend {
         try await intercept(.uploadChunk) { () throws(SyncError) in try await inner.uploadChunk(digest, bytes: bytes) }
     }
 
+    /// One `uploadChunk` fate per chunk, as the protocol's default gives; each chunk goes on
+    /// whole (a sealed one with its body digest, which `uploadChunk` has no room for).
+    public func uploadChunks(_ chunks: [ChunkUpload]) async throws(SyncError) {
+        for chunk in chunks {
+            try await intercept(.uploadChunk) { () throws(SyncError) in try await inner.uploadChunks([chunk]) }
+        }
+    }
+
     public func downloadChunk(_ digest: SHA256Digest) async throws(SyncError) -> Data {
         try await intercept(.downloadChunk) { () throws(SyncError) in try await inner.downloadChunk(digest) }
     }

@@ -2,9 +2,9 @@ import DocSyncCore
 import DocSyncStorage
 import Foundation
 
-/// Chunks of `MemoryBackend`: stored once per digest, each upload checked whole before any
-/// of it is stored, every download verified against its digest — or, for a sealed chunk
-/// (SPEC §13, `ChunkUpload.bodyDigest`), against the SHA-256 of its body sent with it.
+/// Chunks of `MemoryBackend`: stored once per digest (a sealed chunk with its body digest),
+/// each upload checked whole before any of it is stored, every download verified against
+/// its digest (a sealed chunk's: its body digest).
 extension MemoryBackend {
     public func missingChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> Set<SHA256Digest> {
         read { state, _ in Set(digests.filter { state.chunks[$0] == nil }) }
@@ -37,8 +37,8 @@ extension MemoryBackend {
             }
             return stored
         }
-        for digest in digests where SHA256Digest(hashing: stored[digest]!.bytes) != stored[digest]!.bodyDigest ?? digest {
-            throw SyncError(.chunkCorrupt, "stored chunk \(digest.shortHex) does not match its digest; it must be uploaded again", digest: digest)
+        for digest in digests where !stored[digest]!.matches(digest) {
+            throw SyncError.storedChunkCorrupt(digest, sealed: stored[digest]!.bodyDigest != nil)
         }
         return stored.mapValues(\.bytes)
     }
@@ -62,23 +62,17 @@ extension MemoryBackend {
     }
 
     private func store(_ chunks: [ChunkUpload]) throws(SyncError) {
-        for chunk in chunks {
-            guard chunk.bytes.count <= StorageLimits.maximumChunkSize else {
-                throw SyncError(.limitExceeded, "chunk \(chunk.digest.shortHex) is \(chunk.bytes.count) bytes, more than the \(StorageLimits.maximumChunkSize) allowed; chunk the content again", digest: chunk.digest)
-            }
-            // A sealed chunk's body is checked against its body digest, a plain one against its id.
-            guard SHA256Digest(hashing: chunk.bytes) == chunk.bodyDigest ?? chunk.digest else {
-                throw SyncError(.chunkDigestMismatch, "chunk bytes do not hash to \(chunk.digest.shortHex); nothing was stored: read the content again and resend", digest: chunk.digest)
-            }
-        }
+        for chunk in chunks { try chunk.checkBeforeStoring(trustingPromise: false) }
         try write { (state, now) throws(SyncError) in
-            var new: [SHA256Digest: ChunkUpload] = [:]
-            for chunk in chunks where state.chunks[chunk.digest] == nil { new[chunk.digest] = chunk }
+            var new: [SHA256Digest: MemoryChunk] = [:]
+            for chunk in chunks where state.chunks[chunk.digest] == nil && new[chunk.digest] == nil {
+                new[chunk.digest] = MemoryChunk(bytes: Data(chunk.bytes), storedAt: now, bodyDigest: chunk.bodyDigest)
+            }
             let adding = new.values.reduce(Int64(0)) { $0 + Int64($1.bytes.count) }
             try StoreQuota.admit(adding: adding, to: state.chunkBytes, limit: state.chunkByteLimit)
             // Chunks stored already are stored again: a collection leaves them another grace period.
             for chunk in chunks where new[chunk.digest] == nil { state.chunks[chunk.digest]!.storedAt = now }
-            for (digest, chunk) in new { state.chunks[digest] = MemoryChunk(bytes: Data(chunk.bytes), storedAt: now, bodyDigest: chunk.bodyDigest) }
+            for (digest, chunk) in new { state.chunks[digest] = chunk }
             state.chunkBytes += adding
         }
     }
@@ -91,12 +85,13 @@ extension MemoryBackend {
     @discardableResult
     public func repairChunk(_ digest: SHA256Digest) -> Bool {
         state.withLock { state in
-            guard var chunk = state.chunks[digest], SHA256Digest(hashing: chunk.bytes) != digest, !chunk.bytes.isEmpty else { return false }
+            guard var chunk = state.chunks[digest], !chunk.matches(digest), !chunk.bytes.isEmpty else { return false }
+            let expected = chunk.bodyDigest ?? digest
             var fixed = chunk.bytes
             fixed[fixed.startIndex] ^= 0xff
-            if SHA256Digest(hashing: fixed) == digest {
+            if SHA256Digest(hashing: fixed) == expected {
                 chunk.bytes = fixed
-            } else if chunk.bytes.count == 1, SHA256Digest(hashing: Data()) == digest {
+            } else if chunk.bytes.count == 1, SHA256Digest(hashing: Data()) == expected {
                 chunk.bytes = Data()
                 state.chunkBytes -= 1
             } else {

@@ -115,9 +115,13 @@ extension MemoryBackendState {
 struct MemoryChunk {
     var bytes: Data
     var storedAt: Timestamp
-    /// A sealed chunk's body digest (SPEC §13), checked on every read in place of its id;
-    /// `nil` for a plain chunk, whose id is its SHA-256.
+    /// A sealed chunk's body digest, what `bytes` must hash to; `nil` for a plain chunk.
     var bodyDigest: SHA256Digest? = nil
+
+    /// Whether `bytes` still hash to what was checked when the chunk was stored as `digest`.
+    func matches(_ digest: SHA256Digest) -> Bool {
+        SHA256Digest(hashing: bytes) == (bodyDigest ?? digest)
+    }
 }
 
 /// One zone of a `MemoryBackend`: its records, tombstones and change history, and its
