@@ -187,11 +187,26 @@ struct BenchCommand: AsyncParsableCommand {
         print("\n== Propagation between two daemons through the file:// backend ==")
         let propagation = try await SyncBench.propagation(samples: samples, base: base.appendingPathComponent("propagation"))
         print(propagation.line)
+        print("\n== The same, the two daemons devices of an encrypted account (SPEC §13) ==")
+        let sealedPropagation = try await SyncBench.propagation(samples: samples, base: base.appendingPathComponent("propagation-encrypted"), encrypted: true)
+        print(sealedPropagation.line)
         print("\n== Initial sync: \(initialFiles) files of 1–8 KiB in 500 directories + 20 × 10 MiB ==")
         let initial = try await SyncBench.initialSync(base: base.appendingPathComponent("initial"), smallFiles: initialFiles)
         print(initial.line)
-        struct SyncReport: Encodable { let propagation: SyncBench.Propagation; let initialSync: SyncBench.InitialSync }
-        try write(SyncReport(propagation: propagation, initialSync: initial), to: syncJSON)
+        print("\n== The same initial sync, encrypted ==")
+        let sealed = try await SyncBench.initialSync(base: base.appendingPathComponent("initial-encrypted"), smallFiles: initialFiles, encrypted: true)
+        print(sealed.line)
+        let cpu = { (sync: SyncBench.InitialSync) in sync.cpuSeconds.values.reduce(0, +) }
+        print(String(format: "encrypted/plain: wall %.2f×, CPU %.2f× (%.2f s vs %.2f s), stored %.3f×, 4 KiB propagation p50 %.1f vs %.1f ms",
+                     sealed.docsyncSeconds / initial.docsyncSeconds, cpu(sealed) / cpu(initial), cpu(sealed), cpu(initial),
+                     Double(sealed.storedBytes ?? 0) / Double(max(1, initial.storedBytes ?? 1)), sealedPropagation.p50, propagation.p50))
+        struct SyncReport: Encodable {
+            let propagation: SyncBench.Propagation
+            let initialSync: SyncBench.InitialSync
+            let encryptedPropagation: SyncBench.Propagation
+            let encryptedInitialSync: SyncBench.InitialSync
+        }
+        try write(SyncReport(propagation: propagation, initialSync: initial, encryptedPropagation: sealedPropagation, encryptedInitialSync: sealed), to: syncJSON)
     }
 
     func runChunker() async throws {

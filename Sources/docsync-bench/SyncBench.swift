@@ -41,24 +41,29 @@ enum SyncBench {
         /// CPU seconds (user + system) each process spent on the sync: the two daemons from
         /// their start, the server (when there is one) over the sync.
         let cpuSeconds: [String: Double]
+        /// The bytes the `file://` backend's directory holds after the sync (`nil` for a server).
+        let storedBytes: Int64?
         var line: String {
             let rsync = rsyncSeconds.map { String(format: "%.2f s (docsync/rsync = %.2f×)", $0, docsyncSeconds / $0) } ?? "not installed"
             let floorRatio = rsyncSeconds.map { String(format: ", floor/rsync = %.2f×", floor.seconds / $0) } ?? ""
             let total = cpuSeconds.values.reduce(0, +)
             return String(format: "%d files, %.0f MB: docsync %.2f s (sender uploaded in %.2f s), rsync -a %@, cp -a %.2f s\n"
                           + "data-path floor (chunk, hash, pack, verify, write; no index): %.2f s, %.2f s CPU (docsync/floor = %.2f×%@)\n"
-                          + "CPU s: %@ (total %.2f s: at least %.2f s on this machine's %d cores)",
+                          + "CPU s: %@ (total %.2f s: at least %.2f s on this machine's %d cores)%@",
                           files, Double(bytes) / 1e6, docsyncSeconds, uploadSeconds, rsync, cpSeconds,
                           floor.seconds, floor.cpuSeconds, docsyncSeconds / floor.seconds, floorRatio,
                           cpuSeconds.sorted(by: { $0.key < $1.key }).map { String(format: "%@ %.2f", $0.key, $0.value) }.joined(separator: ", "),
-                          total, total / Double(Self.cores), Self.cores)
+                          total, total / Double(Self.cores), Self.cores,
+                          storedBytes.map { String(format: "\nthe backend stores %.1f MB", Double($0) / 1e6) } ?? "")
         }
 
         static var cores: Int { ProcessInfo.processInfo.activeProcessorCount }
     }
 
-    static func propagation(samples: Int, base: URL) async throws -> Propagation {
+    /// `encrypted`: the two daemons are trusted devices of an encrypted account (SPEC §13).
+    static func propagation(samples: Int, base: URL, encrypted: Bool = false) async throws -> Propagation {
         let backend = URL(fileURLWithPath: base.appendingPathComponent("backend").path)
+        if encrypted { try await seed(backend: backend, base: base) }
         let a = try BenchDaemon(name: "alpha", base: base, backend: backend)
         let b = try BenchDaemon(name: "beta", base: base, backend: backend)
         try a.start()
@@ -157,8 +162,10 @@ enum SyncBench {
     /// Times two daemons (`backend`: the embedded backend under `base` when `nil`) bringing a
     /// new tree from one folder to the other, and `rsync -a`, `cp -a` and `DataPathFloor` of
     /// that tree.
+    /// `encrypted`: the daemons are trusted devices of an encrypted account (SPEC §13).
     static func initialSync(base: URL, smallFiles: Int = 10_000, directories: Int = 500, largeFiles: Int = 20, largeSize: Int = 10 << 20,
-                            backend serverURL: URL? = nil, tokenFile: URL? = nil, serverPID: Int32? = nil) async throws -> InitialSync {
+                            backend serverURL: URL? = nil, tokenFile: URL? = nil, serverPID: Int32? = nil,
+                            encrypted: Bool = false) async throws -> InitialSync {
         let source = base.appendingPathComponent("source")
         let (files, bytes) = try makeTree(at: source, smallFiles: smallFiles, directories: directories, largeFiles: largeFiles, largeSize: largeSize)
         // Each contender starts with nothing of the others' left to write back: the data
@@ -174,6 +181,10 @@ enum SyncBench {
         _ = try timed("diff", ["-r", "-q", source.path, floorCopy.path])  // a floor that copied wrong would mean nothing
 
         let backend = serverURL ?? URL(fileURLWithPath: base.appendingPathComponent("backend").path)
+        if encrypted {
+            guard serverURL == nil else { throw BenchError("the encrypted initial sync runs on the file:// backend") }
+            try await seed(backend: backend, base: base)
+        }
         let a = try BenchDaemon(name: "alpha", base: base, backend: backend, tokenFile: tokenFile)
         let b = try BenchDaemon(name: "beta", base: base, backend: backend, tokenFile: tokenFile)
         try FileManager.default.removeItem(at: a.folder)
@@ -210,8 +221,26 @@ enum SyncBench {
         // The receiver's root marker is its own, never synced.
         let check = try timed("diff", ["-r", "-q", "-x", IgnoreRules.rootMarkerName, source.path, b.folder.path])
         _ = check
+        let stored = serverURL == nil ? directoryBytes(backend) : nil
         return InitialSync(files: files, bytes: bytes, docsyncSeconds: seconds(elapsed), uploadSeconds: seconds(uploaded ?? elapsed),
-                           rsyncSeconds: rsync, cpSeconds: cp, floor: floor, cpuSeconds: cpu)
+                           rsyncSeconds: rsync, cpSeconds: cp, floor: floor, cpuSeconds: cpu, storedBytes: stored)
+    }
+
+    /// An encrypted account whose devices alpha and beta (under `base`) are both trusted.
+    static func seed(backend: URL, base: URL) async throws {
+        try FileManager.default.createDirectory(at: backend, withIntermediateDirectories: true)
+        try await EncryptedAccountSeed.prepare(backend: backend, devices: ["alpha", "beta"].map { ($0, base.appendingPathComponent("\($0)-state")) })
+    }
+
+    /// The bytes of every file under `directory`.
+    static func directoryBytes(_ directory: URL) -> Int64 {
+        var total: Int64 = 0
+        let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.fileSizeKey, .isRegularFileKey])
+        while let url = enumerator?.nextObject() as? URL {
+            guard let values = try? url.resourceValues(forKeys: [.fileSizeKey, .isRegularFileKey]), values.isRegularFile == true else { continue }
+            total += Int64(values.fileSize ?? 0)
+        }
+        return total
     }
 
     static func seconds(_ duration: Duration) -> Double {
