@@ -7,11 +7,13 @@ import Foundation
 /// device of mine". Signed bytes: `"docsync/1 statement" ‖ suite ‖ kind ‖ subject ‖ payload`.
 public struct KeyStatement: Sendable, Equatable {
     public enum Kind: UInt8, Sendable {
-        /// `payload` is a wrapped folder epoch secret; `subject` is `folder:ZONE:EPOCH:READER`.
+        /// `payload` is a folder epoch's secret wrapped for the account; `subject` is
+        /// `folder:ZONE:EPOCH`.
         case folderKey = 1
-        /// `payload` is a device's public keys; `subject` is `device:ACCOUNT:NAME`.
+        /// `payload` is a trusted device's public keys; `subject` is `device:DEVICE-ID`.
         case trustedDevice = 2
-        /// `payload` is an account's public keys; `subject` is `account:NAME`.
+        /// `payload` is the account's public keys of generation G (`subject` `account:G`), or
+        /// the recovery key's public key (`recovery:G`).
         case accountKeys = 3
     }
 
