@@ -24,8 +24,7 @@ extension DaemonControlHandler {
                     throw HandlerFailure("unsupported", "moving the folder \(folder) that already syncs into an encrypted zone is not available in this version; 'docs-status encryption enable' (no folder) turns encryption on for the account and the folders added after it")
                 }
                 let recovery = try await accountKeys.enable()
-                await folderGate.followEncryption()
-                folderGate.startWhatCan()
+                await folderGate.turn(refreshing: false)
                 var status = encryptionStatus()
                 status.recoveryKey = recovery.text
                 return .encryption(status)
@@ -36,7 +35,7 @@ extension DaemonControlHandler {
                 return .encryption(status)
             case .recover(let text)?:
                 try await accountKeys.recover(with: text)
-                folderGate.startWhatCan()
+                await folderGate.turn(refreshing: false)
                 return .encryption(encryptionStatus())
             }
         } catch let failure as AccountKeyFailure {

@@ -26,6 +26,8 @@ final class AccountKeyService: Sendable {
         var directory = KeyDirectory()
         /// Why the last look at the directory failed, if it did.
         var lastError: String?
+        /// Whether it failed because the server refused this device's token.
+        var refusedToken = false
         /// The key sources handed to folders, by opaque zone, kept up to date.
         var sources: [ZoneID: FolderKeySource] = [:]
     }
@@ -44,6 +46,9 @@ final class AccountKeyService: Sendable {
 
     /// The standing decided so far (`nil`: not known yet).
     var standing: DeviceStanding? { state.withLock { $0.standing } }
+
+    /// Whether the standing is not known because the server refuses this device's token.
+    var tokenRefused: Bool { state.withLock { $0.standing == nil && $0.refusedToken } }
 
     /// Decides the standing from what this device kept when that suffices (it holds the
     /// account keys), else from the server's directory; `nil` when the server cannot be
@@ -68,7 +73,10 @@ final class AccountKeyService: Sendable {
     func refresh() async throws(SyncError) -> DeviceStanding {
         let directory: KeyDirectory
         do { directory = try await client.read() } catch {
-            state.withLock { $0.lastError = error.message }
+            state.withLock { state in
+                state.lastError = error.message
+                state.refusedToken = error.code == .notAuthenticated
+            }
             throw error
         }
         let decided: DeviceStanding
@@ -96,6 +104,7 @@ final class AccountKeyService: Sendable {
             state.standing = decided
             state.directory = directory
             state.lastError = nil
+            state.refusedToken = false
             return state.sources
         }
         for (zone, source) in sources {

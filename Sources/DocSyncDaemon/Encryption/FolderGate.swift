@@ -28,6 +28,8 @@ final class FolderGate: Service, Sendable {
     /// Folders of an encrypted account that sync plain: what they had before it was.
     private let plain = Mutex<[String]>([])
     private let kicks = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    /// One turn at a time: two turns stopping and starting the same folder would start it twice.
+    private let turns = AsyncLock()
 
     /// What a folder gets now.
     enum Start {
@@ -83,6 +85,10 @@ final class FolderGate: Service, Sendable {
         case .refused?:
             return .wait("the account's keys cannot be trusted on this device (docs-status encryption)")
         case nil:
+            // A refused token sends and fetches nothing either way: the folder starts (in its
+            // plain zone, where nothing can reach) so it shows "not authenticated"; once the
+            // server answers, a folder of an encrypted account moves to its encrypted zone.
+            if keys.tokenRefused { return .plain }
             return .wait("waiting for the server to say whether the account is encrypted")
         }
     }
@@ -126,9 +132,7 @@ final class FolderGate: Service, Sendable {
                 group.addTask {
                     for await _ in self.kicks.stream {
                         if Task.isCancelled { return }
-                        _ = try? await self.keys.refresh()
-                        await self.followEncryption()
-                        self.startWhatCan()
+                        await self.turn(refreshing: true)
                     }
                 }
                 await group.next()
@@ -137,8 +141,19 @@ final class FolderGate: Service, Sendable {
         }
     }
 
+    /// One turn, alone: the key directory read again (with `refreshing`), the folders moved
+    /// into their encrypted zones when the account became encrypted, every waiting folder
+    /// that can start started.
+    func turn(refreshing: Bool) async {
+        await turns.acquire()
+        defer { turns.release() }
+        if refreshing { _ = try? await keys.refresh() }
+        await followEncryption()
+        startWhatCan()
+    }
+
     /// Starts every waiting folder that can start now.
-    func startWhatCan() {
+    private func startWhatCan() {
         let candidates = waiting.withLock { waiting in
             let all = waiting
             waiting = []
@@ -198,7 +213,7 @@ final class FolderGate: Service, Sendable {
     /// record is stopped, its index (of the plain zone) dropped, and started again as the
     /// standing allows (encrypted, or waiting); its files stay as they are. So is a waiting
     /// folder whose index is of a plain zone that holds no record.
-    func followEncryption() async {
+    private func followEncryption() async {
         switch keys.standing {
         case .plainAccount?, nil: return
         default: break
@@ -223,7 +238,9 @@ final class FolderGate: Service, Sendable {
             await set.remove(folder)
             dropIndex(of: folder.folder)
             logger.notice("the account is encrypted: the folder starts again in its encrypted zone", metadata: ["path": "\(folder.root.path)"])
-            waiting.withLock { $0.append((folder.folder, "starting again in its encrypted zone")) }
+            waiting.withLock { waiting in
+                if !waiting.contains(where: { $0.folder.path == folder.folder.path }) { waiting.append((folder.folder, "starting again in its encrypted zone")) }
+            }
         }
     }
 }
