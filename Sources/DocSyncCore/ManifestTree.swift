@@ -19,6 +19,13 @@ public enum ManifestTree {
     static let magic: [UInt8] = Array("DSM1".utf8)
     static let entrySize = 36
 
+    /// Whether `bytes`, stored under `id`, are a manifest node: they start with the node's
+    /// magic and hash to `id`. Only bytes with the magic are hashed, so a sealed chunk (whose
+    /// first byte is its cipher suite) is told from a node without a pass over its body.
+    public static func isNode(_ bytes: Data, storedAs id: SHA256Digest) -> Bool {
+        bytes.starts(with: magic) && SHA256Digest(hashing: bytes) == id
+    }
+
     /// A manifest node to be stored as a chunk: its reference and its bytes.
     public struct Node: Hashable, Sendable {
         public let ref: ChunkRef

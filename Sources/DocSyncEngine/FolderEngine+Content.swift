@@ -20,6 +20,8 @@ extension FolderEngine {
     struct ReadContent: Sendable {
         var chunks: [ChunkRef]
         var bytes: Data?
+        /// The epoch whose keys named the chunks (an encrypted folder's), `nil` for a plain one.
+        var epoch: UInt32?
     }
 
     /// Reads a changed item's content into the row without touching the index; returns a
@@ -36,12 +38,14 @@ extension FolderEngine {
             row.needsRead = false
             return nil
         case .document:
-            let content = try ContentReader.read(absolute(row.path), keepingUpTo: keepLimit, chunker: try assetChunker(), in: fileSystem)
+            let keys = try sealingKeys()
+            let content = try ContentReader.read(absolute(row.path), keepingUpTo: keepLimit,
+                                                 chunker: keys.map { AssetChunker(keys: $0) } ?? AssetChunker(), in: fileSystem)
             row.take(content.stat)
             row.digest = content.manifest.contentDigest
             row.asset = content.reference
             row.needsRead = false
-            return ReadContent(chunks: content.manifest.chunks, bytes: content.bytes)
+            return ReadContent(chunks: content.manifest.chunks, bytes: content.bytes, epoch: keys?.epoch)
         }
     }
 }

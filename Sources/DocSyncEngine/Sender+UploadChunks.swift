@@ -19,7 +19,9 @@ extension Sender {
         guard !rows.isEmpty else { return [] }
         let sealing = try engine.sealingKeys()
         let zone = configuration.zone
-        struct Piece: Sendable { var recordName: String; var path: String; var offset: Int64; var length: Int; var bytes: Data? }
+        // Bytes just read are named by their epoch's keys: usable as read while that is still
+        // the current epoch, else the file counts as changed and is read and named anew.
+        struct Piece: Sendable { var recordName: String; var path: String; var offset: Int64; var length: Int; var bytes: Data?; var epoch: UInt32? }
         // Each chunk's first place, in the order of the rows and of the chunks in each file:
         // a batch of chunks then reads (and is stored) as runs of adjacent bytes.
         var pieces: [(digest: SHA256Digest, piece: Piece)] = []
@@ -52,7 +54,8 @@ extension Sender {
                 if seen.insert(ref.digest).inserted {
                     // A slice shares the file's buffer: no copy.
                     let bytes = content?.bytes.map { $0[Int(offset)..<Int(offset) + ref.length] }
-                    pieces.append((ref.digest, Piece(recordName: row.recordName, path: path, offset: offset, length: ref.length, bytes: bytes)))
+                    pieces.append((ref.digest, Piece(recordName: row.recordName, path: path, offset: offset, length: ref.length, bytes: bytes,
+                                                     epoch: content?.epoch)))
                 }
                 offset += Int64(ref.length)
             }
@@ -100,7 +103,7 @@ extension Sender {
                     var sent: [String: Int] = [:]
                     for (digest, piece) in batch {
                         sent[piece.recordName, default: 0] += piece.length
-                        if let bytes = piece.bytes, sealing.map({ $0.chunkID(of: bytes) == digest }) ?? true {
+                        if let bytes = piece.bytes, piece.epoch == sealing?.epoch {
                             uploads.append(.dataChunk(digest, bytes, sealedWith: sealing, zone: zone))  // hashed when read
                             continue
                         }

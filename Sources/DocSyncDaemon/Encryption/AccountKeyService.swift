@@ -247,11 +247,11 @@ final class AccountKeyService: Sendable {
         let directory = try await failure { try await client.read() }
         let named = directory.announcements.values.filter { keys.name(of: $0) == name }
         guard !named.isEmpty else { throw AccountKeyFailure(code: "notFound", "no device named \(name) waits for approval; start docsyncd on it first (docs-status devices lists the account's devices)") }
-        // Several announcements under one name (a device set up again): the code picks one.
-        guard let announcement = named.first(where: { ApprovalCode.matches(fingerprint, ApprovalCode.of(account: keys.publicKeys, device: $0.publicKeys)) }) else {
-            throw AccountKeyFailure(.invalidArguments, try failure { _ = try keys.approving(named[0], code: fingerprint); return "" })
-        }
-        try await failure { try await client.write(try keys.approving(announcement, code: fingerprint)) }
+        // Several announcements under one name (a device set up again): the code picks one;
+        // `approving` refuses a code that matches none.
+        let announcement = named.first { ApprovalCode.matches(fingerprint, ApprovalCode.of(account: keys.publicKeys, device: $0.publicKeys)) } ?? named[0]
+        let writes = try failure { try keys.approving(announcement, code: fingerprint) }
+        try await failure { try await client.write(writes) }
         try await failure { try await refresh() }
         logger.notice("approved a device", metadata: ["name": "\(name)", "id": "\(announcement.id)"])
     }

@@ -9,9 +9,9 @@ extension SealingBackend {
         try await downloadChunks([digest])[digest]!
     }
 
-    /// The content of each chunk of `digests`. A body whose SHA-256 is the id asked for is a
-    /// manifest node and comes back as stored (a data chunk's id is a MAC: no body the server
-    /// could find hashes to it); any other body is opened as the sealed chunk of that id in
+    /// The content of each chunk of `digests`. A manifest node (`ManifestTree.isNode`: its
+    /// magic, and its SHA-256 is the id asked for) comes back as stored (a data chunk's id is
+    /// a MAC: no body the server could find hashes to it); any other body is opened as the sealed chunk of that id in
     /// this zone, and one that does not open fails the call with `invalidArguments` — the
     /// file it belongs to shows the error and nothing of it is written.
     func downloadChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> [SHA256Digest: Data] {
@@ -20,7 +20,7 @@ extension SealingBackend {
         var content: [SHA256Digest: Data] = [:]
         content.reserveCapacity(stored.count)
         for (digest, body) in stored {
-            if SHA256Digest(hashing: body) == digest {
+            if ManifestTree.isNode(body, storedAs: digest) {
                 content[digest] = body
                 continue
             }
