@@ -89,9 +89,12 @@ release: deps
 # machine with the services' own work: they run on their own, after the others, so the
 # timed tests of the first step keep the machine to themselves.
 SERVICE_TESTS  = DocSyncScaleOutTests|DocSyncS3Tests|DocSyncSystemTests.ClusterSyncTests|DocSyncSystemTests.MigrationTests
-TEST_SUITE     = $(TEST_ENV) $(SWIFT) test --skip-build --skip DocSyncSimulationTests --skip '$(SERVICE_TESTS)' $(TEST_FLAGS)
-TEST_SERVICES  = $(TEST_ENV) $(SWIFT) test --skip-build --filter '$(SERVICE_TESTS)' $(TEST_FLAGS)
-TEST_SIMULATION = $(TEST_ENV) $(SWIFT) test --skip-build --filter DocSyncSimulationTests $(TEST_FLAGS)
+# Each step's output is also kept in .build/test-logs/STEP.log; a failing step ends by
+# naming what failed again (Tests/run-logged.sh), so the tail of a CI log says it.
+TEST_LOGGED    = bash Tests/run-logged.sh
+TEST_SUITE     = $(TEST_LOGGED) suite env $(TEST_ENV) $(SWIFT) test --skip-build --skip DocSyncSimulationTests --skip '$(SERVICE_TESTS)' $(TEST_FLAGS)
+TEST_SERVICES  = $(TEST_LOGGED) services env $(TEST_ENV) $(SWIFT) test --skip-build --filter '$(SERVICE_TESTS)' $(TEST_FLAGS)
+TEST_SIMULATION = $(TEST_LOGGED) simulation env $(TEST_ENV) $(SWIFT) test --skip-build --filter DocSyncSimulationTests $(TEST_FLAGS)
 API_CHECK      = bash Tests/APIConformance/run.sh
 ENCRYPTION_VECTORS = bash Tests/Encryption/check.sh
 # HAProxy, openssl and curl: the test of two instances behind the balancer runs the shipped

@@ -39,6 +39,10 @@ public struct SyncError: Error, Hashable, Codable, Sendable, CustomStringConvert
         case chunkDigestMismatch
         /// The backend failed in a way it could not classify; the message says how.
         case internalError
+        /// The zone was moved into another (a folder turned encrypted, SPEC §13) and is only
+        /// a redirect now: `movedTo` names where it went. Follow it: sync that zone and
+        /// match what is on disk; never write into the old one again.
+        case zoneMoved
     }
 
     public var code: Code
@@ -54,10 +58,13 @@ public struct SyncError: Error, Hashable, Codable, Sendable, CustomStringConvert
     /// For `quotaExceeded` when the user's account is full (not the backend's disk): what
     /// the account stores and may store.
     public var quota: AccountQuota?
+    /// For `zoneMoved`: the zone the named one was moved into.
+    public var movedTo: ZoneID?
 
     public init(
         _ code: Code, _ message: String, retryAfter: Double? = nil, serverRecord: Record? = nil,
-        itemErrors: [RecordID: SyncError]? = nil, digest: SHA256Digest? = nil, quota: AccountQuota? = nil
+        itemErrors: [RecordID: SyncError]? = nil, digest: SHA256Digest? = nil, quota: AccountQuota? = nil,
+        movedTo: ZoneID? = nil
     ) {
         self.code = code
         self.message = message
@@ -66,6 +73,7 @@ public struct SyncError: Error, Hashable, Codable, Sendable, CustomStringConvert
         self.itemErrors = itemErrors
         self.digest = digest
         self.quota = quota
+        self.movedTo = movedTo
     }
 
     /// True for the codes whose handling is "keep the work queued and retry later".
@@ -89,6 +97,11 @@ extension SyncError {
 
     public static func zoneNotFound(_ zone: ZoneID) -> SyncError {
         SyncError(.zoneNotFound, "zone \(zone.name.debugDescription) does not exist; create it and resend")
+    }
+
+    public static func zoneMoved(_ zone: ZoneID, to target: ZoneID) -> SyncError {
+        SyncError(.zoneMoved, "zone \(zone.name.debugDescription) was moved into an encrypted zone; sync that one instead (nothing is written here any more)",
+                  movedTo: target)
     }
 
     public static func chunkNotFound(_ digest: SHA256Digest) -> SyncError {

@@ -82,6 +82,9 @@ extension FolderEngine {
         }
         if ended {
             logger.notice("folder back: resuming", metadata: ["path": "\(configuration.root.path)"])
+            // Status says so at once, not after the full scan and fetch this turn starts
+            // (on a loaded machine or a large folder, long after the folder came back).
+            setState(.scanning, message: "the folder is back: comparing it with what was synced")
             inbox.withLock { $0.fullScan = true; $0.fetch = true; $0.send = true }
         }
     }

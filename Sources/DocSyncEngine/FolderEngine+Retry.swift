@@ -83,6 +83,14 @@ extension FolderEngine {
             setState(.error, message: FolderStatus.readOnlyShare, waitsOnTheBackend: true)
             retry.notBefore = now + max(backoff, .seconds(30))
             logger.notice("the backend refused a change as not permitted; changes stay on this device", metadata: ["error": "\(error.message)"])
+        case .followMovedZone:
+            // The zone is a redirect now (SPEC §13): nothing more is sent into it or fetched
+            // from it; the files stay as they are until the folder starts in the new zone.
+            updateLive { $0.movedTo = error.movedTo ?? configuration.zone }
+            setState(.syncing, message: FolderStatus.zoneMoved, waitsOnTheBackend: true)
+            retry.notBefore = now + .seconds(3600)
+            logger.notice("the folder's zone was moved into an encrypted zone; following it",
+                          metadata: ["path": "\(configuration.root.path)", "to": "\(error.movedTo?.name ?? "?")"])
         case .rereadLater, .mergeAndResend, .handleEachItem, .splitAndResend, .itemError:
             // Per-item outcomes are handled where they arise; reaching here means a pass was
             // cut short (a file changed while being read, a corrupt chunk): try again soon.

@@ -31,7 +31,14 @@ extension FolderEngine {
         var deletionGate: DeletionGate = .release
         /// Since when an encrypted folder's keys have been withheld (`standStill`).
         var keysWithheldSince: Timestamp?
+        /// The zone the server said this folder's zone moved into (`zoneMoved`, SPEC §13):
+        /// nothing is sent or fetched any more; the daemon starts the folder again there.
+        var movedTo: ZoneID?
     }
+
+    /// The zone the server said this folder's zone moved into (`zoneMoved`): the engine
+    /// stands still from then on, and whoever runs it starts the folder in that zone.
+    public var zoneMovedTo: ZoneID? { published.withLock { $0.live.movedTo } }
 
     /// The folder's state and counts now.
     public func status() -> FolderStatus {

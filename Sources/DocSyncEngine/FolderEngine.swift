@@ -174,6 +174,12 @@ public final class FolderEngine: Sendable {
             setBusy(false)
             return .wait(until: environment.now() + .seconds(3600))
         }
+        if published.withLock({ $0.live.movedTo != nil }) {
+            // Moved into an encrypted zone (`zoneMoved`): nothing is sent, fetched or written
+            // until the daemon starts the folder there; a person's actions wait for that.
+            setBusy(false)
+            return .wait(until: environment.now() + .seconds(3600))
+        }
         if let withheld = keysWithheld {
             // An encrypted folder without its keys (SPEC §13): nothing is sent, applied or
             // deleted, a person's actions too are refused; the keys are looked for again

@@ -14,7 +14,7 @@ public enum WireStatus {
         case .permissionDenied: 403
         case .zoneNotFound, .unknownItem, .chunkNotFound: 404
         case .serverRecordChanged, .partialFailure, .batchRequestFailed: 409
-        case .changeTokenExpired, .userDeletedZone: 410
+        case .changeTokenExpired, .userDeletedZone, .zoneMoved: 410
         case .limitExceeded: 413
         case .chunkDigestMismatch, .assetFileModified: 422
         case .zoneBusy: 423

@@ -22,8 +22,26 @@ public protocol StorageBackend: Sendable {
     /// user) until a garbage collection finds nothing else referencing them.
     func deleteZone(_ zone: ZoneID) async throws(SyncError)
 
-    /// Every zone, sorted by name.
+    /// Every zone, sorted by name (a moved zone, which is only a redirect, is not listed).
     func listZones() async throws(SyncError) -> [ZoneID]
+
+    /// Moves `zone` into `target` (SPEC §13: a folder that syncs turned encrypted, its
+    /// records already saved sealed into `target` by the device that moves it).
+    ///
+    /// Removes every record, tombstone, change, Recently Deleted entry and replaced version
+    /// of `zone`, and keeps `zone` as a redirect: from then on every call naming it
+    /// (`createZone`, `modifyRecords`, `fetchChanges`, `fetchRecords`, `listDeleted`,
+    /// `recoverDeleted`, `purgeDeleted`) throws `zoneMoved` with `movedTo` = `target`, so a
+    /// device that was offline or runs an older daemon never writes there again;
+    /// `deleteZone` removes the redirect. The chunks only `zone` referenced are garbage at
+    /// once, without the grace period: before the call returns they are removed and every
+    /// pack that held one is rewritten. Devices syncing `zone` are notified.
+    ///
+    /// Moving a moved zone again into the same `target` succeeds (a retried call); into
+    /// another throws `zoneMoved`. Throws `zoneNotFound` when either zone does not exist,
+    /// `invalidArguments` when they are the same, and `permissionDenied` for a shared zone's
+    /// participant (only the owner moves a zone).
+    func moveZone(_ zone: ZoneID, to target: ZoneID) async throws(SyncError)
 
     /// Saves and deletes the records of `batch`, returning each item's own result.
     ///
@@ -129,6 +147,11 @@ public protocol StorageBackend: Sendable {
 }
 
 extension StorageBackend {
+    // TEMPORARY (removed before this lands): until every backend implements moveZone.
+    public func moveZone(_ zone: ZoneID, to target: ZoneID) async throws(SyncError) {
+        throw SyncError(.internalError, "\(Self.self) cannot move zones yet")
+    }
+
     /// Plain chunks only: `uploadChunk` has no room for a sealed chunk's body digest, so a
     /// backend that may be given sealed chunks implements this itself.
     public func uploadChunks(_ chunks: [ChunkUpload]) async throws(SyncError) {

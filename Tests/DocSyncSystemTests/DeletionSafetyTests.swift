@@ -100,7 +100,7 @@ struct DeletionSafetyTests {
         #expect(syncedNames(devices.b.folder).count == 30, "the other device keeps every file")
 
         try FileManager.default.moveItem(at: away, to: devices.a.folder)
-        #expect(await eventually { (try? await devices.state(devices.a)).map { $0 != .held } ?? false }, "resumes by itself (the root is looked at every second)")
+        #expect(await eventually(timeout: .seconds(30)) { (try? await devices.state(devices.a)).map { $0 != .held } ?? false }, "resumes by itself (the root is looked at every second)")
         #expect(try await devices.a.waitSettled())
         try "after\n".write(to: devices.a.file("after.txt"), atomically: false, encoding: .utf8)
         await devices.pair.converge("a change after the folder came back", also: { contents(devices.b.file("after.txt")) == "after\n" })
@@ -113,7 +113,7 @@ struct DeletionSafetyTests {
         #expect(await eventually { (try? await devices.state(devices.a)) == .held })
         #expect(!FileManager.default.fileExists(atPath: devices.a.folder.path))
         try FileManager.default.moveItem(at: away, to: devices.a.folder)
-        #expect(await eventually { (try? await devices.state(devices.a)).map { $0 != .held } ?? false }, "resumes by itself (the root is looked at every second)")
+        #expect(await eventually(timeout: .seconds(30)) { (try? await devices.state(devices.a)).map { $0 != .held } ?? false }, "resumes by itself (the root is looked at every second)")
         #expect(try await devices.a.waitSettled())
         try "watched again\n".write(to: devices.a.file("later.txt"), atomically: false, encoding: .utf8)
         await devices.pair.converge("a change once the folder is watched", also: { contents(devices.b.file("later.txt")) == "watched again\n" })

@@ -28,6 +28,9 @@ public enum ErrorDisposition: Sendable, Hashable, CaseIterable {
     /// Keep the change on this device and show why; never retry it in a loop, send it once
     /// the permission allows (permissionDenied: a read-only share, SPEC §11).
     case keepLocal
+    /// Stop syncing the zone and sync the one it moved into (`movedTo`), matching what is on
+    /// disk; never write into the old one again (zoneMoved, SPEC §13).
+    case followMovedZone
     /// A problem of one item, handled per item (invalidArguments, unknownItem, chunkNotFound,
     /// chunkCorrupt, chunkDigestMismatch, batchRequestFailed).
     case itemError
@@ -47,6 +50,7 @@ public enum ErrorDisposition: Sendable, Hashable, CaseIterable {
         case .notAuthenticated: .stopUntilSignedIn
         case .permissionDenied: .keepLocal
         case .assetFileModified: .rereadLater
+        case .zoneMoved: .followMovedZone
         case .invalidArguments, .unknownItem, .chunkNotFound, .chunkCorrupt, .chunkDigestMismatch, .batchRequestFailed:
             .itemError
         }

@@ -13,6 +13,10 @@ public struct FolderStatus: Codable, Sendable, Hashable {
     /// The message of a folder whose backend refused this device's credentials.
     public static let notAuthenticated =
         "account: not authenticated; the backend refused this device's token: make one with 'docsync-server user token NAME' on the server, write it to the token_file, and restart docsyncd"
+    /// The message of a folder whose zone was moved into an encrypted zone (`zoneMoved`,
+    /// SPEC §13) while the daemon starts it there.
+    public static let zoneMoved =
+        "moved into an encrypted zone: starting again there (files already here are kept and matched, not downloaded again)"
     /// The message of a shared folder whose owner gave this account read-only access (SPEC §11).
     public static let readOnlyShare =
         "shared read-only: this account may not change the shared folder; changes stay on this device and are sent if the owner makes it read-write"
