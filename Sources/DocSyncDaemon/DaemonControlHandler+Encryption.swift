@@ -6,8 +6,8 @@ extension DaemonControlHandler {
     /// The account's encryption as status shows it, with the folders it holds back.
     func encryptionStatus(devices: Bool = false) -> EncryptionStatus {
         var status = accountKeys.status(devices: devices)
-        let waiting = folderGate.waitingFolders
-        if !waiting.isEmpty { status.waitingFolders = waiting.map { "\($0.path): \($0.reason)" } }
+        let waiting = folderGate.waitingFolders.map { "\($0.path): \($0.reason)" } + folderGate.movingFolders
+        if !waiting.isEmpty { status.waitingFolders = waiting }
         let plain = folderGate.plainFolders
         if !plain.isEmpty, status.state != .off { status.plainFolders = plain }
         return status
@@ -20,13 +20,17 @@ extension DaemonControlHandler {
             case nil:
                 return .encryption(encryptionStatus())
             case .enable(let folder)?:
-                if let folder {
-                    throw HandlerFailure("unsupported", "moving the folder \(folder) that already syncs into an encrypted zone is not available in this version; 'docs-status encryption enable' (no folder) turns encryption on for the account and the folders added after it")
+                let named = try folder.map { path throws(HandlerFailure) in try self.folder(named: path) }
+                let keys = accountKeys
+                let recovery: RecoveryKey?
+                do {
+                    recovery = try await folderGate.encrypt(named, turningOn: keys.isPlain ? { try await keys.enable() } : nil)
+                } catch let refusal as FolderGate.MoveRefusal {
+                    throw HandlerFailure(refusal.code, refusal.message)
                 }
-                let recovery = try await accountKeys.enable()
-                await folderGate.turn(refreshing: false)
+                if recovery != nil { await folderGate.turn(refreshing: false) }
                 var status = encryptionStatus()
-                status.recoveryKey = recovery.text
+                status.recoveryKey = recovery?.text
                 return .encryption(status)
             case .newRecoveryKey?:
                 let recovery = try await accountKeys.newRecoveryKey()

@@ -133,6 +133,14 @@ extension FolderEngine {
         ((try? index.readLatest { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") }) ?? nil) ?? 0
     }
 
+    /// The documents kept as placeholders (an on-demand folder's files not downloaded): their
+    /// content is on the server only.
+    public func placeholderCount() -> Int {
+        ((try? index.readLatest { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE downloadingStatus = ?", arguments: [Placeholder.notDownloaded])
+        }) ?? nil) ?? 0
+    }
+
     /// Shows why the loop does nothing: a held folder, or no folder to sync yet.
     func showStopped(_ root: RootCheck) {
         switch root {

@@ -12,9 +12,14 @@ struct EncryptionCommand: AsyncParsableCommand {
             Without an action: whether the account is encrypted and where this device \
             stands (on; awaiting approval, with the code to compare; cannot be decrypted).
 
-            enable: turns encryption on for the account. It prints the recovery key ONCE: \
-            write it down; with it a new device is trusted when no trusted device is left. \
-            Folders added afterwards are encrypted from the start; there is no "off".
+            enable [FOLDER]: turns encryption on for the account (printing the recovery key \
+            ONCE: write it down; with it a new device is trusted when no trusted device is \
+            left) and moves this device's folders that already sync (or FOLDER alone) into \
+            encrypted zones: each must be settled; it is uploaded sealed from this device, \
+            its Recently Deleted re-sealed, then the server purges every plaintext record \
+            and chunk. The other devices follow by themselves (once approved), keeping the \
+            files they have. Folders added afterwards are encrypted from the start; there \
+            is no "off".
             recovery-key --new: replaces the recovery key (the old one opens nothing any more).
             recover KEY: enters the recovery key on this device, which becomes trusted.
 

@@ -31,13 +31,7 @@ import Testing
         try Data("written before".utf8).write(to: laptop.file("before.txt"))
         #expect(try await laptop.waitSettled())
 
-        // The folder holds records in its plain zone: encryption cannot be turned on over it
-        // in this version, and nothing changes.
-        let refused = try await laptop.docsStatus(["encryption", "enable"])
-        #expect(refused.status == 1 && refused.errors.contains("not available in this version"), "\(refused)")
-        try FileManager.default.removeItem(at: laptop.file("before.txt"))
-        #expect(try await laptop.waitSettled())
-        // Deleted, the zone still holds it in Recently Deleted, but no live record: allowed.
+        // The folder syncs already: turning encryption on moves it (EncryptionMoveSystemTests).
         let enabled = try await Self.encryption(laptop, ["enable"])
         #expect(enabled.state == .on)
         let recoveryKey = try #require(enabled.recoveryKey, "enable shows the recovery key")

@@ -191,22 +191,19 @@ final class AccountKeyService: Sendable {
         }.sorted { ($0.trusted ? 0 : 1, $0.name) < ($1.trusted ? 0 : 1, $1.name) }
     }
 
-    /// The account's folder zones that hold live plain records on the server.
-    func plainZonesHoldingRecords() async throws(SyncError) -> [ZoneID] {
-        var found: [ZoneID] = []
-        for zone in try await client.backend.listZones() where !zone.isKeyValueStore && !zone.name.hasPrefix("e.") {
-            if try await FolderGate.zoneHoldsRecords(zone, on: client.backend) { found.append(zone) }
+    /// Whether the account is plain, as far as this device knows (or not known yet: `enable`
+    /// reads the server's directory and refuses when it is encrypted).
+    var isPlain: Bool {
+        switch standing {
+        case .plainAccount?, nil: true
+        default: false
         }
-        return found
     }
 
-    /// Turns encryption on for the account; returns the recovery key to show once. Refused
-    /// while a folder zone holds plain records (moving them is not in this version).
+    /// Turns encryption on for the account; returns the recovery key to show once. The
+    /// folders that sync plain are moved afterwards (`FolderGate.move`); until they are, the
+    /// server refuses their plain records.
     func enable() async throws(AccountKeyFailure) -> RecoveryKey {
-        let syncing = try await failure { try await plainZonesHoldingRecords() }
-        guard syncing.isEmpty else {
-            throw AccountKeyFailure(code: "unsupported", "the account's folders \(syncing.map(\.name).joined(separator: ", ")) hold plain records on the server; moving syncing folders into encrypted zones is not available in this version. Encryption can be turned on while the account's folders hold nothing on the server yet; folders added afterwards are encrypted from the start")
-        }
         let directory = try await failure { try await client.read() }
         if directory.isEncrypted || standing.map({ if case .plainAccount = $0 { false } else { true } }) == true {
             throw AccountKeyFailure(.invalidArguments, "encryption is already on for this account")

@@ -13,23 +13,25 @@ import Synchronization
 /// (the backend's notifications), every 2 s while something waits, every minute otherwise.
 ///
 /// When the account becomes encrypted (here or on another device), each folder running in
-/// its plain zone is started again in its encrypted zone — if nothing was ever saved to
-/// the plain zone. One that has records there keeps syncing as it is and says so: moving
-/// a syncing folder into an encrypted zone is not in this version.
+/// its plain zone is started again in its encrypted zone once its plain zone holds nothing:
+/// one never synced, or one whose zone was moved (`zoneMoved`, by the device that ran
+/// `docs-status encryption enable`) — its files stay and are matched with the encrypted
+/// zone's records, not downloaded again. One whose plain zone holds records keeps syncing as
+/// it is, and says so, until it is moved (`move`, FolderGate+Move).
 final class FolderGate: Service, Sendable {
     let keys: AccountKeyService
     /// Where started folders go (set once the daemon made it).
-    private let folderSet = Mutex<FolderSet?>(nil)
+    let folderSet = Mutex<FolderSet?>(nil)
     let daemon: DaemonConfiguration
     let backend: any StorageBackend
     let logger: Logger
     /// The folders not started, with why.
-    private let waiting = Mutex<[(folder: FolderConfiguration, reason: String)]>([])
+    let waiting = Mutex<[(folder: FolderConfiguration, reason: String)]>([])
     /// Folders of an encrypted account that sync plain: what they had before it was.
     private let plain = Mutex<[String]>([])
     private let kicks = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     /// One turn at a time: two turns stopping and starting the same folder would start it twice.
-    private let turns = AsyncLock()
+    let turns = AsyncLock()
 
     /// What a folder gets now.
     enum Start {
@@ -41,7 +43,7 @@ final class FolderGate: Service, Sendable {
     /// The name of the file that marks a folder's state directory as an encrypted folder's.
     static let encryptedMarker = "encrypted"
     /// Why a folder whose index is of its plain zone waits.
-    static let syncedPlain = "it synced before the account was encrypted (moving a syncing folder into an encrypted zone is not available in this version)"
+    static let syncedPlain = "it synced before the account was encrypted; it starts in its encrypted zone once it is moved there ('docs-status encryption enable PATH' on a device that syncs it)"
 
     init(keys: AccountKeyService, daemon: DaemonConfiguration, backend: any StorageBackend, logger: Logger) {
         self.keys = keys
@@ -72,7 +74,10 @@ final class FolderGate: Service, Sendable {
             let marker = state.appendingPathComponent(Self.encryptedMarker)
             let hasIndex = FileManager.default.fileExists(atPath: state.appendingPathComponent("index.sqlite").path)
             if hasIndex && !FileManager.default.fileExists(atPath: marker.path) {
-                return .wait(Self.syncedPlain)
+                // A move begun here drops the plain zone's index; one cut short before it did
+                // drops it now.
+                guard FolderMove.load(in: state) != nil else { return .wait(Self.syncedPlain) }
+                dropIndex(of: folder)
             }
             guard let encryption = keys.encryption(of: try FolderService.zone(of: folder)) else { return .wait("the account keys are not available") }
             try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
@@ -93,14 +98,22 @@ final class FolderGate: Service, Sendable {
         }
     }
 
-    /// The service of `folder` when it can start now, else `nil` (it waits).
-    func service(for folder: FolderConfiguration) throws -> FolderService? {
+    /// The service of `folder` when it can start now, else `nil` (it waits). A folder being
+    /// moved into its encrypted zone has its plain zone's Recently Deleted carried there
+    /// first (`FolderMove`).
+    func service(for folder: FolderConfiguration) async throws -> FolderService? {
         switch try start(of: folder) {
         case .plain:
             return try FolderService(folder: folder, daemon: daemon, backend: backend, logger: logger)
         case let .encrypted(zone, source):
             let service = try FolderService(folder: folder, daemon: daemon, backend: backend, logger: logger, encryption: (zone, source))
             Task { [keys] in try? await keys.recordFirstEpoch(of: zone) }
+            do { try await carryRecentlyDeleted(of: service) } catch {
+                // Tried again at the next turn (every 2 s): the folder waits, nothing is lost.
+                waiting.withLock { $0.append((folder, "\(Self.moving): \(error); trying again")) }
+                logger.warning("the folder's move into its encrypted zone waits", metadata: ["path": "\(folder.path.path)", "error": "\(error)"])
+                return nil
+            }
             return service
         case let .wait(reason):
             waiting.withLock { $0.append((folder, reason)) }
@@ -118,15 +131,22 @@ final class FolderGate: Service, Sendable {
                     for await notification in notifications where notification.zones.contains(directoryZone) { self.kick() }
                 }
                 group.addTask {
+                    // A turn every 2 s while something waits (a folder, the server's answer,
+                    // a move's next step, a folder told its zone moved), every minute otherwise.
+                    var elapsed = 0
                     while !Task.isCancelled {
-                        let pending = !self.waiting.withLock { $0.isEmpty }
+                        try? await Task.sleep(for: .seconds(1))
+                        elapsed += 1
                         var settled = false
                         switch self.keys.standing {
                         case .plainAccount?, .trusted?: settled = true
                         default: break
                         }
-                        try? await Task.sleep(for: pending || !settled ? .seconds(2) : .seconds(60))
-                        self.kick()
+                        let pending = !self.waiting.withLock { $0.isEmpty } || !settled || self.movesPending
+                        if elapsed >= (pending ? 2 : 60) {
+                            elapsed = 0
+                            self.kick()
+                        }
                     }
                 }
                 group.addTask {
@@ -149,11 +169,12 @@ final class FolderGate: Service, Sendable {
         defer { turns.release() }
         if refreshing { _ = try? await keys.refresh() }
         await followEncryption()
-        startWhatCan()
+        await startWhatCan()
+        await finishMoves()
     }
 
     /// Starts every waiting folder that can start now.
-    private func startWhatCan() {
+    func startWhatCan() async {
         let candidates = waiting.withLock { waiting in
             let all = waiting
             waiting = []
@@ -161,7 +182,7 @@ final class FolderGate: Service, Sendable {
         }
         for folder in candidates {
             do {
-                guard let service = try service(for: folder) else { continue }
+                guard let service = try await service(for: folder) else { continue }
                 guard let set = folderSet.withLock({ $0 }), set.add(service, client: nil) else { return }
                 logger.notice("the folder starts", metadata: ["path": "\(folder.path.path)", "zone": "\(service.zone)"])
             } catch {
@@ -171,38 +192,43 @@ final class FolderGate: Service, Sendable {
         }
     }
 
-    /// The folders running in plain zones whose zone holds records on the server: they
-    /// cannot follow the account into encryption in this version.
+    /// The folders running in plain zones whose zone holds records on the server: they keep
+    /// syncing plain until they are moved (`move`).
     func plainFoldersWithRecords() async throws(SyncError) -> [FolderService] {
         guard let set = folderSet.withLock({ $0 }) else { return [] }
         var found: [FolderService] = []
         for folder in set.all where folder.engine.configuration.share == nil && folder.engine.configuration.encryption == nil {
-            if try await zoneHoldsRecords(folder.zone) { found.append(folder) }
+            if try await Self.content(of: folder.zone, on: backend) == .records { found.append(folder) }
         }
         return found
     }
 
-    /// Whether `zone` holds a live record on the server.
-    func zoneHoldsRecords(_ zone: ZoneID) async throws(SyncError) -> Bool {
-        try await Self.zoneHoldsRecords(zone, on: backend)
+    /// What a plain zone holds on the server.
+    enum ZoneContent: Equatable {
+        /// No such zone, or only a redirect (moved): nothing plain to carry.
+        case none
+        /// The zone, without a live record (perhaps with Recently Deleted entries).
+        case empty
+        /// At least one live record.
+        case records
     }
 
-    /// Whether `zone` holds a live record on `backend` (its changes read until one is found).
-    static func zoneHoldsRecords(_ zone: ZoneID, on backend: any StorageBackend) async throws(SyncError) -> Bool {
+    /// What `zone` holds on `backend` (its changes read until a live record is found).
+    static func content(of zone: ZoneID, on backend: any StorageBackend) async throws(SyncError) -> ZoneContent {
         var token: ChangeToken?
         while true {
             let page: ChangeSet
-            do { page = try await backend.fetchChanges(in: zone, since: token, limit: 1_000) } catch where error.code == .zoneNotFound {
-                return false
+            do { page = try await backend.fetchChanges(in: zone, since: token, limit: 1_000) } catch where [.zoneNotFound, .zoneMoved].contains(error.code) {
+                return .none
             }
-            if !page.changed.isEmpty { return true }
-            guard page.moreComing else { return false }
+            if !page.changed.isEmpty { return .records }
+            guard page.moreComing else { return .empty }
             token = page.token
         }
     }
 
     /// Removes a folder's index (of its plain zone); its files and versions stay.
-    private func dropIndex(of folder: FolderConfiguration) {
+    func dropIndex(of folder: FolderConfiguration) {
         let state = FolderService.stateDirectory(of: folder, in: daemon)
         for suffix in ["", "-wal", "-shm"] {
             try? FileManager.default.removeItem(at: state.appendingPathComponent("index.sqlite" + suffix))
@@ -210,37 +236,65 @@ final class FolderGate: Service, Sendable {
     }
 
     /// Once the account is encrypted: every folder running plain whose plain zone holds no
-    /// record is stopped, its index (of the plain zone) dropped, and started again as the
-    /// standing allows (encrypted, or waiting); its files stay as they are. So is a waiting
-    /// folder whose index is of a plain zone that holds no record.
+    /// live record is stopped, its index (of the plain zone) dropped, and started again as
+    /// the standing allows (encrypted, or waiting); its files stay as they are. Where that
+    /// zone still exists (Recently Deleted, history) and this device is trusted, the restart
+    /// is a move (`FolderMove`): the zone is carried and purged, not left behind in the
+    /// clear. So is a waiting folder whose index is of such a plain zone.
     private func followEncryption() async {
         switch keys.standing {
         case .plainAccount?, nil: return
         default: break
         }
+        var trusted = false
+        if case .trusted? = keys.standing { trusted = true }
         for folder in waiting.withLock({ $0.filter { $0.reason == Self.syncedPlain }.map(\.folder) }) {
-            guard let zone = try? FolderService.zone(of: folder), (try? await zoneHoldsRecords(zone)) == false else { continue }
-            dropIndex(of: folder)
+            guard let zone = try? FolderService.zone(of: folder), let content = try? await Self.content(of: zone, on: backend), content != .records else { continue }
+            let moves = restart(folder, from: zone, moving: trusted && content == .empty)
             waiting.withLock { waiting in
-                if let index = waiting.firstIndex(where: { $0.folder.path == folder.path }) { waiting[index].reason = "starting again in its encrypted zone" }
+                if let index = waiting.firstIndex(where: { $0.folder.path == folder.path }) { waiting[index].reason = moves ? Self.moving : Self.restarting }
             }
         }
         guard let set = folderSet.withLock({ $0 }) else { return }
         let running = set.all.filter { $0.engine.configuration.share == nil && $0.engine.configuration.encryption == nil }
-        guard !running.isEmpty else { return }
-        let keep: [FolderService]
-        do { keep = try await plainFoldersWithRecords() } catch {
-            logger.info("cannot look at the folders' plain zones now; trying again", metadata: ["error": "\(error)"])
-            return
-        }
-        plain.withLock { $0 = keep.map { "\($0.root.path): synced before the account was encrypted; it stays plain (moving a syncing folder into an encrypted zone is not available in this version)" } }
-        for folder in running where !keep.contains(where: { $0 === folder }) {
+        var keep: [FolderService] = []
+        for folder in running {
+            let content: ZoneContent
+            do { content = try await Self.content(of: folder.zone, on: backend) } catch {
+                logger.info("cannot look at the folder's plain zone now; trying again", metadata: ["path": "\(folder.root.path)", "error": "\(error)"])
+                keep.append(folder)
+                continue
+            }
+            if content == .records {
+                keep.append(folder)
+                continue
+            }
             await set.remove(folder)
-            dropIndex(of: folder.folder)
-            logger.notice("the account is encrypted: the folder starts again in its encrypted zone", metadata: ["path": "\(folder.root.path)"])
+            let moves = restart(folder.folder, from: folder.zone, moving: trusted && content == .empty)
+            logger.notice("the account is encrypted: the folder starts again in its encrypted zone", metadata: ["path": "\(folder.root.path)", "moving": "\(moves)"])
             waiting.withLock { waiting in
-                if !waiting.contains(where: { $0.folder.path == folder.folder.path }) { waiting.append((folder.folder, "starting again in its encrypted zone")) }
+                if !waiting.contains(where: { $0.folder.path == folder.folder.path }) { waiting.append((folder.folder, moves ? Self.moving : Self.restarting)) }
             }
         }
+        plain.withLock { $0 = keep.map { "\($0.root.path): synced before the account was encrypted; it syncs plain until it is moved ('docs-status encryption enable \($0.root.path)')" } }
+    }
+
+    /// Why a folder restarting in its encrypted zone waits a moment.
+    static let restarting = "starting again in its encrypted zone"
+
+    /// Drops `folder`'s index of the plain zone `zone`, noting a move first when `moving`;
+    /// returns whether it noted one (it could not: the folder restarts without).
+    private func restart(_ folder: FolderConfiguration, from zone: ZoneID, moving: Bool) -> Bool {
+        var noted = false
+        if moving {
+            do {
+                try FolderMove(from: zone.name).store(in: FolderService.stateDirectory(of: folder, in: daemon))
+                noted = true
+            } catch {
+                logger.error("cannot note the folder's move; it starts in its encrypted zone without carrying the plain one", metadata: ["path": "\(folder.path.path)", "error": "\(error)"])
+            }
+        }
+        dropIndex(of: folder)
+        return noted
     }
 }
