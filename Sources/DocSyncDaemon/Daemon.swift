@@ -30,7 +30,7 @@ public enum Daemon {
                 let client = try await attach(share, at: folder, through: backend, configuration: configuration, logger: logger)
                 shareClients.append(client)
                 folders.append(try FolderService(folder: folder, daemon: configuration, backend: client, logger: logger))
-            } else if let service = try await gate.service(for: folder) {
+            } else if let service = try gate.service(for: folder) {
                 folders.append(service)
             }
         }

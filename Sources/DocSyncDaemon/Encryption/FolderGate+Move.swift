@@ -6,15 +6,17 @@ import Foundation
 /// Moving a folder that syncs into its encrypted zone (SPEC §13, `docs-status encryption
 /// enable [FOLDER]`), on the device that runs it. The server's copy is the plain zone's
 /// until the end; the steps, kept in `FolderMove` so that one cut short goes on:
-/// 1. `move`: the folder must be settled (what the server has is here, what is here is on
-///    the server) and hold no placeholder; it stops syncing the plain zone and its index is
-///    dropped (its files stay);
-/// 2. `carryRecentlyDeleted`: the plain zone's Recently Deleted is re-sealed into the
-///    encrypted zone, then the folder starts there and uploads what it holds, sealed, as a
-///    first device does;
-/// 3. `finishMoves`: once it has settled there, the server makes the plain zone a redirect
-///    (`moveZone`): every plaintext record and chunk is purged, and the other devices,
-///    told `zoneMoved`, start in the encrypted zone keeping the files they have.
+/// 1. `encrypt`: the folder must be settled (what the server has is here, what is here is
+///    on the server) and hold no placeholder; it stops syncing the plain zone, its index is
+///    dropped (its files stay), and it starts in the encrypted zone, uploading what it
+///    holds, sealed, as a first device does;
+/// 2. `finishMoves`, once it has settled there: it is stopped a moment, the plain zone's
+///    Recently Deleted is re-sealed into the encrypted zone (after the join, so that no
+///    file here is taken for a deletion arriving late; while stopped, so that no copied
+///    record is placed for the moment it lives), and the server makes the plain zone a
+///    redirect (`moveZone`): every plaintext record and chunk is purged. It starts again,
+///    and the other devices, told `zoneMoved`, start in the encrypted zone keeping the
+///    files they have.
 extension FolderGate {
     /// Why a folder cannot be moved now, for a person.
     struct MoveRefusal: Error {
@@ -55,7 +57,7 @@ extension FolderGate {
             logger.notice("moving the folder into its encrypted zone", metadata: ["path": "\(service.root.path)", "from": "\(service.zone.name)"])
             waiting.withLock { $0.append((service.folder, Self.moving)) }
         }
-        await startWhatCan()
+        startWhatCan()
         return recovery
     }
 
@@ -101,45 +103,53 @@ extension FolderGate {
             + "\(status.pendingDownloads) to apply\(status.message.map { ": " + $0 } ?? "")): move it once 'docs-status wait' returns")
     }
 
-    /// Step 2 for a folder being moved whose encrypted service is `service` (not running
-    /// yet): its encrypted zone made, the plain zone's Recently Deleted re-sealed into it.
-    func carryRecentlyDeleted(of service: FolderService) async throws {
-        let state = FolderService.stateDirectory(of: service.folder, in: daemon)
-        guard var move = FolderMove.load(in: state), !move.deletedCopied else { return }
-        try await backend.createZone(service.zone)
-        do throws(SyncError) {
-            _ = try await service.engine.resealRecentlyDeleted(of: ZoneID(move.from), on: backend)
-        } catch {
-            // Moved already (a move finished whose note was not removed) or never made: nothing to carry.
-            guard error.code == .zoneMoved || error.code == .zoneNotFound else { throw error }
-        }
-        move.deletedCopied = true
-        try move.store(in: state)
-    }
-
-    /// Step 3: every folder moved here that has settled in its encrypted zone gets its plain
-    /// zone made a redirect; the move is then over.
+    /// Step 2: every folder being moved here that has settled in its encrypted zone is
+    /// stopped, gets the plain zone's Recently Deleted carried and its plain zone made a
+    /// redirect, and starts again; the move is then over. A step that fails is tried again
+    /// at the next turn (the folder restarts meanwhile).
     func finishMoves() async {
         guard let set = folderSet.withLock({ $0 }) else { return }
         for service in set.all where service.engine.configuration.encryption != nil {
             let state = FolderService.stateDirectory(of: service.folder, in: daemon)
-            guard let move = FolderMove.load(in: state), move.deletedCopied else { continue }
+            guard var move = FolderMove.load(in: state) else { continue }
             let status = service.status()
             guard service.engine.completedRounds > 0, service.isSettled, status.pendingUploads == 0, status.held == nil else { continue }
-            do throws(SyncError) {
-                try await backend.moveZone(ZoneID(move.from), to: service.zone)
-            } catch {
-                // Done before (the answer was lost), or nothing left to redirect (the plain
-                // zone was deleted meanwhile); anything else is tried again at the next turn.
-                let done = (error.code == .zoneMoved && error.movedTo == service.zone) || error.code == .zoneNotFound
-                guard done else {
-                    logger.warning("the folder's plain zone could not be purged yet; trying again", metadata: ["path": "\(service.root.path)", "error": "\(error)"])
-                    continue
+            await set.remove(service)
+            do {
+                if !move.deletedCopied {
+                    try await carryRecentlyDeleted(from: ZoneID(move.from), into: service)
+                    move.deletedCopied = true
+                    try move.store(in: state)
                 }
+                try await redirect(ZoneID(move.from), to: service.zone)
+                FolderMove.finish(in: state)
+                logger.notice("the folder is encrypted: its plain zone is a redirect now and every plaintext record and chunk is purged",
+                              metadata: ["path": "\(service.root.path)", "zone": "\(service.zone.name)"])
+            } catch {
+                logger.warning("the folder's move into its encrypted zone could not finish yet; trying again", metadata: ["path": "\(service.root.path)", "error": "\(error)"])
             }
-            FolderMove.finish(in: state)
-            logger.notice("the folder is encrypted: its plain zone is a redirect now and every plaintext record and chunk is purged",
-                          metadata: ["path": "\(service.root.path)", "zone": "\(service.zone.name)"])
+            waiting.withLock { $0.append((service.folder, Self.restarting)) }
+        }
+        startWhatCan()
+    }
+
+    /// The plain zone's Recently Deleted re-sealed into `service`'s encrypted zone (its
+    /// engine not running). A plain zone gone (moved already, never made) has nothing to carry.
+    private func carryRecentlyDeleted(from plain: ZoneID, into service: FolderService) async throws(SyncError) {
+        do {
+            _ = try await service.engine.resealRecentlyDeleted(of: plain, on: backend)
+        } catch {
+            guard error.code == .zoneMoved || error.code == .zoneNotFound else { throw error }
+        }
+    }
+
+    /// The plain zone made a redirect to `target`: done when it is one already (an answer
+    /// lost) or does not exist (deleted meanwhile).
+    private func redirect(_ plain: ZoneID, to target: ZoneID) async throws(SyncError) {
+        do {
+            try await backend.moveZone(plain, to: target)
+        } catch {
+            guard (error.code == .zoneMoved && error.movedTo == target) || error.code == .zoneNotFound else { throw error }
         }
     }
 

@@ -98,22 +98,14 @@ final class FolderGate: Service, Sendable {
         }
     }
 
-    /// The service of `folder` when it can start now, else `nil` (it waits). A folder being
-    /// moved into its encrypted zone has its plain zone's Recently Deleted carried there
-    /// first (`FolderMove`).
-    func service(for folder: FolderConfiguration) async throws -> FolderService? {
+    /// The service of `folder` when it can start now, else `nil` (it waits).
+    func service(for folder: FolderConfiguration) throws -> FolderService? {
         switch try start(of: folder) {
         case .plain:
             return try FolderService(folder: folder, daemon: daemon, backend: backend, logger: logger)
         case let .encrypted(zone, source):
             let service = try FolderService(folder: folder, daemon: daemon, backend: backend, logger: logger, encryption: (zone, source))
             Task { [keys] in try? await keys.recordFirstEpoch(of: zone) }
-            do { try await carryRecentlyDeleted(of: service) } catch {
-                // Tried again at the next turn (every 2 s): the folder waits, nothing is lost.
-                waiting.withLock { $0.append((folder, "\(Self.moving): \(error); trying again")) }
-                logger.warning("the folder's move into its encrypted zone waits", metadata: ["path": "\(folder.path.path)", "error": "\(error)"])
-                return nil
-            }
             return service
         case let .wait(reason):
             waiting.withLock { $0.append((folder, reason)) }
@@ -169,12 +161,12 @@ final class FolderGate: Service, Sendable {
         defer { turns.release() }
         if refreshing { _ = try? await keys.refresh() }
         await followEncryption()
-        await startWhatCan()
+        startWhatCan()
         await finishMoves()
     }
 
     /// Starts every waiting folder that can start now.
-    func startWhatCan() async {
+    func startWhatCan() {
         let candidates = waiting.withLock { waiting in
             let all = waiting
             waiting = []
@@ -182,7 +174,7 @@ final class FolderGate: Service, Sendable {
         }
         for folder in candidates {
             do {
-                guard let service = try await service(for: folder) else { continue }
+                guard let service = try service(for: folder) else { continue }
                 guard let set = folderSet.withLock({ $0 }), set.add(service, client: nil) else { return }
                 logger.notice("the folder starts", metadata: ["path": "\(folder.path.path)", "zone": "\(service.zone)"])
             } catch {

@@ -4,11 +4,12 @@ import Foundation
 /// A folder that syncs, on its way into its encrypted zone (SPEC §13), as this device keeps
 /// it in the folder's state directory (`moving`) so that a move cut short (the daemon
 /// stopped, the server away) goes on where it was:
-/// 1. written when the move begins, before the folder stops syncing its plain zone;
-/// 2. `deletedCopied` once the plain zone's Recently Deleted is re-sealed into the
-///    encrypted zone (before the folder starts there, uploading what it holds, sealed);
-/// 3. removed once the folder has settled in the encrypted zone and the server has made
-///    the plain zone a redirect (`moveZone`: every plaintext record and chunk purged).
+/// 1. written when the move begins, before the folder stops syncing its plain zone (it
+///    then starts in its encrypted zone, uploading what it holds, sealed);
+/// 2. `deletedCopied` once it has settled there and the plain zone's Recently Deleted is
+///    re-sealed into the encrypted zone;
+/// 3. removed once the server has made the plain zone a redirect (`moveZone`: every
+///    plaintext record and chunk purged).
 struct FolderMove: Codable, Equatable, Sendable {
     /// The plain zone the folder synced with.
     var from: String

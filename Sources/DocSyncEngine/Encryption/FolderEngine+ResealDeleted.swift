@@ -13,8 +13,10 @@ extension FolderEngine {
     /// there (a copy cut short and begun again) are skipped; one left live by a copy cut
     /// short is deleted. Returns how many entries were copied.
     ///
-    /// Call it before the engine runs (a running engine could place a copied record for the
-    /// moment it lives). Throws what the backends throw; `invalidArguments` for a plain folder.
+    /// Call it while the engine does not run (a running engine could place a copied record
+    /// for the moment it lives), and after its first sync of the zone (a joining device
+    /// takes a new local file that is exactly a Recently Deleted version for that deletion
+    /// arriving late). Throws what the backends throw; `invalidArguments` for a plain folder.
     public func resealRecentlyDeleted(of plain: ZoneID, on plainBackend: any StorageBackend) async throws(SyncError) -> Int {
         guard let keys = try sealingKeys() else {
             throw SyncError(.invalidArguments, "\(configuration.root.path) is not an encrypted folder: nothing is re-sealed into it")
