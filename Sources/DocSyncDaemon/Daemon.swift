@@ -38,7 +38,8 @@ public enum Daemon {
         gate.startingInto(folderSet)
         let keyValues = KeyValueService(
             stateDirectory: configuration.stateDirectory, backend: backend, device: configuration.device,
-            account: KeyValueService.account(of: configuration.backend), logger: logger)
+            account: KeyValueService.account(of: configuration.backend), keys: accountKeys, logger: logger)
+        gate.followingWith(keyValues)
         let handler = DaemonControlHandler(configuration: configuration, folderSet: folderSet, backend: backend, logger: logger,
                                            keyValues: keyValues, deviceKeyFingerprint: deviceKeys.publicKeys.fingerprint,
                                            accountKeys: accountKeys, folderGate: gate)

@@ -16,10 +16,10 @@ extension RecordBatch {
         for id in ids where id.zone != zone {
             failed[id] = SyncError(.invalidArguments, "\(id) is not in the batch's zone \(zone)")
         }
-        for record in saves where failed[record.id] == nil && (record.type == .value) != zone.isKeyValueStore {
+        for record in saves where failed[record.id] == nil && !record.belongs(in: zone) {
             failed[record.id] = SyncError(.invalidArguments, record.type == .value
                 ? "\(record.id): a Value lives only in a key-value store's zone (~ID)"
-                : "\(record.id): a key-value store's zone \(zone) holds only Values")
+                : "\(record.id): a key-value store's zone \(zone) holds only Values (sealed, in an encrypted store's zone ~e.…)")
         }
         for record in saves where failed[record.id] == nil {
             do { try record.validate() } catch { failed[record.id] = error }
@@ -31,4 +31,25 @@ extension RecordBatch {
         }
         return failed
     }
+}
+
+extension Record {
+    /// Whether the record may be saved in `zone`: a Value only in a key-value store's zone, and
+    /// such a zone holds only Values — sealed ones in an encrypted store's zone (`~e.…`, SPEC
+    /// §13), which holds no plain one.
+    func belongs(in zone: ZoneID) -> Bool {
+        guard zone.isKeyValueStore else { return type != .value }
+        return type == .value || (type == .sealed && zone.isEncryptedKeyValueStore)
+    }
+
+    /// The slot a record of a key-value store's zone fills (its key, or for a sealed Value the
+    /// key its record name reads as), `nil` for any other record.
+    var keyValueSlot: KeyValueKey? {
+        type == .sealed ? KeyValueKey(recordName: id.recordName) : keyValueKey
+    }
+}
+
+extension ZoneID {
+    /// An encrypted account's key-value store zone (`~e.` and 26 letters, SPEC §13).
+    var isEncryptedKeyValueStore: Bool { name.hasPrefix(Self.keyValuePrefix + "e.") }
 }

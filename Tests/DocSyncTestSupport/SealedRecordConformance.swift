@@ -79,8 +79,10 @@ enum SealedRecordConformance {
 
 /// The conformance case of plaintext where encryption is on (SPEC §13: "an encrypted
 /// account refuses plaintext records"): a plain record in an encrypted folder's zone is
-/// refused at once; in any folder zone once the account's key directory says the account
-/// is encrypted; sealed records and other stores' Values are still kept.
+/// refused at once; in any folder or key-value store zone once the account's key directory
+/// says the account is encrypted; sealed records, sealed Values in an encrypted store's zone
+/// (saved unconditionally, within the store's limits) and the key directory's own plain
+/// statements are still kept.
 enum EncryptedAccountConformance {
     static func refusesPlaintext(_ backend: any StorageBackend) async throws {
         let keys = try FolderEpochKeys(secret: FolderEpochKeys.newSecret(), epoch: 1)
@@ -105,6 +107,35 @@ enum EncryptedAccountConformance {
         let store = KeyValueStoreID("org.example.editor")
         try await backend.createZone(store.zone)
         let value = Record.value(.string("dark"), for: KeyValueKey("theme"), in: store, modified: Timestamp(Date()), device: "laptop")
-        #expect(try await backend.modifyRecords(RecordBatch(zone: store.zone, saves: [value])).failed.isEmpty, "a store's Values are not folder records")
+        #expect(try await backend.modifyRecords(RecordBatch(zone: store.zone, saves: [value])).failed.values.first?.code == .invalidArguments,
+                "an encrypted account refuses plain Values too")
+        let more = Record.value(.string("more"), for: KeyValueKey("statement-2"), in: directory, modified: Timestamp(Date()), device: "laptop")
+        #expect(try await backend.modifyRecords(RecordBatch(zone: directory.zone, saves: [more])).failed.isEmpty, "the key directory stays plain")
+
+        // An encrypted store's zone: sealed Values, each key's last save winning whatever its
+        // tag, within the store's limits; a plain Value refused.
+        let sealedStore = KeyValueSealing(zone: ZoneID("~e.conformanceconformanceconf"), nameSecret: FolderEpochKeys.newSecret())
+        try await backend.createZone(sealedStore.zone)
+        let keyring = FolderKeyring([keys])
+        let first = sealedStore.seal(.string("dark"), for: KeyValueKey("theme"), modified: Timestamp(Date()), device: "laptop", version: 1, with: keys)
+        let second = sealedStore.seal(.string("light"), for: KeyValueKey("theme"), modified: Timestamp(Date()), device: "desk", version: 2, with: keys)
+        for write in [first, second] {
+            #expect(try await backend.modifyRecords(RecordBatch(zone: sealedStore.zone, saves: [write])).failed.isEmpty, "saved unconditionally")
+        }
+        let values = try await backend.fetchAllChanges(in: sealedStore.zone, since: nil).changed
+        #expect(values.count == 1)
+        let opened = try sealedStore.open(try #require(values.values.first), with: keyring)
+        #expect(opened.key == KeyValueKey("theme") && opened.value == .string("light") && opened.version == 2)
+        let plainValue = Record(id: RecordID(zone: sealedStore.zone, recordName: "theme"), type: .value, path: RelativePath("theme"),
+                                size: 6, modified: Timestamp(Date()), mode: 0, lastModifiedBy: "laptop", value: "\"dark\"")
+        #expect(try await backend.modifyRecords(RecordBatch(zone: sealedStore.zone, saves: [plainValue])).failed.values.first?.code == .invalidArguments,
+                "a plain Value in an encrypted store's zone is refused")
+        func big(_ key: String) -> Record {
+            sealedStore.seal(.string(String(repeating: "x", count: KeyValueLimits.maximumStoreBytes * 6 / 10)), for: KeyValueKey(key),
+                             modified: Timestamp(Date()), device: "laptop", version: 1, with: keys)
+        }
+        #expect(try await backend.modifyRecords(RecordBatch(zone: sealedStore.zone, saves: [big("big-1")])).failed.isEmpty)
+        #expect(try await backend.modifyRecords(RecordBatch(zone: sealedStore.zone, saves: [big("big-2")])).failed.values.first?.code == .quotaExceeded,
+                "the store's limits apply to sealed Values")
     }
 }

@@ -11,6 +11,12 @@ public enum KeyValueEvent: Sendable {
     case sent(saved: [KeyValueSentWrite], refused: [KeyValueSentWrite])
     /// The daemon runs with `account` (`KeyValueAccount`).
     case signedIn(account: String)
+    /// The store syncs in the zone `zone` from now on (`nil`: its own plain zone): the
+    /// account became encrypted (SPEC §13). With `carry`, this device brings the values
+    /// there (it moves the store: every value becomes a write to send); without, it follows
+    /// a store moved by another device (what it has not sent yet gives way to what the new
+    /// zone holds, as before a first fetch). `time`: when the carried writes are made.
+    case rezoned(zone: String?, carry: Bool, time: Timestamp)
 }
 
 /// One write as it was sent, for `KeyValueEvent.sent`.
@@ -41,6 +47,8 @@ extension KeyValueState {
     /// - A saved write becomes the server's value and stops being pending (unless written
     ///   again since); a refused write stops being pending and its key shows the server's
     ///   value again (`quotaViolationChange`).
+    /// - Moving to another zone (`rezoned`) announces nothing: the values stay visible; the
+    ///   first fetch there (complete, since the token is dropped) says what changed.
     /// - Another account than the recorded one drops every value, pending or not
     ///   (`accountChange` for the keys that were visible), and starts over with a first
     ///   fetch; the first account seen is recorded without an announcement.
@@ -88,6 +96,20 @@ extension KeyValueState {
                 let before = next.value(of: write.key)
                 next.pending[write.key] = nil
                 if next.value(of: write.key) != before { announced[.quotaViolationChange, default: []].insert(write.key) }
+            }
+        case .rezoned(let zone, let carry, let time):
+            if zone != self.zone {
+                next.zone = zone
+                next.token = nil
+                next.accountChanged = false
+                if !carry { next.hasFetched = false }
+            }
+            if carry {
+                // Carried again after a restart cut a move short: sending a value twice is harmless.
+                for (key, value) in server.sorted(by: { $0.key < $1.key }) where pending[key] == nil {
+                    next.pending[key] = Pending(value: value, sequence: next.nextSequence, modified: time)
+                    next.nextSequence += 1
+                }
             }
         case .signedIn(let account):
             guard let recorded = self.account else {

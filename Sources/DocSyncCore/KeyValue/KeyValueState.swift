@@ -35,6 +35,9 @@ public struct KeyValueState: Hashable, Sendable {
     public var accountChanged = false
     /// The sequence the next local write takes.
     public var nextSequence: Int64 = 1
+    /// The zone on the wire that `server` and `token` are of: `nil` for the store's own
+    /// (plain) zone, the opaque one once the account is encrypted (SPEC §13).
+    public var zone: String?
 
     public init(store: KeyValueStoreID, account: String? = nil) {
         self.store = store

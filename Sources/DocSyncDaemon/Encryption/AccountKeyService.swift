@@ -144,6 +144,13 @@ final class AccountKeyService: Sendable {
         }
     }
 
+    /// How the key-value store whose plain zone is `storeZone` is sealed (SPEC §12, §13): its
+    /// opaque zone, record names and keys; `nil` unless this device is trusted.
+    func keyValueEncryption(of storeZone: ZoneID) -> KeyValueEncryption? {
+        guard case let .trusted(keys)? = standing, let encryption = encryption(of: storeZone) else { return nil }
+        return KeyValueEncryption(sealing: KeyValueSealing(zone: encryption.zone, nameSecret: keys.zoneNameSecret), keys: encryption.keys)
+    }
+
     /// The keys of `zone`: every epoch the directory has for `keys` (the first derived when
     /// it has none), or why there are none.
     static func keyState(of zone: ZoneID, keys: AccountKeys, directory: KeyDirectory) -> FolderKeySource.State {

@@ -55,6 +55,12 @@ final class FolderGate: Service, Sendable {
     /// Folders started later are added to `set`.
     func startingInto(_ set: FolderSet) { folderSet.withLock { $0 = set } }
 
+    /// The key-value stores, told at every turn how they sync (SPEC §13).
+    private let keyValues = Mutex<KeyValueService?>(nil)
+
+    /// Tells `service`'s stores at every turn how they sync.
+    func followingWith(_ service: KeyValueService) { keyValues.withLock { $0 = service } }
+
     /// The folders waiting, by path, with why.
     var waitingFolders: [(path: String, reason: String)] { waiting.withLock { $0.map { ($0.folder.path.path, $0.reason) } } }
 
@@ -163,6 +169,7 @@ final class FolderGate: Service, Sendable {
         await followEncryption()
         startWhatCan()
         await finishMoves()
+        await keyValues.withLock({ $0 })?.followEncryption()
     }
 
     /// Starts every waiting folder that can start now.

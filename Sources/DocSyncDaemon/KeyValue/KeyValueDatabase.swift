@@ -35,6 +35,11 @@ final class KeyValueDatabase: Sendable {
                 CREATE TABLE announcement (sequence INTEGER PRIMARY KEY AUTOINCREMENT, reason TEXT NOT NULL, keys TEXT NOT NULL);
                 """)
         }
+        migrator.registerMigration("v2") { db in
+            // An encrypted account's store (SPEC §13): the highest sealed version seen or sent
+            // of each record on the wire, kept after the key is gone.
+            try db.execute(sql: "CREATE TABLE sealedVersion (recordName TEXT PRIMARY KEY NOT NULL, version INTEGER NOT NULL)")
+        }
         return migrator
     }
 
@@ -48,6 +53,7 @@ final class KeyValueDatabase: Sendable {
             state.accountChanged = meta["accountChanged"] == "1"
             state.nextSequence = (meta["nextSequence"] ?? nil).flatMap(Int64.init) ?? 1
             state.token = (meta["token"] ?? nil).flatMap { Data(base64Encoded: $0) }.map(ChangeToken.init(opaqueValue:))
+            state.zone = meta["zone"] ?? nil
             for row in try Row.fetchAll(db, sql: "SELECT key, json FROM serverValue") {
                 guard let key = try? KeyValueKey(validating: row["key"]), let value = try? JSONValue(parsing: row["json"]) else { continue }
                 state.server[key] = value
@@ -73,7 +79,7 @@ final class KeyValueDatabase: Sendable {
             let meta: [(String, String?)] = [
                 ("account", new.account), ("hasFetched", new.hasFetched ? "1" : "0"),
                 ("accountChanged", new.accountChanged ? "1" : "0"), ("nextSequence", String(new.nextSequence)),
-                ("token", new.token?.opaqueValue.base64EncodedString()),
+                ("token", new.token?.opaqueValue.base64EncodedString()), ("zone", new.zone),
             ]
             for (name, value) in meta {
                 try db.execute(sql: "INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)", arguments: [name, value])
@@ -104,6 +110,46 @@ final class KeyValueDatabase: Sendable {
                 try db.execute(sql: "DELETE FROM announcement WHERE sequence <= (SELECT MAX(sequence) FROM announcement) - ?", arguments: [Self.keptChanges])
             }
             return numbered
+        }
+    }
+
+    /// The highest sealed version seen or sent of each of `names` that has one.
+    func sealedVersions(_ names: some Sequence<String>) throws -> [String: UInt64] {
+        try queue.read { db in
+            var found: [String: UInt64] = [:]
+            for name in names {
+                if let version = try Int64.fetchOne(db, sql: "SELECT version FROM sealedVersion WHERE recordName = ?", arguments: [name]) {
+                    found[name] = UInt64(max(0, version))
+                }
+            }
+            return found
+        }
+    }
+
+    /// Notes `versions` as seen or sent: each name keeps the larger of the stored and the given.
+    func noteSealedVersions(_ versions: [String: UInt64]) throws {
+        try queue.write { db in
+            for (name, version) in versions {
+                try db.execute(sql: """
+                    INSERT INTO sealedVersion (recordName, version) VALUES (?, ?)
+                    ON CONFLICT (recordName) DO UPDATE SET version = max(version, excluded.version)
+                    """, arguments: [name, Int64(clamping: version)])
+            }
+        }
+    }
+
+    /// The versions to seal the next writes of `names` with (one above any seen or sent),
+    /// noted as sent before they are returned: a version is never sealed twice.
+    func nextSealedVersions(_ names: [String]) throws -> [String: UInt64] {
+        try queue.write { db in
+            var next: [String: UInt64] = [:]
+            for name in names {
+                let seen = try Int64.fetchOne(db, sql: "SELECT version FROM sealedVersion WHERE recordName = ?", arguments: [name]) ?? 0
+                let version = seen + 1
+                try db.execute(sql: "INSERT OR REPLACE INTO sealedVersion (recordName, version) VALUES (?, ?)", arguments: [name, version])
+                next[name] = UInt64(version)
+            }
+            return next
         }
     }
 

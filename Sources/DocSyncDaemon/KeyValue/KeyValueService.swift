@@ -19,17 +19,42 @@ final class KeyValueService: Service, Sendable {
     /// Whose values these are (`KeyValueService.account(of:)`).
     let account: String
     let logger: Logger
+    /// The account's keys (SPEC §13): how each store syncs follows them (`followEncryption`).
+    let keys: AccountKeyService?
     private let opened = Mutex<[KeyValueStoreID: KeyValueStore]>([:])
     private let loops = Mutex<[Task<Void, Never>]>([])
     /// Yields once a store is open: the push stream is opened then.
     private let firstOpened: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
 
-    init(stateDirectory: URL, backend: any StorageBackend, device: String, account: String, logger: Logger) {
+    init(stateDirectory: URL, backend: any StorageBackend, device: String, account: String, keys: AccountKeyService? = nil, logger: Logger) {
         directory = stateDirectory.appendingPathComponent("kv")
         self.backend = backend
         self.device = device
         self.account = account
+        self.keys = keys
         self.logger = logger
+    }
+
+    /// How `id` syncs given the account's standing now: plain for a plain account (or a
+    /// device whose token the server refuses: nothing reaches it either way), sealed on a
+    /// trusted device of an encrypted account, held otherwise (its writes stay here).
+    func mode(of id: KeyValueStoreID) -> KeyValueSyncMode {
+        guard let keys else { return .plain }
+        switch keys.standing {
+        case .plainAccount?: return .plain
+        case .trusted?:
+            guard let encryption = keys.keyValueEncryption(of: id.zone) else { return .held("the account keys are not available") }
+            return .sealed(encryption)
+        case .awaitingApproval?: return .held("this device waits for approval (docs-status encryption)")
+        case .refused?: return .held("the account's keys cannot be trusted on this device (docs-status encryption)")
+        case nil: return keys.tokenRefused ? .plain : .held("waiting for the server to say whether the account is encrypted")
+        }
+    }
+
+    /// Tells every open store how it syncs now (the account's standing changed, or a store
+    /// found its plain zone moved).
+    func followEncryption() async {
+        for (id, store) in opened.withLock({ $0 }) { await store.sync(as: mode(of: id)) }
     }
 
     /// The store `id`, opened (and made, the first time) on first use; its sync starts then.
@@ -37,7 +62,8 @@ final class KeyValueService: Service, Sendable {
         do {
             return try opened.withLock { opened in
                 if let store = opened[id] { return store }
-                let store = try KeyValueStore(id: id, directory: directory, account: account, backend: backend, device: device, logger: logger)
+                let store = try KeyValueStore(id: id, directory: directory, account: account, backend: backend, device: device,
+                                              mode: mode(of: id), logger: logger)
                 opened[id] = store
                 loops.withLock { $0.append(Task { await store.run() }) }
                 firstOpened.continuation.yield()

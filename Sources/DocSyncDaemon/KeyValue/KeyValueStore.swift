@@ -22,10 +22,23 @@ actor KeyValueStore {
     private var watchers: [UUID: AsyncStream<KeyValueChange>.Continuation] = [:]
     private let kicks: AsyncStream<Void>.Continuation
     private let kickStream: AsyncStream<Void>
+    /// How the store syncs now (SPEC §13): plain, sealed in the account's opaque zone, or
+    /// not at all (why).
+    private var mode: KeyValueSyncMode = .plain
+    /// The sealed store is to look whether its plain zone still exists, and carry it.
+    private var zoneCheckOwed = false
+    /// The values were carried from the plain zone: it is moved once they are all sent.
+    private var carrying = false
+    /// The plain zone was moved by another device: the store waits for the daemon to say
+    /// how it syncs now.
+    private(set) var toldMoved = false
 
     /// Opens (or creates) the store's state under `directory`, for the daemon's `account`.
-    init(id: KeyValueStoreID, directory: URL, account: String, backend: any StorageBackend, device: String, logger: Logger) throws {
+    init(id: KeyValueStoreID, directory: URL, account: String, backend: any StorageBackend, device: String,
+         mode: KeyValueSyncMode = .plain, logger: Logger) throws {
         self.id = id
+        self.mode = mode
+        if case .sealed = mode { zoneCheckOwed = true }
         self.backend = backend
         self.device = device
         var logger = logger
@@ -100,6 +113,29 @@ actor KeyValueStore {
         }
     }
 
+    // MARK: encryption
+
+    /// Syncs as `mode` from now on: a sealed store first looks whether the plain zone still
+    /// exists (then this device carries the values into the sealed zone and moves the plain
+    /// one; otherwise it follows the values there); a held one fetches and sends nothing.
+    func sync(as mode: KeyValueSyncMode) {
+        switch (self.mode, mode) {
+        case (.plain, .plain), (.held, .held): break
+        case let (.sealed(current), .sealed(next)) where current.sealing.zone == next.sealing.zone: break
+        default:
+            if case .sealed = mode { zoneCheckOwed = true }
+            self.mode = mode
+            toldMoved = false
+            kicks.yield()
+        }
+    }
+
+    /// Whether the store waits for its mode (held, or told its plain zone moved).
+    var waitsForMode: Bool {
+        if case .held = mode { return true }
+        return toldMoved
+    }
+
     // MARK: sync
 
     /// Fetches and sends whenever kicked, and again with backoff after a failure, until cancelled.
@@ -119,70 +155,185 @@ actor KeyValueStore {
         }
     }
 
-    /// One round: fetch everything new, then send every pending write.
+    /// One round: fetch everything new, then send every pending write. A held store does
+    /// nothing; a sealed one carrying its plain zone's values moves that zone once they are
+    /// all sent.
     func syncOnce() async throws(SyncError) {
-        try await fetch()
+        if case .held = mode { return }
+        if toldMoved { return }
+        if zoneCheckOwed, case let .sealed(encryption) = mode {
+            let carry = try await KeyValueStore.plainZoneExists(id.zone, on: backend)
+            try apply(.rezoned(zone: encryption.sealing.zone.name, carry: carry, time: Timestamp(Date())))
+            (zoneCheckOwed, carrying) = (false, carry)
+            logger.notice(carry ? "the account is encrypted: the store's values move into its sealed zone" : "the account is encrypted: the store follows its values into its sealed zone")
+        }
+        guard try await fetch() else { return }
         var rounds = 0
         while !state.outbox.isEmpty, rounds < 100 {
             rounds += 1
             try await send(Array(state.outbox.prefix(RecordBatch.maximumItems)))
         }
+        if carrying, state.outbox.isEmpty, case let .sealed(encryption) = mode {
+            do { try await backend.moveZone(id.zone, to: encryption.sealing.zone) } catch {
+                guard (error.code == .zoneMoved && error.movedTo == encryption.sealing.zone) || error.code == .zoneNotFound else { throw error }
+            }
+            carrying = false
+            logger.notice("the store's plain zone is a redirect now: its plaintext values are purged")
+        }
     }
 
-    private func fetch() async throws(SyncError) {
+    /// Whether the plain zone `zone` still exists on `backend` (not moved, not missing).
+    static func plainZoneExists(_ zone: ZoneID, on backend: any StorageBackend) async throws(SyncError) -> Bool {
+        do {
+            _ = try await backend.fetchChanges(in: zone, since: nil, limit: 1)
+            return true
+        } catch {
+            guard error.code == .zoneNotFound || error.code == .zoneMoved else { throw error }
+            return false
+        }
+    }
+
+    /// The zone the store syncs with on the wire now.
+    private var wireZone: ZoneID {
+        if case let .sealed(encryption) = mode { return encryption.sealing.zone }
+        return id.zone
+    }
+
+    /// The record name of `key` on the wire now.
+    private func wireName(of key: KeyValueKey) -> String {
+        if case let .sealed(encryption) = mode { return encryption.sealing.recordName(of: key) }
+        return key.recordName
+    }
+
+    /// The keyring of a sealed store; `serviceUnavailable` while its keys are not here.
+    private func keyring(_ encryption: KeyValueEncryption) throws(SyncError) -> FolderKeyring {
+        guard let keyring = encryption.keys.keyring else {
+            throw SyncError(.serviceUnavailable, "\(id): the encrypted store's keys are not available on this device")
+        }
+        return keyring
+    }
+
+    /// Fetches what changed; false when the store's plain zone turned out to be moved (the
+    /// store then waits to be told how it syncs).
+    private func fetch() async throws(SyncError) -> Bool {
+        let zone = wireZone
         var token = state.token
         var complete = token == nil
         var changes: [KeyValueKey: JSONValue?] = [:]
+        var seen: [String: UInt64] = [:]
+        var sealing: (KeyValueEncryption, FolderKeyring, [String: KeyValueKey])?
+        if case let .sealed(encryption) = mode {
+            let names = Dictionary(state.values.keys.map { (encryption.sealing.recordName(of: $0), $0) } + state.pending.keys.map { (encryption.sealing.recordName(of: $0), $0) }) { first, _ in first }
+            sealing = (encryption, try keyring(encryption), names)
+        }
         while true {
             let page: ChangeSet
             do {
-                page = try await backend.fetchChanges(in: id.zone, since: token, limit: 1_000)
+                page = try await backend.fetchChanges(in: zone, since: token, limit: 1_000)
             } catch where error.code == .zoneNotFound {
                 // No such store on the server (yet, or any more): it holds no values.
                 try apply(.fetched(changes: [:], complete: true, token: nil))
-                return
+                return true
             } catch where error.code == .changeTokenExpired {
                 logger.info("the store's change token expired; fetching every value again")
                 (token, complete, changes) = (nil, true, [:])
                 continue
+            } catch where error.code == .zoneMoved {
+                logger.notice("the store's zone was moved into the account's encrypted zone; waiting to follow it")
+                toldMoved = true
+                return false
             }
-            for record in page.changed {
-                guard let key = record.keyValueKey, let value = record.jsonValue else {
-                    logger.warning("a record of the store is no value; skipped", metadata: ["record": "\(record.id)"])
-                    continue
+            if let (encryption, keyring, _) = sealing {
+                let known = try sealedVersions(page.changed.map(\.id.recordName))
+                for record in page.changed {
+                    do throws(EncryptionError) {
+                        let opened = try encryption.sealing.open(record, with: keyring)
+                        let floor = max(known[record.id.recordName] ?? 0, seen[record.id.recordName] ?? 0)
+                        guard opened.version >= floor else {
+                            throw EncryptionError(.rolledBack, "version \(opened.version) is older than version \(floor) seen before")
+                        }
+                        seen[record.id.recordName] = opened.version
+                        changes[opened.key] = .some(opened.value)
+                        sealing?.2[record.id.recordName] = opened.key
+                    } catch {
+                        logger.warning("a record of the encrypted store was refused; the value here stays", metadata: ["record": "\(record.id.recordName)", "error": "\(error)"])
+                    }
                 }
-                changes[key] = .some(value)
-            }
-            for deleted in page.deleted {
-                if let key = KeyValueKey(recordName: deleted.recordName) { changes[key] = .some(nil) }
+                for deleted in page.deleted {
+                    if let key = sealing?.2[deleted.recordName] { changes[key] = .some(nil) }
+                }
+            } else {
+                for record in page.changed {
+                    guard let key = record.keyValueKey, let value = record.jsonValue else {
+                        logger.warning("a record of the store is no value; skipped", metadata: ["record": "\(record.id)"])
+                        continue
+                    }
+                    changes[key] = .some(value)
+                }
+                for deleted in page.deleted {
+                    if let key = KeyValueKey(recordName: deleted.recordName) { changes[key] = .some(nil) }
+                }
             }
             token = page.token
             if !page.moreComing { break }
         }
+        try noteSealedVersions(seen)
         try apply(.fetched(changes: changes, complete: complete, token: token))
+        return true
+    }
+
+    private func sealedVersions(_ names: [String]) throws(SyncError) -> [String: UInt64] {
+        do { return try database.sealedVersions(names) } catch {
+            throw SyncError(.internalError, "\(id): cannot read the store's sealed versions here: \(error)")
+        }
+    }
+
+    private func noteSealedVersions(_ versions: [String: UInt64]) throws(SyncError) {
+        guard !versions.isEmpty else { return }
+        do { try database.noteSealedVersions(versions) } catch {
+            throw SyncError(.internalError, "\(id): cannot keep the store's sealed versions here: \(error)")
+        }
     }
 
     private func send(_ writes: [(key: KeyValueKey, write: KeyValueState.Pending)]) async throws(SyncError) {
-        var batch = RecordBatch(zone: id.zone)
+        let zone = wireZone
+        var batch = RecordBatch(zone: zone)
+        var versions: [String: UInt64] = [:]
+        var sealing: (KeyValueEncryption, FolderEpochKeys)?
+        if case let .sealed(encryption) = mode {
+            sealing = (encryption, try keyring(encryption).current)
+            do { versions = try database.nextSealedVersions(writes.filter { $0.write.value != nil }.map { encryption.sealing.recordName(of: $0.key) }) } catch {
+                throw SyncError(.internalError, "\(id): cannot keep the store's sealed versions here: \(error)")
+            }
+        }
         for (key, write) in writes {
+            let name = wireName(of: key)
             if let value = write.value {
-                batch.saves.append(Record.value(value, for: key, in: id, modified: write.modified, device: device))
+                if let (encryption, keys) = sealing {
+                    batch.saves.append(encryption.sealing.seal(value, for: key, modified: write.modified, device: device, version: versions[name] ?? 1, with: keys))
+                } else {
+                    batch.saves.append(Record.value(value, for: key, in: id, modified: write.modified, device: device))
+                }
             } else {
-                batch.deletions.append(RecordDeletion(id: RecordID(zone: id.zone, recordName: key.recordName), device: device))
+                batch.deletions.append(RecordDeletion(id: RecordID(zone: zone, recordName: name), device: device))
             }
         }
         let result: ModifyResult
         do {
             result = try await backend.modifyRecords(batch)
         } catch where error.code == .zoneNotFound {
-            try await backend.createZone(id.zone)
+            try await backend.createZone(zone)
             logger.info("made the store's zone on the backend")
             result = try await backend.modifyRecords(batch)
+        } catch where error.code == .zoneMoved {
+            logger.notice("the store's zone was moved into the account's encrypted zone; waiting to follow it")
+            toldMoved = true
+            return
         }
         var saved: [KeyValueSentWrite] = [], refused: [KeyValueSentWrite] = []
         var transient: SyncError?
         for (key, write) in writes {
-            let recordID = RecordID(zone: id.zone, recordName: key.recordName)
+            let recordID = RecordID(zone: zone, recordName: wireName(of: key))
             let sent = KeyValueSentWrite(key: key, sequence: write.sequence, value: write.value)
             if result.saved[recordID] != nil || result.deleted.contains(recordID) {
                 saved.append(sent)

@@ -8,17 +8,17 @@ extension StoreAlgorithm {
 
     /// The plain saves of `saves` that an encrypted zone or account refuses (SPEC §13: "an
     /// encrypted account refuses plaintext records"): in a zone named as an encrypted
-    /// folder's (`e.…`), or in any folder zone of an account whose key directory says it is
-    /// encrypted, only sealed records are kept. Key-value stores' Values are not records of
-    /// a folder and pass.
+    /// folder's or store's (`e.…`, `~e.…`), or in any folder or key-value store zone of an
+    /// account whose key directory says it is encrypted, only sealed records are kept. The
+    /// key directory itself (signed statements, public by design) stays plain.
     static func plaintextRefused(_ saves: [Record], in zone: ZoneID, _ rows: some StoreRows) throws -> [RecordID: SyncError] {
-        guard !zone.isKeyValueStore else { return [:] }
+        guard zone != keyDirectoryZone else { return [:] }
         let plain = saves.filter { $0.type != .sealed }
         guard !plain.isEmpty else { return [:] }
-        let encryptedZone = zone.name.hasPrefix("e.")
+        let encryptedZone = zone.name.hasPrefix("e.") || zone.isEncryptedKeyValueStore
         let encryptedAccount = try !encryptedZone && !rows.liveVersions([encryptedAccountRecord], in: keyDirectoryZone.name).isEmpty
         guard encryptedZone || encryptedAccount else { return [:] }
-        let why = encryptedZone ? "\(zone) is an encrypted folder's zone" : "the account is end-to-end encrypted"
+        let why = encryptedZone ? "\(zone) is an encrypted zone" : "the account is end-to-end encrypted"
         return Dictionary(uniqueKeysWithValues: plain.map { record in
             (record.id, SyncError(.invalidArguments, "\(record.id): \(why), and the server keeps only sealed records in it; a device that can seal it sends it again (docs-status encryption on that device)"))
         })

@@ -69,7 +69,7 @@ extension StoreAlgorithm {
             let current = existing[name]
             // A store's Value is saved unconditionally, within the store's limits, and replaces
             // nothing kept; any other record by its change tag, its chunks stored.
-            let value = isKeyValueStore ? record.keyValueKey : nil
+            let value = isKeyValueStore ? record.keyValueSlot : nil
             if let key = value {
                 if let problem = KeyValueLimits.problem(writing: [(key, Int(record.size))], over: valueSizes) {
                     result.failed[record.id] = SyncError(.quotaExceeded, "\(zone): \(problem)")
@@ -143,7 +143,7 @@ extension StoreAlgorithm {
         for change in try rows.changes(in: zone.name, after: 0, limit: Int(Int32.max)) {
             guard let body = change.body else { continue }
             let record = try StoredVersion.decode(body)
-            if let key = record.keyValueKey { sizes[key] = Int(record.size) }
+            if let key = record.keyValueSlot { sizes[key] = Int(record.size) }
         }
         return sizes
     }
