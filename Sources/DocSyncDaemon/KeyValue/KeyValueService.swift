@@ -54,7 +54,15 @@ final class KeyValueService: Service, Sendable {
     /// Tells every open store how it syncs now (the account's standing changed, or a store
     /// found its plain zone moved).
     func followEncryption() async {
-        for (id, store) in opened.withLock({ $0 }) { await store.sync(as: mode(of: id)) }
+        for (id, store) in opened.withLock({ $0 }) {
+            let mode = mode(of: id)
+            if case let .sealed(encryption) = mode {
+                // The store's first epoch in the key directory, as a folder's: a new epoch is
+                // started for it too when a device is removed.
+                try? await keys?.recordFirstEpoch(of: encryption.sealing.zone)
+            }
+            await store.sync(as: mode)
+        }
     }
 
     /// The store `id`, opened (and made, the first time) on first use; its sync starts then.
