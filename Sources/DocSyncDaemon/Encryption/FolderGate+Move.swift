@@ -71,6 +71,9 @@ extension FolderGate {
         guard service.engine.configuration.encryption == nil else {
             throw MoveRefusal(code: "invalidArguments", message: "\(path) is encrypted already")
         }
+        if service.status().sharing?.role == .owner {
+            throw MoveRefusal(code: "unsupported", message: "\(path) is shared with other accounts: encrypting a shared folder (its key wrapped for each participant) is not available in this version; it keeps syncing as it is")
+        }
         let placeholders = service.engine.placeholderCount()
         guard placeholders == 0 else {
             throw MoveRefusal(code: "unsupported", message: "\(path) keeps \(placeholders) file\(placeholders == 1 ? "" : "s") on the server only (on demand): "
