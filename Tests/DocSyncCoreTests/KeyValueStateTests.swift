@@ -62,12 +62,38 @@ import Testing
             events: [fetched([theme: .string("light")]), .signedIn(account: "alice")], values: ["theme": .string("light")], announced: ["serverChange theme"]),
         Row(name: "a removal is a write too",
             events: [fetched([theme: .string("light")]), .write(theme, nil, time: t)], values: [:], announced: ["serverChange theme"]),
+        Row(name: "carried into a sealed zone: its first (complete, empty) fetch removes nothing, every value waits to be sent",
+            events: [fetched([theme: .string("light"), size: .number(1)]), .rezoned(zone: "~e.sealed", carry: true, time: t),
+                     fetched([:], complete: true)],
+            values: ["theme": .string("light"), "size": .number(1)], announced: ["serverChange size theme"]),
+        Row(name: "following into a sealed zone: what it holds replaces what was here, and what it lacks goes",
+            events: [fetched([theme: .string("light"), size: .number(1)]), .rezoned(zone: "~e.sealed", carry: false, time: t),
+                     fetched([theme: .string("dark")], complete: true)],
+            values: ["theme": .string("dark")], announced: ["serverChange size theme", "serverChange size theme"]),
+        Row(name: "following: a write not sent yet gives way to the sealed zone's value of its key, as before a first fetch",
+            events: [fetched([:]), .write(theme, .string("mine"), time: t), .write(size, .number(2), time: t),
+                     .rezoned(zone: "~e.sealed", carry: false, time: t), fetched([theme: .string("theirs")], complete: true)],
+            values: ["theme": .string("theirs"), "size": .number(2)], announced: ["initialSyncChange theme"]),
     ]
 
     @Test(arguments: rows) func decides(_ row: Row) throws {
         let (state, announced) = try Self.run(row.events)
         #expect(Dictionary(uniqueKeysWithValues: state.values.map { ($0.key.name, $0.value) }) == row.values)
         #expect(announced.map { "\($0.reason.rawValue) \($0.keys.joined(separator: " "))" } == row.announced)
+    }
+
+    @Test func movingToAnotherZoneDropsTheTokenAndCarriesOnlyWhenAsked() throws {
+        let (plain, _) = try Self.run([Self.fetched([Self.theme: .string("light")])])
+        #expect(plain.token == Self.token && plain.zone == nil)
+        let (carried, announced) = try Self.run([.rezoned(zone: "~e.sealed", carry: true, time: Self.t)], from: plain)
+        #expect(announced.isEmpty && carried.token == nil && carried.zone == "~e.sealed" && carried.hasFetched)
+        #expect(carried.outbox.map(\.key) == [Self.theme] && carried.pending[Self.theme]?.modified == Self.t)
+        let (again, _) = try Self.run([.rezoned(zone: "~e.sealed", carry: true, time: Self.t)], from: carried)
+        #expect(again.outbox.count == 1, "carried again after a restart: one write per key")
+        let (followed, _) = try Self.run([.rezoned(zone: "~e.sealed", carry: false, time: Self.t)], from: plain)
+        #expect(followed.outbox.isEmpty && !followed.hasFetched && followed.token == nil && followed.values == plain.values)
+        let (same, _) = try Self.run([.rezoned(zone: nil, carry: false, time: Self.t)], from: plain)
+        #expect(same == plain, "the zone it syncs already changes nothing")
     }
 
     @Test func nothingIsSentBeforeTheFirstFetch() throws {
