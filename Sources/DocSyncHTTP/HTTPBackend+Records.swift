@@ -12,6 +12,16 @@ extension HTTPBackend {
         _ = try await send(.DELETE, WireRoute.zone(zone), context: "delete zone \(zone)")
     }
 
+    /// One request; the server answers once the moved zone's chunks are collected, which for
+    /// a large folder may take a while (`Options.readTimeout` bounds the wait: a retry after
+    /// it finds the zone moved and succeeds).
+    public func moveZone(_ zone: ZoneID, to target: ZoneID) async throws(SyncError) {
+        try StoreAlgorithm.admitMove(zone, to: target)
+        let context = "move zone \(zone) into \(target)"
+        _ = try await send(.POST, WireRoute.move(zone), body: try Self.encode(WireBody.ZoneMove(target: target), context: context),
+                           contentType: WireRoute.json, context: context)
+    }
+
     public func listZones() async throws(SyncError) -> [ZoneID] {
         try await fetchJSON(WireRoute.zones, as: WireBody.Zones.self, context: "list zones").zones
     }

@@ -10,6 +10,12 @@ public enum WireBody {
         public init(zones: [ZoneID]) { self.zones = zones }
     }
 
+    /// `POST /v1/zones/{zone}/move` request: the zone to move it into.
+    public struct ZoneMove: Codable, Sendable, Hashable {
+        public var target: ZoneID
+        public init(target: ZoneID) { self.target = target }
+    }
+
     /// `POST /v1/zones/{zone}/records/lookup` request: record names of that zone.
     public struct RecordNames: Codable, Sendable, Hashable {
         public var recordNames: [String]

@@ -32,6 +32,8 @@ public enum WireLimits {
     public static let downloadBatchBudget = 8 << 20
     /// Accounts named in one change of a share.
     public static let participantsPerChange = 100
+    /// A zone move's JSON body (one zone name of at most 255 bytes, escaped).
+    public static let moveBody = 4 << 10
     /// A share change's JSON body (100 of the longest account names fit).
     public static let shareBody = 64 << 10
     /// The framed body the client cuts upload batches to (one larger chunk travels alone).

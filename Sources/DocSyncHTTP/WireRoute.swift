@@ -12,6 +12,9 @@ public enum WireRoute {
     public static let zones = "/v1/zones"
     /// `PUT`: create the zone; `DELETE`: delete it.
     public static func zone(_ zone: ZoneID) -> String { "/v1/zones/\(segment(zone.name))" }
+    /// `POST` `WireBody.ZoneMove`, answered with no content: the zone is moved into the
+    /// target it names and left as a redirect (`StorageBackend.moveZone`, SPEC §13).
+    public static func move(_ zone: ZoneID) -> String { WireRoute.zone(zone) + "/move" }
     /// `POST` a `RecordBatch`, answered with a `ModifyResult`.
     public static func modify(_ zone: ZoneID) -> String { WireRoute.zone(zone) + "/modify" }
     /// `GET ?since=TOKEN&limit=N`: a `ChangeSet`. `since` is the token's bytes in base64url.

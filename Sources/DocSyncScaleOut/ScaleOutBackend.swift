@@ -92,7 +92,7 @@ public struct ScaleOutBackend: StorageBackend {
         let account = self.account, logger = self.logger
         return try await store.withConnection("read usage") { connection in
             let rows = try await connection.statement("""
-                SELECT (SELECT count(*) FROM zone WHERE account = \(account)),
+                SELECT (SELECT count(*) FROM zone WHERE account = \(account) AND moved_to IS NULL),
                        (SELECT count(*) FROM record WHERE account = \(account)),
                        chunk_count, chunk_bytes
                 FROM account WHERE id = \(account)

@@ -47,6 +47,27 @@ extension ScaleOutCollector {
         }
     }
 
+    /// Rewrites the packs `ids` of `account` however full and however young they are (those
+    /// a sweep removed chunks from, when no byte of those chunks may stay in the bucket):
+    /// each one's live chunks go to a new pack. The old packs, and those with nothing left,
+    /// go with the empty ones.
+    func rewrite(_ ids: Set<Int64>, of account: Int64, into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws {
+        guard !ids.isEmpty else { return }
+        let wanted = Array(ids)
+        var packs: [(pack: Int64, key: String, live: Int64)] = []
+        for try await (pack, key, live) in try await connection.statement("""
+            SELECT pack.id, pack.object_key, coalesce(sum(chunk.length), 0)::bigint
+            FROM pack LEFT JOIN chunk ON chunk.pack = pack.id
+            WHERE pack.account = \(account) AND pack.id = ANY(\(wanted)) GROUP BY pack.id ORDER BY pack.id
+            """, logger: store.logger).decode((Int64, String, Int64).self) {
+            packs.append((pack, key, live))
+        }
+        for pack in packs where pack.live > 0 {
+            report.chunksMoved += try await rewrite(pack.pack, key: pack.key, account: account, connection)
+            report.packsCompacted += 1
+        }
+    }
+
     /// Copies the live chunks of pack `id` into a new pack and moves their rows; returns how
     /// many moved. The old pack, left without rows, goes with the empty ones.
     private func rewrite(_ id: Int64, key: String, account: Int64, _ connection: PostgresConnection) async throws -> Int {

@@ -138,7 +138,11 @@ public struct ScaleOutCollector: Sendable {
         var seq: Int64 = 0
     }
 
-    private func sweep(account: Int64, olderThan cutoff: Int64, into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws {
+    /// Removes the account's chunks nothing keeps that were stored before `cutoff`; counts
+    /// them into `report`, and returns the packs that held one. Throws `Stop` (nothing of the
+    /// account removed) when a kept manifest node cannot be read.
+    @discardableResult
+    func sweep(account: Int64, olderThan cutoff: Int64, into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws -> Set<Int64> {
         let logger = store.logger
         let backend = store.backend(account: account)
         var marking = Marking()
@@ -154,8 +158,8 @@ public struct ScaleOutCollector: Sendable {
             """, logger: logger).decode((ByteBuffer, Int32).self) {
             if let digest = SHA256Digest(bytes: bytes.readableBytesView), !marking.marks.contains(digest) { candidates.append((digest, Int64(length))) }
         }
-        guard !candidates.isEmpty else { return }
-        let (removed, bytes) = try await connection.transaction(logger) { connection in
+        guard !candidates.isEmpty else { return [] }
+        let (removed, bytes, packs) = try await connection.transaction(logger) { connection in
             var seq: Int64 = 0
             for try await current in try await connection.statement("SELECT seq FROM account WHERE id = \(account) FOR UPDATE", logger: logger).decode(Int64.self) { seq = current }
             if seq > marking.seq {
@@ -168,12 +172,13 @@ public struct ScaleOutCollector: Sendable {
             marking.walk.suspect(try await nodesWithinGrace(account: account, after: cutoff, connection))
             try await expand(&marking, backend)
             let doomed = candidates.filter { !marking.marks.contains($0.digest) }.map { ByteBuffer(bytes: $0.digest.bytes) }
-            var removed: (count: Int64, bytes: Int64) = (0, 0)
-            for try await length in try await connection.statement("""
-                DELETE FROM chunk WHERE account = \(account) AND digest = ANY(\(doomed)) AND stored_at < \(cutoff) RETURNING length
-                """, logger: logger).decode(Int32.self) {
+            var removed: (count: Int64, bytes: Int64, packs: Set<Int64>) = (0, 0, [])
+            for try await (length, pack) in try await connection.statement("""
+                DELETE FROM chunk WHERE account = \(account) AND digest = ANY(\(doomed)) AND stored_at < \(cutoff) RETURNING length, pack
+                """, logger: logger).decode((Int32, Int64).self) {
                 removed.count += 1
                 removed.bytes += Int64(length)
+                removed.packs.insert(pack)
             }
             try await connection.statement("""
                 UPDATE account SET chunk_count = chunk_count - \(removed.count), chunk_bytes = chunk_bytes - \(removed.bytes) WHERE id = \(account)
@@ -182,6 +187,7 @@ public struct ScaleOutCollector: Sendable {
         }
         report.chunksRemoved += Int(removed)
         report.chunkBytesRemoved += bytes
+        return packs
     }
 
     /// Marks the chunks each stored body names at its top level; its manifest nodes are read later.
@@ -224,7 +230,7 @@ public struct ScaleOutCollector: Sendable {
     }
 
     /// Removes the packs no chunk row names (of `account` only, when given): their rows, then their objects.
-    private func removeEmptyPacks(of account: Int64?, into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws {
+    func removeEmptyPacks(of account: Int64?, into report: inout GarbageCollectionReport, _ connection: PostgresConnection) async throws {
         var keys: [String] = []
         for try await key in try await connection.statement("""
             DELETE FROM pack WHERE (\(account)::bigint IS NULL OR pack.account = \(account))

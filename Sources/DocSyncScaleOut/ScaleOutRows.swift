@@ -24,20 +24,21 @@ struct ScaleOutRows: AsyncStoreRows {
 
     var tokenAccount: Int64? { account }
 
-    func zoneNames() async throws -> [String] {
-        var names: [String] = []
-        for try await name in try await connection.statement("SELECT name FROM zone WHERE account = \(account)", logger: logger).decode(String.self) {
-            names.append(name)
+    func allZones() async throws -> [(name: String, movedTo: String?)] {
+        var zones: [(name: String, movedTo: String?)] = []
+        let rows = try await connection.statement("SELECT name, moved_to FROM zone WHERE account = \(account)", logger: logger)
+        for try await (name, movedTo) in rows.decode((String, String?).self) {
+            zones.append((name, movedTo))
         }
-        return names
+        return zones
     }
 
     func zoneState(of zone: String) async throws -> ZoneState? {
         let rows = try await connection.statement("""
-            SELECT incarnation, last_seq, compacted_through_seq FROM zone WHERE account = \(account) AND name = \(zone)
+            SELECT incarnation, last_seq, compacted_through_seq, moved_to FROM zone WHERE account = \(account) AND name = \(zone)
             """, logger: logger)
-        for try await (incarnation, lastSeq, compacted) in rows.decode((String, Int64, Int64).self) {
-            return ZoneState(incarnation: incarnation, lastSeq: lastSeq, compactedThrough: compacted)
+        for try await (incarnation, lastSeq, compacted, movedTo) in rows.decode((String, Int64, Int64, String?).self) {
+            return ZoneState(incarnation: incarnation, lastSeq: lastSeq, compactedThrough: compacted, movedTo: movedTo)
         }
         return nil
     }
@@ -77,6 +78,17 @@ struct ScaleOutRows: AsyncStoreRows {
         return found
     }
 
+    func keptBodies(in zone: String) async throws -> [Data] {
+        let rows = try await connection.statement("""
+            SELECT body FROM record WHERE account = \(account) AND zone = \(zone)
+            UNION ALL SELECT body FROM deleted_record WHERE account = \(account) AND zone = \(zone)
+            UNION ALL SELECT body FROM replaced_version WHERE account = \(account) AND zone = \(zone)
+            """, logger: logger)
+        var bodies: [Data] = []
+        for try await body in rows.decode(ByteBuffer.self) { bodies.append(Data(buffer: body)) }
+        return bodies
+    }
+
     func storedChunks(among digests: [SHA256Digest]) async throws -> Set<SHA256Digest> {
         try await ScaleOutBackend.storedChunks(digests, account: account, connection, logger)
     }
@@ -109,6 +121,12 @@ struct ScaleOutRows: AsyncStoreRows {
             try await connection.statement("DELETE FROM zone WHERE account = \(account) AND name = \(zone)", logger: logger)
             try await ScaleOutBackend.notify(account: account, zone: ZoneID(zone), connection, logger)
             return
+        }
+        if let target = writes.moveTo {
+            for table in ["record", "tombstone", "deleted_record", "replaced_version"] {
+                try await connection.statement("DELETE FROM \(unescaped: table) WHERE account = \(account) AND zone = \(zone)", logger: logger)
+            }
+            try await connection.statement("UPDATE zone SET moved_to = \(target) WHERE account = \(account) AND name = \(zone)", logger: logger)
         }
         if let created = writes.createZone {
             try await connection.statement("""

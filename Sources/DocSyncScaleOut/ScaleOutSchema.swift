@@ -182,5 +182,13 @@ enum ScaleOutSchema {
         Migration(name: "v5: sealed chunks keep the SHA-256 of their body", sql: [
             "ALTER TABLE chunk ADD COLUMN body_digest BYTEA",
         ]),
+        // A zone moved into another (SPEC §13: a folder turned encrypted) keeps its row,
+        // emptied of records, history and kept versions, naming the zone it went to: every
+        // call naming it then answers zoneMoved. NULL for a zone in use. An earlier release
+        // ignores the column: while instances are upgraded one at a time it serves a moved
+        // zone as an empty zone in use, so move zones only once every instance runs this one.
+        Migration(name: "v6: a moved zone is kept as a redirect", sql: [
+            "ALTER TABLE zone ADD COLUMN moved_to TEXT",
+        ]),
     ]
 }

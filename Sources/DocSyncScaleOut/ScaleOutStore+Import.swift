@@ -47,9 +47,12 @@ extension ScaleOutStore {
     public func importZones(_ zones: [StoreExport.Zone], account: Int64) async throws(SyncError) {
         guard !zones.isEmpty else { return }
         let names = zones.map(\.name), incarnations = zones.map(\.incarnation), last = zones.map(\.lastSeq), compacted = zones.map(\.compactedThroughSeq)
+        let movedTo = zones.map { $0.movedTo ?? "" }  // "": a zone in use
         try await execute("import \(zones.count) zones", """
-            INSERT INTO zone (account, name, incarnation, last_seq, compacted_through_seq)
-            SELECT \(account), * FROM unnest(\(names)::text[], \(incarnations)::text[], \(last)::bigint[], \(compacted)::bigint[])
+            INSERT INTO zone (account, name, incarnation, last_seq, compacted_through_seq, moved_to)
+            SELECT \(account), name, incarnation, last_seq, compacted, nullif(moved_to, '')
+            FROM unnest(\(names)::text[], \(incarnations)::text[], \(last)::bigint[], \(compacted)::bigint[], \(movedTo)::text[])
+                AS t(name, incarnation, last_seq, compacted, moved_to)
             """)
     }
 

@@ -27,6 +27,12 @@ struct RecordRoutes: Sendable {
             try await self.backend(context, .manageZone, zone).deleteZone(zone)
             return Responses.noContent
         }
+        api.post("zones/{zone}/move") { request, context in
+            let zone = try RequestInput.zone(context)
+            let target = try await RequestInput.json(WireBody.ZoneMove.self, request, limit: WireLimits.moveBody).target
+            try await self.backend(context, .manageZone, zone).moveZone(zone, to: target)
+            return Responses.noContent
+        }
         api.post("zones/{zone}/modify") { request, context in
             let zone = try RequestInput.zone(context)
             let batch = try await RequestInput.json(RecordBatch.self, request, limit: WireLimits.modifyBody)

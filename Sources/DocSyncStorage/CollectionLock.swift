@@ -27,6 +27,20 @@ final class CollectionLock: Sendable {
         return CollectionLock(fd: fd)
     }
 
+    /// Takes the lock of the store in `directory`, waiting while another collector holds it
+    /// (trying again every 50 ms, blocking no thread meanwhile), for at most `timeout`:
+    /// `zoneBusy` then (retry shortly).
+    static func wait(in directory: URL, timeout: Duration) async throws(SyncError) -> CollectionLock {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let lock = try take(in: directory) { return lock }
+            guard ContinuousClock.now < deadline else {
+                throw SyncError(.zoneBusy, "a garbage collection of the store at \(directory.path) is still running after \(timeout); retry shortly")
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     private init(fd: Int32) { self.fd = fd }
 
     deinit { close(fd) }

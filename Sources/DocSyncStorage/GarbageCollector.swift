@@ -47,16 +47,20 @@ struct GarbageCollector {
         }
     }
 
-    /// A chunk that may go: its row, its key and its length.
+    /// A chunk that may go: its row, its key, its length and its pack.
     struct Candidate {
         var rowid: Int64
         var key: Int64
         var length: Int64
+        var pack: Int64
     }
 
-    /// Removes the chunks nothing keeps; counts them into `report`. Throws `Stop` (nothing
-    /// removed since the last committed transaction) when a manifest node cannot be read.
-    func sweep(into report: inout GarbageCollectionReport) throws {
+    /// Removes the chunks nothing keeps; counts them into `report`, and returns the packs
+    /// that held one. Throws `Stop` (nothing removed since the last committed transaction)
+    /// when a manifest node cannot be read.
+    @discardableResult
+    func sweep(into report: inout GarbageCollectionReport) throws -> Set<Int64> {
+        var depleted = Set<Int64>()
         let cutoff = PackStore.storageTime(Date().addingTimeInterval(-grace))
         var (marking, candidates) = try pool.read { db in try mark(olderThan: cutoff, db) }
         logger.debug("marked chunks", metadata: ["marked": "\(marking.marks.count)", "candidates": "\(candidates.count)"])
@@ -64,8 +68,8 @@ struct GarbageCollector {
         while start < candidates.count {
             let batch = candidates[start ..< min(start + Self.sweepBatch, candidates.count)]
             start += Self.sweepBatch
-            let (removed, bytes) = try pool.writeWithoutTransaction { db in
-                var removed: (count: Int64, bytes: Int64) = (0, 0)
+            let (removed, bytes, packs) = try pool.writeWithoutTransaction { db in
+                var removed: (count: Int64, bytes: Int64, packs: Set<Int64>) = (0, 0, [])
                 try db.inTransaction(.immediate) {
                     try catchUp(&marking, olderThan: cutoff, db)
                     let delete = try db.directStatement(sql: "DELETE FROM chunk WHERE rowid = ? AND storedAt < ?")
@@ -76,6 +80,7 @@ struct GarbageCollector {
                         if db.changesCount > 0 {
                             removed.count += 1
                             removed.bytes += candidate.length
+                            removed.packs.insert(candidate.pack)
                         }
                     }
                     try StoreCounters.add(chunks: -removed.count, bytes: -removed.bytes, db)
@@ -85,8 +90,10 @@ struct GarbageCollector {
             }
             report.chunksRemoved += Int(removed)
             report.chunkBytesRemoved += bytes
+            depleted.formUnion(packs)
         }
         candidates = []
+        return depleted
     }
 
     /// Marks what the snapshot `db` keeps, and lists the chunks older than `cutoff` it does not.
@@ -101,11 +108,13 @@ struct GarbageCollector {
         try expand(&marking, db)
         marking.marks.seal()
         var candidates: [Candidate] = []
-        let old = try db.directStatement(sql: "SELECT rowid, digestKey, length FROM chunk WHERE storedAt < ?")
+        let old = try db.directStatement(sql: "SELECT rowid, digestKey, length, pack FROM chunk WHERE storedAt < ?")
         old.bind(1, cutoff)
         try old.forEachRow { row in
             let key = row.integer(1)
-            if !marking.marks.contains(key) { candidates.append(Candidate(rowid: row.integer(0), key: key, length: row.integer(2))) }
+            if !marking.marks.contains(key) {
+                candidates.append(Candidate(rowid: row.integer(0), key: key, length: row.integer(2), pack: row.integer(3)))
+            }
         }
         return (marking, candidates)
     }

@@ -20,18 +20,27 @@ extension LocalBackend {
 
     /// `collectGarbage`, on the calling thread (which it blocks for the whole collection).
     public func collectGarbageNow() throws(SyncError) -> GarbageCollectionReport {
-        let start = ContinuousClock.now
-        var report = GarbageCollectionReport()
         guard let lock = try CollectionLock.take(in: directory) else {
             logger.info("collection skipped: another collector is working on this store", metadata: ["store": "\(directory.path)"])
-            return report
+            return GarbageCollectionReport()
         }
         defer { withExtendedLifetime(lock) {} }
+        return try collect(rewritingWhatLosesChunks: false)
+    }
+
+    /// One whole collection, the store's `CollectionLock` held by the caller. With
+    /// `rewritingWhatLosesChunks`, every pack the sweep removed a chunk from is rewritten
+    /// (or removed, when nothing in it is left), however full it is: no byte of a removed
+    /// chunk stays on disk.
+    func collect(rewritingWhatLosesChunks: Bool) throws(SyncError) -> GarbageCollectionReport {
+        let start = ContinuousClock.now
+        var report = GarbageCollectionReport()
         report.ran = true
         report.packBytesBefore = PackCompactor.bytesOnDisk(of: chunks.root)
         (report.expiredDeletedRecords, report.expiredReplacedVersions) = try pruneExpiredVersions()
+        var depleted = Set<Int64>()
         do {
-            try GarbageCollector(pool: pool, packs: chunks, grace: settings.collectionGrace, logger: logger).sweep(into: &report)
+            depleted = try GarbageCollector(pool: pool, packs: chunks, grace: settings.collectionGrace, logger: logger).sweep(into: &report)
         } catch let stop as GarbageCollector.Stop {
             report.stoppedBecause = stop.reason
             logger.error("collection stopped before removing anything more", metadata: ["store": "\(directory.path)", "reason": "\(stop.reason)"])
@@ -39,7 +48,8 @@ extension LocalBackend {
             throw LocalBackend.map(error, "collect garbage")
         }
         if report.stoppedBecause == nil {
-            try PackCompactor(pool: pool, packs: chunks, leftoverAge: max(settings.collectionGrace, 3600), logger: logger).run(into: &report)
+            try PackCompactor(pool: pool, packs: chunks, leftoverAge: max(settings.collectionGrace, 3600), logger: logger)
+                .run(into: &report, rewriting: rewritingWhatLosesChunks ? depleted : [])
         }
         report.packBytesAfter = PackCompactor.bytesOnDisk(of: chunks.root)
         report.seconds = (ContinuousClock.now - start) / .seconds(1)

@@ -63,6 +63,24 @@ extension LocalBackend {
         }
     }
 
+    /// `transact`, on the calling thread (which it blocks until the transaction is over).
+    func transactNow<T>(_ what: String, _ body: (inout LocalStoreRows) throws -> StoreOutcome<T>) throws(SyncError) -> StoreOutcome<T> {
+        do {
+            return try pool.writeWithoutTransaction { db in
+                var outcome: StoreOutcome<T>?
+                try db.inTransaction(.immediate) {
+                    var rows = LocalStoreRows(db: db)
+                    let result = try body(&rows)
+                    outcome = result
+                    return result.wrote ? .commit : .rollback
+                }
+                return outcome!
+            }
+        } catch {
+            throw LocalBackend.map(error, what)
+        }
+    }
+
     /// Runs a reading operation of the store algorithm on a consistent snapshot.
     func query<T: Sendable>(_ what: String, _ body: @escaping @Sendable (LocalStoreRows) throws -> T) async throws(SyncError) -> T {
         try await read(what) { db in try body(LocalStoreRows(db: db)) }

@@ -13,8 +13,8 @@ extension LocalBackend {
 
     public func exportZones() async throws(SyncError) -> [StoreExport.Zone] {
         try await read("export zones") { db in
-            try Row.fetchAll(db, sql: "SELECT name, incarnation, lastSeq, compactedThroughSeq FROM zone ORDER BY name").map {
-                StoreExport.Zone(name: $0[0], incarnation: $0[1], lastSeq: $0[2], compactedThroughSeq: $0[3])
+            try Row.fetchAll(db, sql: "SELECT name, incarnation, lastSeq, compactedThroughSeq, movedTo FROM zone ORDER BY name").map {
+                StoreExport.Zone(name: $0[0], incarnation: $0[1], lastSeq: $0[2], compactedThroughSeq: $0[3], movedTo: $0[4])
             }
         }
     }

@@ -226,13 +226,13 @@ public final class LocalBackend: StorageBackend {
         pool.releaseMemoryEventually()
     }
 
-    /// The zones and records counted, the chunks from the store's counters (kept as chunks
-    /// are stored and collected): chunks of live records, of Recently Deleted, of replaced
-    /// versions, and those not collected yet.
+    /// The zones in use (not redirects) and records counted, the chunks from the store's
+    /// counters (kept as chunks are stored and collected): chunks of live records, of
+    /// Recently Deleted, of replaced versions, and those not collected yet.
     public func usage() async throws(SyncError) -> StorageUsage {
         try await read("read usage") { db in
             let counters = try StoreCounters.read(db)
-            return StorageUsage(zoneCount: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM zone") ?? 0,
+            return StorageUsage(zoneCount: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM zone WHERE movedTo IS NULL") ?? 0,
                                 recordCount: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM record") ?? 0,
                                 chunkCount: Int(counters.chunkCount), chunkBytes: counters.chunkBytes)
         }

@@ -159,6 +159,12 @@ enum LocalBackendSchema {
             // on every read. NULL for a plain chunk, whose digest is the SHA-256 of its bytes.
             try db.execute(sql: "ALTER TABLE chunk ADD COLUMN bodyDigest BLOB")
         }
+        migrator.registerMigration("v8: a moved zone is kept as a redirect") { db in
+            // A zone moved into another (SPEC §13: a folder turned encrypted) keeps its row,
+            // emptied of records, history and kept versions, naming the zone it went to: every
+            // call naming it then answers zoneMoved. NULL for a zone in use.
+            try db.execute(sql: "ALTER TABLE zone ADD COLUMN movedTo TEXT")
+        }
         return migrator
     }
 }

@@ -16,13 +16,14 @@ struct LocalStoreRows: StoreRows {
 
     var tokenAccount: Int64? { nil }
 
-    func zoneNames() throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT name FROM zone")
+    func allZones() throws -> [(name: String, movedTo: String?)] {
+        try Row.fetchAll(db, sql: "SELECT name, movedTo FROM zone").map { ($0[0], $0[1]) }
     }
 
     func zoneState(of zone: String) throws -> ZoneState? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT incarnation, lastSeq, compactedThroughSeq FROM zone WHERE name = ?"), arguments: [zone])
-            .map { ZoneState(incarnation: $0[0], lastSeq: $0[1], compactedThrough: $0[2]) }
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT incarnation, lastSeq, compactedThroughSeq, movedTo FROM zone WHERE name = ?"),
+                         arguments: [zone])
+            .map { ZoneState(incarnation: $0[0], lastSeq: $0[1], compactedThrough: $0[2], movedTo: $0[3]) }
     }
 
     func liveVersions(_ names: [String], in zone: String) throws -> [String: StoredVersion] {
@@ -51,6 +52,14 @@ struct LocalStoreRows: StoreRows {
             SELECT recordName, seq, body, deletedAt, deletedBy FROM deletedRecord WHERE zone = ? AND recordName = ? AND deletedAt >= ?
             """)
         return try names.compactMap { name in try Row.fetchOne(statement, arguments: [zone, name, after]).map(entry) }
+    }
+
+    func keptBodies(in zone: String) throws -> [Data] {
+        try Data.fetchAll(db, sql: """
+            SELECT body FROM record WHERE zone = ?
+            UNION ALL SELECT body FROM deletedRecord WHERE zone = ?
+            UNION ALL SELECT body FROM replacedVersion WHERE zone = ?
+            """, arguments: [zone, zone, zone])
     }
 
     func storedChunks(among digests: [SHA256Digest]) throws -> Set<SHA256Digest> {
@@ -87,6 +96,12 @@ struct LocalStoreRows: StoreRows {
             // Records, tombstones and kept versions go with it (ON DELETE CASCADE).
             try db.execute(sql: "DELETE FROM zone WHERE name = ?", arguments: [zone])
             return
+        }
+        if let target = writes.moveTo {
+            for table in ["record", "tombstone", "deletedRecord", "replacedVersion"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE zone = ?", arguments: [zone])
+            }
+            try db.execute(sql: "UPDATE zone SET movedTo = ? WHERE name = ?", arguments: [target, zone])
         }
         if let created = writes.createZone {
             try db.execute(sql: "INSERT INTO zone (name, incarnation, lastSeq) VALUES (?, ?, ?)", arguments: [zone, created.incarnation, created.seq])

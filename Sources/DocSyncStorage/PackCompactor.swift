@@ -9,10 +9,10 @@ import Glibc
 #endif
 
 /// Gives back the disk space of collected chunks: packs that hold no indexed chunk are
-/// removed; packs whose indexed chunks fill less than `liveShareToCompact` of the file
-/// have them copied (verified) into a new pack, the index moved over in one transaction,
-/// and are then removed; pack files nobody indexed (a crashed upload) are removed once
-/// older than `leftoverAge`.
+/// removed; packs whose indexed chunks fill less than `liveShareToCompact` of the file —
+/// and the packs a run is told to rewrite, whatever they hold — have them copied (verified)
+/// into a new pack, the index moved over in one transaction, and are then removed; pack
+/// files nobody indexed (a crashed upload) are removed once older than `leftoverAge`.
 ///
 /// Readers in this or another process that looked a chunk up before it moved find its old
 /// pack gone and look it up again (`PackStore.read`). A crash at any point leaves every
@@ -54,7 +54,9 @@ struct PackCompactor {
         }
     }
 
-    func run(into report: inout GarbageCollectionReport) throws(SyncError) {
+    /// One run. The packs `rewriting` names (those a sweep removed chunks from, when no
+    /// byte of those chunks may stay on disk) are rewritten however full they are.
+    func run(into report: inout GarbageCollectionReport, rewriting: Set<Int64> = []) throws(SyncError) {
         let (names, live) = try survey()
         var empty: [Int64] = []
         var sparse: Set<Int64> = []
@@ -63,7 +65,7 @@ struct PackCompactor {
             let liveBytes = live[id] ?? 0
             if liveBytes == 0 {
                 empty.append(id)
-            } else if Double(liveBytes) < Double(size) * Self.liveShareToCompact {
+            } else if rewriting.contains(id) || Double(liveBytes) < Double(size) * Self.liveShareToCompact {
                 sparse.insert(id)
             }
         }

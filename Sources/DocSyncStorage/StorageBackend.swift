@@ -147,11 +147,6 @@ public protocol StorageBackend: Sendable {
 }
 
 extension StorageBackend {
-    // TEMPORARY (removed before this lands): until every backend implements moveZone.
-    public func moveZone(_ zone: ZoneID, to target: ZoneID) async throws(SyncError) {
-        throw SyncError(.internalError, "\(Self.self) cannot move zones yet")
-    }
-
     /// Plain chunks only: `uploadChunk` has no room for a sealed chunk's body digest, so a
     /// backend that may be given sealed chunks implements this itself.
     public func uploadChunks(_ chunks: [ChunkUpload]) async throws(SyncError) {

@@ -11,6 +11,8 @@ public enum StoreExport {
         public var incarnation: String
         public var lastSeq: Int64
         public var compactedThroughSeq: Int64
+        /// For a moved zone (a redirect): the zone it was moved into.
+        public var movedTo: String?
     }
 
     public struct RecordRow: Sendable, Hashable {

@@ -97,6 +97,7 @@ private struct PathForgingBackend: StorageBackend {
     func createZone(_ zone: ZoneID) async throws(SyncError) { try await inner.createZone(zone) }
     func deleteZone(_ zone: ZoneID) async throws(SyncError) { try await inner.deleteZone(zone) }
     func listZones() async throws(SyncError) -> [ZoneID] { try await inner.listZones() }
+    func moveZone(_ zone: ZoneID, to target: ZoneID) async throws(SyncError) { try await inner.moveZone(zone, to: target) }
     func modifyRecords(_ batch: RecordBatch) async throws(SyncError) -> ModifyResult { try await inner.modifyRecords(batch) }
     func fetchRecords(_ ids: [RecordID]) async throws(SyncError) -> [RecordID: Record] { try await inner.fetchRecords(ids) }
     func missingChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> Set<SHA256Digest> { try await inner.missingChunks(digests) }

@@ -52,6 +52,7 @@ final class TransferCountingBackend: StorageBackend {
     func createZone(_ zone: ZoneID) async throws(SyncError) { try await inner.createZone(zone) }
     func deleteZone(_ zone: ZoneID) async throws(SyncError) { try await inner.deleteZone(zone) }
     func listZones() async throws(SyncError) -> [ZoneID] { try await inner.listZones() }
+    func moveZone(_ zone: ZoneID, to target: ZoneID) async throws(SyncError) { try await inner.moveZone(zone, to: target) }
     func modifyRecords(_ batch: RecordBatch) async throws(SyncError) -> ModifyResult {
         let result = try await inner.modifyRecords(batch)
         recordsRefused.add(result.failed.count, ordering: .relaxed)

@@ -136,6 +136,7 @@ final class TamperingBackend: StorageBackend {
     func createZone(_ zone: ZoneID) async throws(SyncError) { try await inner.createZone(zone) }
     func deleteZone(_ zone: ZoneID) async throws(SyncError) { try await inner.deleteZone(zone) }
     func listZones() async throws(SyncError) -> [ZoneID] { try await inner.listZones() }
+    func moveZone(_ zone: ZoneID, to target: ZoneID) async throws(SyncError) { try await inner.moveZone(zone, to: target) }
     func missingChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> Set<SHA256Digest> { try await inner.missingChunks(digests) }
     func changeNotifications() -> AsyncStream<ChangeNotification> { inner.changeNotifications() }
     func listDeleted(in zone: ZoneID, since: Timestamp?) async throws(SyncError) -> [DeletedRecord] { try await inner.listDeleted(in: zone, since: since) }

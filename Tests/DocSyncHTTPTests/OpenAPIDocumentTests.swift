@@ -15,7 +15,7 @@ import Testing
     @Test func everyRouteIsDocumented() {
         let zone = ZoneID("ZONE"), digest = SHA256Digest(hashing: Data())
         let database = [
-            WireRoute.zones, WireRoute.zone(zone), WireRoute.modify(zone), WireRoute.changes(zone), WireRoute.lookup(zone),
+            WireRoute.zones, WireRoute.zone(zone), WireRoute.move(zone), WireRoute.modify(zone), WireRoute.changes(zone), WireRoute.lookup(zone),
             WireRoute.missingChunks, WireRoute.chunk(digest), WireRoute.uploadBatch, WireRoute.downloadBatch,
             WireRoute.notifications, WireRoute.deleted(zone), WireRoute.recover(zone), WireRoute.purge(zone),
         ]

@@ -101,6 +101,10 @@ import Testing
             Row(method: .POST, path: shared(WireRoute.purge(zone)), body: { _ in
                 try WireCoding.encoder.encode(WireBody.Purge(all: false, recordNames: [saved.id.recordName]))
             }, expected: ownerOnly),
+            // Only the owner moves the zone; the owner's move names a target that does not exist.
+            Row(method: .POST, path: shared(WireRoute.move(zone)), body: { _ in
+                try WireCoding.encoder.encode(WireBody.ZoneMove(target: ZoneID("Nowhere")))
+            }, expected: [hidden, denied, denied, hidden, hidden, hidden, unauthenticated, unauthenticated]),
             Row(method: .POST, path: shared(WireRoute.missingChunks), body: { _ in try WireCoding.encoder.encode(digests) }, expected: readers),
             Row(method: .PUT, path: shared(WireRoute.chunk(digest)), body: { _ in chunk }, contentType: WireRoute.octetStream,
                 expected: noContentFor(writers)),

@@ -113,4 +113,25 @@ import Testing
             #expect(heard.value[4] == [other], "the save after the removal was not heard")
         }
     }
+
+    /// Only the owner moves a shared zone (SPEC §13); a participant then finds it moved, as
+    /// every device syncing it does.
+    @Test(arguments: StoreKind.allCases) func onlyTheOwnerMovesASharedZoneAndItsParticipantsFindItMoved(_ kind: StoreKind) async throws {
+        try await RouteServer.with(kind) { server in
+            let (alice, bob, _) = try await Self.shared(server)
+            let sealed = ZoneID("Sealed")
+            try await alice.createZone(sealed)
+            let saved = try await bob.save(TestRecords.folder(Self.zone, "bob's folder"))
+            let refused = await expectSyncError(.permissionDenied) { try await bob.moveZone(Self.zone, to: sealed) }
+            #expect(refused?.message.contains("only alice") == true, "\(String(describing: refused))")
+            #expect(try await alice.fetchRecords([saved.id])[saved.id] != nil, "a refused move changes nothing")
+            #expect(try await bob.listZones() == [Self.zone])
+
+            try await alice.moveZone(Self.zone, to: sealed)
+            let moved = await expectSyncError(.zoneMoved) { try await bob.fetchChanges(in: Self.zone, since: nil, limit: 10) }
+            #expect(moved?.movedTo == sealed)
+            await expectSyncError(.zoneMoved) { try await bob.modifyRecords(RecordBatch(zone: Self.zone, saves: [TestRecords.folder(Self.zone, "late")])) }
+            #expect(try await bob.listZones().isEmpty, "a moved zone is not listed to its participants either")
+        }
+    }
 }

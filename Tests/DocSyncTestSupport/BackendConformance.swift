@@ -47,6 +47,8 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
     case sealedChunkWithAWrongBodyDigestIsRefused
     case sealedChunkDamagedAtRestIsCorrupt
     case sealedChunksAreKeptWhileReferencedAndSweptAfter
+    case aMovedZoneIsARedirect
+    case aMovedZonesOwnChunksAreGoneAtOnce
 
     public var testDescription: String { rawValue }
 
@@ -96,6 +98,8 @@ public enum ConformanceCase: String, CaseIterable, Sendable, CustomTestStringCon
         case .sealedChunkWithAWrongBodyDigestIsRefused: try await SealedChunkConformance.wrongBodyDigest(backend)
         case .sealedChunkDamagedAtRestIsCorrupt: try await SealedChunkConformance.damagedAtRest(fixture)
         case .sealedChunksAreKeptWhileReferencedAndSweptAfter: try await SealedChunkConformance.keptWhileReferenced(fixture)
+        case .aMovedZoneIsARedirect: try await ZoneMoveConformance.redirect(fixture)
+        case .aMovedZonesOwnChunksAreGoneAtOnce: try await ZoneMoveConformance.ownChunksGoAtOnce(fixture)
         }
     }
 

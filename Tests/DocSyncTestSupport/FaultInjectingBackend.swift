@@ -121,6 +121,10 @@ public final class FaultInjectingBackend: StorageBackend {
         try await intercept(.listZones) { () throws(SyncError) in try await inner.listZones() }
     }
 
+    public func moveZone(_ zone: ZoneID, to target: ZoneID) async throws(SyncError) {
+        try await intercept(.moveZone) { () throws(SyncError) in try await inner.moveZone(zone, to: target) }
+    }
+
     public func modifyRecords(_ batch: RecordBatch) async throws(SyncError) -> ModifyResult {
         try await intercept(.modifyRecords) { () throws(SyncError) in try await inner.modifyRecords(batch) }
     }

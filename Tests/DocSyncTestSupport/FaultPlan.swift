@@ -3,7 +3,7 @@ import Foundation
 
 /// The calls of `StorageBackend` a fault can target.
 public enum BackendOperation: String, CaseIterable, Hashable, Sendable {
-    case createZone, deleteZone, listZones, modifyRecords, fetchChanges, fetchRecords
+    case createZone, deleteZone, listZones, moveZone, modifyRecords, fetchChanges, fetchRecords
     case missingChunks, uploadChunk, downloadChunk, usage
     case listDeleted, recoverDeleted, purgeDeleted
 }

@@ -101,6 +101,21 @@ extension MemoryBackendState {
         return report
     }
 
+    /// Collects at once what a moved zone's versions alone referenced (`released`): every
+    /// released chunk (through the manifest nodes, all still stored) loses its grace period,
+    /// then one whole collection at `now` removes those nothing else keeps.
+    mutating func collect(_ released: ReleasedChunks, at now: Timestamp, settings: StoreSettings) -> GarbageCollectionReport {
+        var released = released
+        let stored = chunks
+        released.findAll { digests in
+            var read: [SHA256Digest: Data] = [:]
+            for digest in digests { read[digest] = stored[digest]?.bytes }
+            return read
+        }
+        for digest in released.digests where chunks[digest] != nil { chunks[digest]!.storedAt = Timestamp(nanosecondsSince1970: .min) }
+        return collectGarbage(at: now, settings: settings)
+    }
+
     /// Every chunk a kept version references, directly or through manifest nodes, and what
     /// the manifest nodes stored after `graceCutoff` list (`ManifestWalk`).
     private func keptChunks(storedAfter graceCutoff: Timestamp) throws(ManifestWalk.Stop) -> Set<SHA256Digest> {

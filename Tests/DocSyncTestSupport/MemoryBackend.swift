@@ -68,6 +68,17 @@ public final class MemoryBackend: StorageBackend {
         try query { state, _ in try StoreAlgorithm.listZones(state) }
     }
 
+    /// Moves as the other stores do: the zone becomes a redirect, subscribers hear of it, and
+    /// what only it referenced is collected at once (`MemoryBackendState.collect(_:at:settings:)`).
+    public func moveZone(_ zone: ZoneID, to target: ZoneID) async throws(SyncError) {
+        try StoreAlgorithm.admitMove(zone, to: target)
+        let outcome = try transact { state, now in try StoreAlgorithm.moveZone(zone, to: target, now: now, in: &state) }
+        guard outcome.wrote else { return }
+        announce([zone])
+        let settings = self.settings
+        write { state, now in _ = state.collect(outcome.value, at: now, settings: settings) }
+    }
+
     // MARK: Records
 
     public func modifyRecords(_ batch: RecordBatch) async throws(SyncError) -> ModifyResult {
@@ -85,11 +96,12 @@ public final class MemoryBackend: StorageBackend {
         try query { state, _ in try StoreAlgorithm.records(ids, state) }
     }
 
-    /// The zones and live records counted, and every stored chunk: those of live records,
-    /// of Recently Deleted, of replaced versions, and those not collected yet.
+    /// The zones in use (not redirects) and live records counted, and every stored chunk:
+    /// those of live records, of Recently Deleted, of replaced versions, and those not
+    /// collected yet.
     public func usage() async throws(SyncError) -> StorageUsage {
         read { state, _ in
-            StorageUsage(zoneCount: state.zones.count, recordCount: state.zones.values.reduce(0) { $0 + $1.records.count },
+            StorageUsage(zoneCount: state.zones.values.filter { $0.movedTo == nil }.count, recordCount: state.zones.values.reduce(0) { $0 + $1.records.count },
                          chunkCount: state.chunks.count, chunkBytes: state.chunkBytes)
         }
     }

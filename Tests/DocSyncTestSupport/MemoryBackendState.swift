@@ -26,10 +26,10 @@ struct MemoryBackendState {
 extension MemoryBackendState: StoreRows {
     var tokenAccount: Int64? { nil }
 
-    func zoneNames() -> [String] { Array(zones.keys) }
+    func allZones() -> [(name: String, movedTo: String?)] { zones.map { ($0.key, $0.value.movedTo) } }
 
     func zoneState(of zone: String) -> ZoneState? {
-        zones[zone].map { ZoneState(incarnation: $0.incarnation, lastSeq: $0.lastSeq, compactedThrough: $0.compactedThrough) }
+        zones[zone].map { ZoneState(incarnation: $0.incarnation, lastSeq: $0.lastSeq, compactedThrough: $0.compactedThrough, movedTo: $0.movedTo) }
     }
 
     func liveVersions(_ names: [String], in zone: String) -> [String: StoredVersion] {
@@ -44,6 +44,11 @@ extension MemoryBackendState: StoreRows {
         let entries = names.map { $0.compactMap { deleted[$0] } } ?? Array(deleted.values)
         guard let since else { return entries }
         return entries.filter { $0.deletedAt >= since }
+    }
+
+    func keptBodies(in zone: String) -> [Data] {
+        guard let zone = zones[zone] else { return [] }
+        return zone.records.values.map(\.body) + zone.deleted.values.map(\.version.body) + zone.replaced.values.flatMap { $0.map(\.version.body) }
     }
 
     func storedChunks(among digests: [SHA256Digest]) -> Set<SHA256Digest> {
@@ -76,6 +81,7 @@ extension MemoryBackendState: StoreRows {
         // Taken out while changed, so that its storage is not copied.
         guard var zone = zones.removeValue(forKey: writes.zone) else { return }
         defer { zones[writes.zone] = zone }
+        if let target = writes.moveTo { zone.becomeRedirect(to: target) }
         for (name, version) in writes.replaced {
             zone.replaced[name, default: []].append(MemoryZone.ReplacedVersion(version: version, replacedAt: writes.now))
         }
@@ -162,11 +168,24 @@ struct MemoryZone {
     var deleted: [String: StoredDeletion] = [:]
     /// Versions saves replaced, by record name, oldest first.
     var replaced: [String: [ReplacedVersion]] = [:]
+    /// The zone this one was moved into (it holds nothing then: a redirect), or `nil`.
+    private(set) var movedTo: String?
 
     init(id: ZoneID, incarnation: String, createdAt seq: Int64) {
         self.id = id
         self.incarnation = incarnation
         lastSeq = seq
+    }
+
+    /// Empties the zone of records, tombstones, history, Recently Deleted and replaced
+    /// versions, and makes it a redirect to `target`.
+    mutating func becomeRedirect(to target: String) {
+        records = [:]
+        tombstones = [:]
+        history = []
+        deleted = [:]
+        replaced = [:]
+        movedTo = target
     }
 
     /// Records that `recordName` changed at `seq` (a save or a deletion, already applied to

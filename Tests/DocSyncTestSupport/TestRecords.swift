@@ -28,6 +28,18 @@ public enum TestRecords {
                       mode: 0o644, contentDigest: stored.reference.contentDigest, asset: stored.reference, lastModifiedBy: device)
     }
 
+    /// A document whose asset is `chunks` as they are, one entry each (not chunked again, and
+    /// not uploaded: store them first), so that a test decides which chunks lie together.
+    public static func document(_ zone: ZoneID, _ path: String, chunks: [Data], name: String = RecordID.newName()) -> Record {
+        let content = chunks.reduce(Data(), +)
+        let refs = chunks.map { ChunkRef(digest: SHA256Digest(hashing: $0), length: $0.count) }
+        let digest = SHA256Digest(hashing: content)
+        return Record(id: RecordID(zone: zone, recordName: name), type: .document, path: RelativePath(path), size: Int64(content.count),
+                      modified: Timestamp(nanosecondsSince1970: 1_700_000_000_987_654_321), mode: 0o644, contentDigest: digest,
+                      asset: AssetReference(depth: 0, entries: refs, chunkCount: refs.count, size: Int64(content.count), contentDigest: digest),
+                      lastModifiedBy: device)
+    }
+
     /// `record` without what a store adds on saving it: the change tag, and the account a
     /// server that knows accounts names as its editor.
     public static func stripped(_ record: Record) -> Record {

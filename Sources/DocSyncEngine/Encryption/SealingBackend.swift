@@ -97,6 +97,8 @@ final class SealingBackend: StorageBackend {
 
     func listZones() async throws(SyncError) -> [ZoneID] { try await base.listZones() }
 
+    func moveZone(_ zone: ZoneID, to target: ZoneID) async throws(SyncError) { try await base.moveZone(zone, to: target) }
+
     func missingChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> Set<SHA256Digest> { try await base.missingChunks(digests) }
 
     func uploadChunk(_ digest: SHA256Digest, bytes: Data) async throws(SyncError) { try await base.uploadChunk(digest, bytes: bytes) }

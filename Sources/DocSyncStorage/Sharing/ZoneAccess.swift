@@ -3,8 +3,8 @@ import DocSyncCore
 /// Who may do what in a zone (SPEC §11), decided once for every store and route: the
 /// owner everything; a read-write participant reads, saves, deletes and recovers; a
 /// read-only participant reads (fetches, lists Recently Deleted); only the owner purges,
-/// creates or deletes the zone and changes the share. A participant whose entry is not
-/// `accepted` (invited, declined, removed, left, stopped), any other account, and a
+/// creates, deletes or moves the zone and changes the share. A participant whose entry is
+/// not `accepted` (invited, declined, removed, left, stopped), any other account, and a
 /// request for a zone that does not exist all get the same answer, so none of them can
 /// tell whether the zone exists.
 public enum ZoneAccess {

@@ -11,7 +11,7 @@ public enum ZoneOperation: String, Hashable, Sendable, CaseIterable {
     case recover
     /// Empty Recently Deleted early.
     case purge
-    /// Create or delete the zone itself.
+    /// Create, delete or move the zone itself.
     case manageZone
     /// Invite, remove, change a permission, stop sharing.
     case manageShare
@@ -23,7 +23,7 @@ public enum ZoneOperation: String, Hashable, Sendable, CaseIterable {
         case .save: "save or delete"
         case .recover: "recover deleted items"
         case .purge: "purge Recently Deleted"
-        case .manageZone: "create or delete the folder"
+        case .manageZone: "create, delete or move the folder"
         case .manageShare: "change who shares the folder"
         }
     }

@@ -6,10 +6,11 @@ import Foundation
 /// algorithm over it. Calls happen one at a time, in one transaction of the layer's.
 public protocol AsyncStoreRows {
     var tokenAccount: Int64? { get }
-    func zoneNames() async throws -> [String]
+    func allZones() async throws -> [(name: String, movedTo: String?)]
     func zoneState(of zone: String) async throws -> ZoneState?
     func liveVersions(_ names: [String], in zone: String) async throws -> [String: StoredVersion]
     func deletedEntries(_ names: [String]?, in zone: String, since: Timestamp?) async throws -> [StoredDeletion]
+    func keptBodies(in zone: String) async throws -> [Data]
     func storedChunks(among digests: [SHA256Digest]) async throws -> Set<SHA256Digest>
     func changes(in zone: String, after: Int64, limit: Int) async throws -> [ChangeRow]
     func reserveSequence(_ count: Int) async throws -> Int64
@@ -28,10 +29,11 @@ public protocol AsyncStoreRows {
 public struct AnsweredRows: StoreRows {
     /// The rows the algorithm asked for and the layer has not answered yet.
     enum Question: Hashable {
-        case zoneNames
+        case allZones
         case zoneState(String)
         case live(zone: String, names: [String])
         case deleted(zone: String, names: [String]?, since: Timestamp?)
+        case keptBodies(zone: String)
         case chunks([SHA256Digest])
         case changes(zone: String, after: Int64, limit: Int)
         case sequence(Int)
@@ -42,11 +44,12 @@ public struct AnsweredRows: StoreRows {
     }
 
     public let tokenAccount: Int64?
-    private var zoneNamesAnswer: [String]?
+    private var zonesAnswer: [(name: String, movedTo: String?)]?
     private var zoneStates: [String: ZoneState?] = [:]
     /// Live versions by zone and name (`nil`: asked, none stored).
     private var live: [String: [String: StoredVersion?]] = [:]
     private var deleted: [String: [StoredDeletion]] = [:]
+    private var kept: [String: [Data]] = [:]
     private var chunksAsked = Set<SHA256Digest>()
     private var chunksStored = Set<SHA256Digest>()
     private var changeAnswers: [Question: [ChangeRow]] = [:]
@@ -85,8 +88,8 @@ public struct AnsweredRows: StoreRows {
 
     private mutating func answer(_ question: Question, from layer: some AsyncStoreRows) async throws {
         switch question {
-        case .zoneNames:
-            zoneNamesAnswer = try await layer.zoneNames()
+        case .allZones:
+            zonesAnswer = try await layer.allZones()
         case .zoneState(let zone):
             zoneStates[zone] = .some(try await layer.zoneState(of: zone))
         case .live(let zone, let names):
@@ -95,6 +98,8 @@ public struct AnsweredRows: StoreRows {
         case .deleted(let zone, let names, let since):
             let found = try await layer.deletedEntries(names, in: zone, since: since)
             deleted[Self.key(zone, names, since)] = found
+        case .keptBodies(let zone):
+            kept[zone] = try await layer.keptBodies(in: zone)
         case .chunks(let digests):
             chunksStored.formUnion(try await layer.storedChunks(among: digests))
             chunksAsked.formUnion(digests)
@@ -111,9 +116,9 @@ public struct AnsweredRows: StoreRows {
 
     // MARK: StoreRows
 
-    public func zoneNames() throws -> [String] {
-        guard let zoneNamesAnswer else { throw Unanswered(question: .zoneNames) }
-        return zoneNamesAnswer
+    public func allZones() throws -> [(name: String, movedTo: String?)] {
+        guard let zonesAnswer else { throw Unanswered(question: .allZones) }
+        return zonesAnswer
     }
 
     public func zoneState(of zone: String) throws -> ZoneState? {
@@ -134,6 +139,11 @@ public struct AnsweredRows: StoreRows {
         guard let found = deleted[Self.key(zone, names, since)] else {
             throw Unanswered(question: .deleted(zone: zone, names: names, since: since))
         }
+        return found
+    }
+
+    public func keptBodies(in zone: String) throws -> [Data] {
+        guard let found = kept[zone] else { throw Unanswered(question: .keptBodies(zone: zone)) }
         return found
     }
 

@@ -12,9 +12,11 @@ import Foundation
 /// simulations over their rows directly, the scale-out store through `AnsweredRows`. Checks
 /// that need no stored state (`admit`) run before the transaction, outside any lock.
 public enum StoreAlgorithm {
-    /// The zone's state, or `zoneNotFound`.
+    /// The state of a zone in use: `zoneNotFound` when it does not exist, `zoneMoved` naming
+    /// where it went when it was moved (every operation on a redirect but its deletion).
     static func requireZone(_ zone: ZoneID, _ rows: some StoreRows) throws -> ZoneState {
         guard let state = try rows.zoneState(of: zone.name) else { throw SyncError.zoneNotFound(zone) }
+        if let movedTo = state.movedTo { throw SyncError.zoneMoved(zone, to: ZoneID(movedTo)) }
         return state
     }
 

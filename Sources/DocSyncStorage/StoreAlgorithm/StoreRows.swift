@@ -18,8 +18,9 @@ public protocol StoreRows {
     /// `nil` for a store of one user.
     var tokenAccount: Int64? { get }
 
-    /// The names of every zone, in any order.
-    func zoneNames() throws -> [String]
+    /// Every zone's name, with the name of the zone it was moved into (`nil` for a zone in
+    /// use; a moved zone is a redirect, `ZoneState.movedTo`), in any order.
+    func allZones() throws -> [(name: String, movedTo: String?)]
 
     /// The zone's state, `nil` when it does not exist.
     func zoneState(of zone: String) throws -> ZoneState?
@@ -30,6 +31,10 @@ public protocol StoreRows {
     /// The Recently Deleted entries of `zone`: of `names` (`nil`: all of them), deleted at or
     /// after `since` when given. Entries of any age; the algorithm applies the retention.
     func deletedEntries(_ names: [String]?, in zone: String, since: Timestamp?) throws -> [StoredDeletion]
+
+    /// The bodies of every version `zone` keeps — its live records, its Recently Deleted
+    /// entries and the versions saves replaced — in any order: what references its chunks.
+    func keptBodies(in zone: String) throws -> [Data]
 
     /// Which of `digests` are stored for these rows' user.
     func storedChunks(among digests: [SHA256Digest]) throws -> Set<SHA256Digest>

@@ -32,6 +32,9 @@ public struct StoreWrites: Sendable {
     public var createZone: (incarnation: String, seq: Int64)?
     /// The zone goes, with everything it holds.
     public var deleteZone = false
+    /// The zone is emptied — its records, tombstones, Recently Deleted and replaced versions
+    /// go — and kept as a redirect to the zone of this name (`ZoneState.movedTo`).
+    public var moveTo: String?
     public var saves: [Save] = []
     public var deletions: [Deletion] = []
     /// Versions that saves replaced, to keep (as replaced at `now`) for the retention.
@@ -48,9 +51,9 @@ public struct StoreWrites: Sendable {
         self.now = now
     }
 
-    /// Whether a change reaches other clients: the zone's last change moved, or it was made
-    /// or deleted. Layers notify subscribers exactly then.
-    public var announcesChange: Bool { lastSeq != nil || createZone != nil || deleteZone }
+    /// Whether a change reaches other clients: the zone's last change moved, or it was made,
+    /// deleted or moved. Layers notify subscribers exactly then.
+    public var announcesChange: Bool { lastSeq != nil || createZone != nil || deleteZone || moveTo != nil }
 
     /// Whether anything is written at all.
     public var isEmpty: Bool { !announcesChange && purged.isEmpty }

@@ -63,16 +63,21 @@ public struct ChangeRow: Sendable, Hashable {
 }
 
 /// A zone as a store keeps it: its incarnation (new at every creation, named by every
-/// token), the sequence value of its latest change, and the last change whose tombstone
-/// was compacted away (tokens from before it have expired).
+/// token), the sequence value of its latest change, the last change whose tombstone was
+/// compacted away (tokens from before it have expired), and, for a zone moved into another
+/// (`StorageBackend.moveZone`), where it went.
 public struct ZoneState: Sendable, Hashable {
     public var incarnation: String
     public var lastSeq: Int64
     public var compactedThrough: Int64
+    /// The name of the zone this one was moved into: it is only a redirect then, holding no
+    /// record, history or kept version. `nil` for a zone in use.
+    public var movedTo: String?
 
-    public init(incarnation: String, lastSeq: Int64, compactedThrough: Int64) {
+    public init(incarnation: String, lastSeq: Int64, compactedThrough: Int64, movedTo: String? = nil) {
         self.incarnation = incarnation
         self.lastSeq = lastSeq
         self.compactedThrough = compactedThrough
+        self.movedTo = movedTo
     }
 }

@@ -14,8 +14,9 @@ struct TableRows: StoreRows {
     var nextSeq: Int64 = 100
     var written: [StoreWrites] = []
 
-    func zoneNames() -> [String] { Array(zones.keys) }
+    func allZones() -> [(name: String, movedTo: String?)] { zones.map { ($0.key, $0.value.movedTo) } }
     func zoneState(of zone: String) -> ZoneState? { zones[zone] }
+    func keptBodies(in zone: String) -> [Data] { live.values.map(\.body) + deleted.values.map(\.version.body) }
 
     func liveVersions(_ names: [String], in zone: String) -> [String: StoredVersion] {
         var found: [String: StoredVersion] = [:]
