@@ -88,7 +88,7 @@ release: deps
 # The tests of the scale-out store (PostgreSQL, S3, instances and their daemons) load the
 # machine with the services' own work: they run on their own, after the others, so the
 # timed tests of the first step keep the machine to themselves.
-SERVICE_TESTS  = DocSyncScaleOutTests|DocSyncS3Tests|DocSyncSystemTests.ClusterSyncTests|DocSyncSystemTests.MigrationTests
+SERVICE_TESTS  = DocSyncScaleOutTests|DocSyncS3Tests|DocSyncSystemTests.ClusterSyncTests|DocSyncSystemTests.MigrationTests|DocSyncSystemTests.ScaleOutLeakTests
 # Each step's output is also kept in .build/test-logs/STEP.log; a failing step ends by
 # naming what failed again (Tests/run-logged.sh), so the tail of a CI log says it.
 TEST_LOGGED    = bash Tests/run-logged.sh

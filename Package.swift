@@ -283,10 +283,21 @@ let package = Package(
         ),
         .testTarget(name: "DocSyncControlTests", dependencies: ["DocSyncControl", "DocSyncPlatform", "DocSyncTestSupport"]),
         .testTarget(name: "DocSyncDaemonTests", dependencies: ["DocSyncDaemon", "DocSyncTestSupport"]),
-        // Real daemons as processes on temp folders: convergence, conflicts, crashes.
+        // Real daemons as processes on temp folders: convergence, conflicts, crashes; a
+        // tampering HTTP relay in front of docsync-server (Hummingbird, AsyncHTTPClient); the
+        // scale-out store searched (DocSyncScaleOut, DocSyncS3).
         .testTarget(
             name: "DocSyncSystemTests",
-            dependencies: ["DocSyncCore", "DocSyncStorage", "DocSyncControl", "DocSyncHTTP", "DocSyncTestSupport", "docsyncd", "docs-status", "docsync-server"]
+            dependencies: [
+                "DocSyncCore", "DocSyncStorage", "DocSyncControl", "DocSyncHTTP", "DocSyncS3", "DocSyncScaleOut", "DocSyncTestSupport",
+                "docsyncd", "docs-status", "docsync-server",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
     ]
 )

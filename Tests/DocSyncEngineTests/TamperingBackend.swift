@@ -8,6 +8,7 @@ import Synchronization
 /// it passes every call through to `inner` and, once armed, serves what it should not. It
 /// keeps every sealed record that passed through it (saves and pages), so it can replay one,
 /// counts what the device asked of it, and can keep the device from fetching (`blind`).
+/// The attacks themselves are in `EncryptedFolderTests+MaliciousServer.swift`.
 final class TamperingBackend: StorageBackend {
     /// What the server does to what the device fetches.
     enum Attack: Sendable {
@@ -19,6 +20,16 @@ final class TamperingBackend: StorageBackend {
         case inject(Record)
         /// A download of the chunk `victim` is served the stored body of `source`.
         case swapChunkBodies(victim: SHA256Digest, source: SHA256Digest)
+        /// Records named `victim`, in pages and in lookups by name, are served as `forge`
+        /// makes them of what the server holds (a chunk list reordered or cut, another cipher
+        /// suite named, a blob sealed for another zone).
+        case rewrite(victim: String, forge: @Sendable (Record) -> Record)
+        /// The first page of changes that holds `holding` is served with every one of its
+        /// records as `forge` makes it (the whole page claimed plain); once.
+        case rewritePage(holding: String, forge: @Sendable (Record) -> Record)
+        /// Every chunk the device downloads is served as `forge` makes it of its id and stored
+        /// body (`nil`: as stored): a manifest node changed or replaced, another zone's body.
+        case rewriteChunks(forge: @Sendable (SHA256Digest, Data) -> Data?)
     }
 
     let inner: any StorageBackend
@@ -83,7 +94,13 @@ final class TamperingBackend: StorageBackend {
             // Served once, with the next page.
             page.changed.append(record)
             state.withLock { $0.attack = nil }
-        case .swapChunkBodies, nil:
+        case .rewrite(let victim, let forge):
+            page.changed = page.changed.map { $0.id.recordName == victim ? forge($0) : $0 }
+        case .rewritePage(let holding, let forge):
+            guard page.changed.contains(where: { $0.id.recordName == holding }) else { break }
+            page.changed = page.changed.map(forge)
+            state.withLock { $0.attack = nil }
+        case .swapChunkBodies, .rewriteChunks, nil:
             break
         }
         return page
@@ -91,8 +108,13 @@ final class TamperingBackend: StorageBackend {
 
     func fetchRecords(_ ids: [RecordID]) async throws(SyncError) -> [RecordID: Record] {
         var records = try await inner.fetchRecords(ids)
-        if case .swapBlobs(let victim, let source) = state.withLock({ $0.attack }) {
+        switch state.withLock({ $0.attack }) {
+        case .swapBlobs(let victim, let source):
             for (id, record) in records where id.recordName == victim { records[id] = try await swapped(record, with: source) }
+        case .rewrite(let victim, let forge):
+            for (id, record) in records where id.recordName == victim { records[id] = forge(record) }
+        default:
+            break
         }
         return records
     }
@@ -125,8 +147,13 @@ final class TamperingBackend: StorageBackend {
 
     func downloadChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> [SHA256Digest: Data] {
         var bodies = try await inner.downloadChunks(digests)
-        if case .swapChunkBodies(let victim, let source) = state.withLock({ $0.attack }), bodies[victim] != nil {
+        switch state.withLock({ $0.attack }) {
+        case .swapChunkBodies(let victim, let source) where bodies[victim] != nil:
             bodies[victim] = try await inner.downloadChunks([source])[source]
+        case .rewriteChunks(let forge):
+            for (id, body) in bodies { if let forged = forge(id, body) { bodies[id] = forged } }
+        default:
+            break
         }
         return bodies
     }

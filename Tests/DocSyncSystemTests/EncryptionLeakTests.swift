@@ -18,8 +18,10 @@ import Testing
         "photo-otter.raw": String(repeating: "otter-lantern-pixels ", count: 60_000),
     ]
 
-    /// What must not be found: each as UTF-8 text, and each digest as raw bytes and hex.
-    static func needles() -> [(what: String, bytes: Data)] {
+    /// What must not be found of `files` (path to text): each name, path, folder name and
+    /// text as UTF-8, each file's SHA-256 and the SHA-256 of each of its plain chunks as raw
+    /// bytes and as hex.
+    static func needles(of files: [String: String] = EncryptionLeakTests.files) -> [(what: String, bytes: Data)] {
         // The folder id is not among them: the laptop's folder ran in its plain zone (`Docs`,
         // empty) before encryption was turned on, and that zone keeps its name (SPEC §13 allows
         // the zone a plain folder leaves behind to).
@@ -46,23 +48,25 @@ import Testing
     }
 
     /// Every needle found in a file under `directory`, as "what in FILE".
-    static func search(_ directory: URL) -> [String] {
-        let needles = needles()
+    static func search(_ directory: URL, for needles: [(what: String, bytes: Data)] = EncryptionLeakTests.needles()) -> [String] {
         var found: [String] = []
         let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey])
         while let url = enumerator?.nextObject() as? URL {
             guard (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true,
                   let bytes = FileManager.default.contents(atPath: url.path) else { continue }
-            for needle in needles where bytes.range(of: needle.bytes) != nil {
-                found.append("\(needle.what) in \(url.path.dropFirst(directory.path.count))")
-            }
+            found += search(bytes, for: needles).map { "\($0) in \(url.path.dropFirst(directory.path.count))" }
         }
         return found
     }
 
-    /// Encryption turned on from `laptop`, the files written, a second device approved, the
+    /// What of `needles` `bytes` hold.
+    static func search(_ bytes: Data, for needles: [(what: String, bytes: Data)]) -> [String] {
+        needles.filter { bytes.range(of: $0.bytes) != nil }.map(\.what)
+    }
+
+    /// Encryption turned on from `laptop`, `files` written, a second device approved, the
     /// files on it.
-    static func syncEncrypted(_ laptop: DaemonProcess, _ desk: DaemonProcess) async throws {
+    static func syncEncrypted(_ laptop: DaemonProcess, _ desk: DaemonProcess, files: [String: String] = EncryptionLeakTests.files) async throws {
         try laptop.start()
         #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) { try await laptop.waitSettled(timeout: 5) })
         let enabled = try await laptop.docsStatus(["encryption", "enable"])
@@ -72,7 +76,17 @@ import Testing
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: url)
         }
-        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(200)) { try await laptop.waitSettled(timeout: 5) })
+        // Every file and folder uploaded. (Not `wait`: the laptop's folder, plain and empty
+        // before `enable`, stays 'moving into its encrypted zone' until the server moves its
+        // plain zone, which docsync-server cannot do yet.)
+        let items = files.count + Set(files.keys.flatMap { path in
+            path.split(separator: "/").dropLast().indices.map { path.split(separator: "/")[...$0].joined(separator: "/") }
+        }).count
+        var folder: FolderStatus?
+        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(200)) {
+            folder = try await laptop.status()?.folders.first
+            return folder.map { $0.state == .idle && $0.items == items && $0.pendingUploads == 0 } ?? false
+        }, "the laptop uploads the files: \(String(describing: folder)) \(laptop.logText().suffix(3000))")
         try desk.start()
         var code: String?
         #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(200)) {

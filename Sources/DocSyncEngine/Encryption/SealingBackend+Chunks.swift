@@ -11,9 +11,12 @@ extension SealingBackend {
 
     /// The content of each chunk of `digests`. A manifest node (`ManifestTree.isNode`: its
     /// magic, and its SHA-256 is the id asked for) comes back as stored (a data chunk's id is
-    /// a MAC: no body the server could find hashes to it); any other body is opened as the sealed chunk of that id in
-    /// this zone, and one that does not open fails the call with `invalidArguments` — the
-    /// file it belongs to shows the error and nothing of it is written.
+    /// a MAC: no body the server could find hashes to it); a body with a node's magic that
+    /// does not hash to its id is a node changed, cut or swapped (`authenticationFailed`: a
+    /// sealed body starts with its cipher suite, never with the magic); any other body is
+    /// opened as the sealed chunk of that id in this zone. One that is refused fails the call
+    /// with `invalidArguments` — the file it belongs to shows the error and nothing of it is
+    /// written.
     func downloadChunks(_ digests: [SHA256Digest]) async throws(SyncError) -> [SHA256Digest: Data] {
         let stored = try await base.downloadChunks(digests)
         let keyring = try keyring()
@@ -25,6 +28,10 @@ extension SealingBackend {
                 continue
             }
             do throws(EncryptionError) {
+                if body.starts(with: Self.manifestNodeMagic) {
+                    throw EncryptionError(.authenticationFailed, "the manifest node \(digest.shortHex) is not the one named: its SHA-256 is another "
+                        + "(changed, cut or swapped on the server)")
+                }
                 content[digest] = try keyring.openChunk(body, id: digest, zone: zone)
             } catch {
                 logger.warning("refused a sealed chunk from the server; nothing was written", metadata: [
@@ -35,4 +42,7 @@ extension SealingBackend {
         }
         return content
     }
+
+    /// The first bytes of every manifest node (`ManifestTree`'s format: `DSM1`, then its entries).
+    static let manifestNodeMagic = Data("DSM1".utf8)
 }
