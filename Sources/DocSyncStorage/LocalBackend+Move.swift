@@ -30,7 +30,16 @@ extension LocalBackend {
     /// pack it removed a chunk from. A collection that stops (a damaged manifest node of
     /// another zone) leaves the zone moved and its chunks for a later collection, and says so
     /// in the log.
+    ///
+    /// What the move and its collection delete is overwritten, not only unlinked (SQLite's
+    /// `secure_delete` on the writer meanwhile), and the write-ahead log is truncated after
+    /// them: the store's files keep nothing of the zone's records and chunk ids (SPEC §13).
     private func moveZoneNow(_ zone: ZoneID, to target: ZoneID, now: Timestamp) throws(SyncError) {
+        try setSecureDelete(true)
+        defer {
+            try? setSecureDelete(false)
+            truncateWriteAheadLog()
+        }
         let outcome = try transactNow("move zone \(zone) into \(target)") { rows in
             try StoreAlgorithm.moveZone(zone, to: target, now: now, in: &rows)
         }
@@ -47,6 +56,32 @@ extension LocalBackend {
         logger.info("moved a zone", metadata: [
             "store": "\(directory.path)", "zone": "\(zone)", "target": "\(target)", "released": "\(released.digests.count)",
             "collection": "\(report.summary)"])
+    }
+
+    /// Has the writer overwrite what it deletes with zeros (`on`), or only unlink it.
+    private func setSecureDelete(_ on: Bool) throws(SyncError) {
+        do { try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA secure_delete = \(on ? "ON" : "OFF")") } } catch {
+            throw SyncError(.internalError, "cannot set secure_delete on the store \(directory.path): \(error)")
+        }
+    }
+
+    /// Checkpoints the write-ahead log into the database and truncates it, so the frames
+    /// written before (the deleted rows' old pages) are gone; a reader of another process
+    /// holding an old snapshot is waited for, a few times, and the failure logged: the next
+    /// checkpoint that can truncates it.
+    private func truncateWriteAheadLog() {
+        var lastError: (any Error)?
+        for attempt in 0 ..< 20 {
+            do {
+                try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+                return
+            } catch {
+                lastError = error
+                Thread.sleep(forTimeInterval: 0.05 * Double(attempt + 1))
+            }
+        }
+        logger.warning("the write-ahead log could not be truncated after a zone moved: readers held it; a later checkpoint truncates it",
+                       metadata: ["store": "\(directory.path)", "error": "\(lastError.map { "\($0)" } ?? "")"])
     }
 
     /// The bytes of those of `digests` that are stored and read back right (manifest nodes

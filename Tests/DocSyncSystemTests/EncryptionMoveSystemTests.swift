@@ -107,8 +107,9 @@ import Testing
             FileManager.default.contents(atPath: phone.file("Diary/after.md").path) == Data("written after the move".utf8)
         })
         for daemon in [laptop, desk, phone] {
-            let conflicts = try await daemon.docsStatus(["conflicts"])
-            #expect(conflicts.status == 0 && !conflicts.output.contains("conflict"), "no device made conflict copies: \(conflicts)")
+            let conflicts = try await daemon.docsStatus(["--json", "conflicts"])
+            let listed = try JSONSerialization.jsonObject(with: Data(conflicts.output.utf8)) as? [Any]
+            #expect(conflicts.status == 0 && listed?.isEmpty == true, "no device made conflict copies: \(conflicts)")
         }
         let recovered = try await laptop.docsStatus(["recover", laptop.file("Taxes/old draft.txt").path])
         #expect(recovered.status == 0, "\(recovered)")
