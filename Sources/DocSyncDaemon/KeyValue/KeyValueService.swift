@@ -22,6 +22,9 @@ final class KeyValueService: Service, Sendable {
     /// The account's keys (SPEC §13): how each store syncs follows them (`followEncryption`).
     let keys: AccountKeyService?
     private let opened = Mutex<[KeyValueStoreID: KeyValueStore]>([:])
+    /// The store each sealed zone on the wire is of (an encrypted account's, SPEC §13): a push
+    /// names that zone, not the store's own.
+    private let sealedZones = Mutex<[ZoneID: KeyValueStoreID]>([:])
     private let loops = Mutex<[Task<Void, Never>]>([])
     /// Yields once a store is open: the push stream is opened then.
     private let firstOpened: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -61,8 +64,14 @@ final class KeyValueService: Service, Sendable {
                 // started for it too when a device is removed.
                 try? await keys?.recordFirstEpoch(of: encryption.sealing.zone)
             }
+            noteZone(of: id, mode)
             await store.sync(as: mode)
         }
+    }
+
+    /// Notes the sealed zone `mode` syncs `id` in, if any.
+    private func noteZone(of id: KeyValueStoreID, _ mode: KeyValueSyncMode) {
+        if case let .sealed(encryption) = mode { sealedZones.withLock { $0[encryption.sealing.zone] = id } }
     }
 
     /// The store `id`, opened (and made, the first time) on first use; its sync starts then.
@@ -70,8 +79,10 @@ final class KeyValueService: Service, Sendable {
         do {
             return try opened.withLock { opened in
                 if let store = opened[id] { return store }
+                let mode = mode(of: id)
+                noteZone(of: id, mode)
                 let store = try KeyValueStore(id: id, directory: directory, account: account, backend: backend, device: device,
-                                              mode: mode(of: id), logger: logger)
+                                              mode: mode, logger: logger)
                 opened[id] = store
                 loops.withLock { $0.append(Task { await store.run() }) }
                 firstOpened.continuation.yield()
@@ -99,7 +110,8 @@ final class KeyValueService: Service, Sendable {
             guard await opened.next() != nil, !Task.isCancelled else { return }
             for await notification in self.backend.changeNotifications() {
                 for zone in notification.zones {
-                    guard let id = KeyValueStoreID(zone: zone), let store = self.opened.withLock({ $0[id] }) else { continue }
+                    guard let id = self.sealedZones.withLock({ $0[zone] }) ?? KeyValueStoreID(zone: zone),
+                          let store = self.opened.withLock({ $0[id] }) else { continue }
                     store.kick()
                 }
             }
