@@ -120,6 +120,7 @@ import Testing
         .notAuthenticated: .stopUntilSignedIn,
         .permissionDenied: .keepLocal,
         .assetFileModified: .rereadLater,
+        .zoneMoved: .followMovedZone,
         .invalidArguments: .itemError, .unknownItem: .itemError, .chunkNotFound: .itemError, .chunkCorrupt: .itemError,
         .chunkDigestMismatch: .itemError, .batchRequestFailed: .itemError,
     ]
