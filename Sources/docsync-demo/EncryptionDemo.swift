@@ -1,9 +1,10 @@
 import Foundation
 
-/// The end-to-end encryption part of `make demo` (SPEC §13): a third account, bea, turns
-/// encryption on from her laptop (the recovery key shown once); her desktop waits for
-/// approval until the laptop approves it with the code both show; a file goes across; and
-/// the server's whole data directory holds neither the file's name nor its text.
+/// The end-to-end encryption part of `make demo` (SPEC §13): a third account, bea, whose
+/// laptop already syncs a private file, turns encryption on from it (the recovery key shown
+/// once; the folder moves into its encrypted zone and the server purges the plaintext); her
+/// desktop waits for approval until the laptop approves it with the code both show; the file
+/// goes across; and the server's whole data directory holds neither its name nor its text.
 extension DaemonDemo {
     /// Runs the step; returns bea's two devices, running (the caller stops them).
     func encryptedAccount(server: DemoServer, url: URL) async throws -> [Device] {
@@ -13,10 +14,14 @@ extension DaemonDemo {
         let laptop = try Device("bea-laptop", base: base, backend: url, tokenFile: token)
         try laptop.start()
         _ = await until { ((try? laptop.docsStatus(["wait", "--timeout", "1"], quiet: true)) ?? "").hasPrefix("settled") }
-        step.say("$ docs-status encryption enable   (on bea's laptop)")
-        for line in try laptop.docsStatus(["encryption", "enable"]).split(separator: "\n", omittingEmptySubsequences: false) { step.say("  " + String(line)) }
         let name = "Budget 2027 (private).txt", text = "rent 1200, savings 400\n"
         try text.write(to: laptop.file(name), atomically: false, encoding: .utf8)
+        let synced = await until { ((try? laptop.docsStatus(["wait", "--timeout", "1"], quiet: true)) ?? "").hasPrefix("settled") }
+        step.say("bea's laptop syncs \(name) through the server, in the clear for now (settled after \(synced))")
+        step.say("$ docs-status encryption enable   (on bea's laptop: the folder moves into its encrypted zone)")
+        for line in try laptop.docsStatus(["encryption", "enable"]).split(separator: "\n", omittingEmptySubsequences: false) { step.say("  " + String(line)) }
+        let moved = await until { ((try? laptop.docsStatus(["wait", "--timeout", "1"], quiet: true)) ?? "").hasPrefix("settled") }
+        step.say("moved after \(moved): uploaded sealed from the laptop, and the server purged every plaintext record and chunk of the folder")
         let desktop = try Device("bea-desktop", base: base, backend: url, tokenFile: token)
         try desktop.start()
         _ = await until { ((try? desktop.docsStatus(["encryption"], quiet: true)) ?? "").contains("awaiting approval") }
