@@ -220,11 +220,11 @@ actor KeyValueStore {
         var token = state.token
         var complete = token == nil
         var changes: [KeyValueKey: JSONValue?] = [:]
-        var seen: [String: UInt64] = [:]
-        var sealing: (KeyValueEncryption, FolderKeyring, [String: KeyValueKey])?
+        var sealed: SealedFetch?
         if case let .sealed(encryption) = mode {
-            let names = Dictionary(state.values.keys.map { (encryption.sealing.recordName(of: $0), $0) } + state.pending.keys.map { (encryption.sealing.recordName(of: $0), $0) }) { first, _ in first }
-            sealing = (encryption, try keyring(encryption), names)
+            let known = state.values.keys.map { $0 } + state.pending.keys.map { $0 }
+            sealed = SealedFetch(encryption: encryption, keyring: try keyring(encryption),
+                                 names: Dictionary(known.map { (encryption.sealing.recordName(of: $0), $0) }) { first, _ in first })
         }
         while true {
             let page: ChangeSet
@@ -243,43 +243,64 @@ actor KeyValueStore {
                 toldMoved = true
                 return false
             }
-            if let (encryption, keyring, _) = sealing {
-                let known = try sealedVersions(page.changed.map(\.id.recordName))
-                for record in page.changed {
-                    do throws(EncryptionError) {
-                        let opened = try encryption.sealing.open(record, with: keyring)
-                        let floor = max(known[record.id.recordName] ?? 0, seen[record.id.recordName] ?? 0)
-                        guard opened.version >= floor else {
-                            throw EncryptionError(.rolledBack, "version \(opened.version) is older than version \(floor) seen before")
-                        }
-                        seen[record.id.recordName] = opened.version
-                        changes[opened.key] = .some(opened.value)
-                        sealing?.2[record.id.recordName] = opened.key
-                    } catch {
-                        logger.warning("a record of the encrypted store was refused; the value here stays", metadata: ["record": "\(record.id.recordName)", "error": "\(error)"])
-                    }
-                }
-                for deleted in page.deleted {
-                    if let key = sealing?.2[deleted.recordName] { changes[key] = .some(nil) }
-                }
+            if sealed != nil {
+                try sealed!.read(page, into: &changes, known: try sealedVersions(page.changed.map(\.id.recordName)), logger: logger)
             } else {
-                for record in page.changed {
-                    guard let key = record.keyValueKey, let value = record.jsonValue else {
-                        logger.warning("a record of the store is no value; skipped", metadata: ["record": "\(record.id)"])
-                        continue
-                    }
-                    changes[key] = .some(value)
-                }
-                for deleted in page.deleted {
-                    if let key = KeyValueKey(recordName: deleted.recordName) { changes[key] = .some(nil) }
-                }
+                Self.readPlain(page, into: &changes, logger: logger)
             }
             token = page.token
             if !page.moreComing { break }
         }
-        try noteSealedVersions(seen)
+        try noteSealedVersions(sealed?.seen ?? [:])
         try apply(.fetched(changes: changes, complete: complete, token: token))
         return true
+    }
+
+    /// A plain store's page: each Value and each removal, by key.
+    private static func readPlain(_ page: ChangeSet, into changes: inout [KeyValueKey: JSONValue?], logger: Logger) {
+        for record in page.changed {
+            guard let key = record.keyValueKey, let value = record.jsonValue else {
+                logger.warning("a record of the store is no value; skipped", metadata: ["record": "\(record.id)"])
+                continue
+            }
+            changes[key] = .some(value)
+        }
+        for deleted in page.deleted {
+            if let key = KeyValueKey(recordName: deleted.recordName) { changes[key] = .some(nil) }
+        }
+    }
+
+    /// A sealed store's fetch under way: the record names of the keys known (learned from
+    /// what opens), and the version each record was seen at.
+    private struct SealedFetch {
+        let encryption: KeyValueEncryption
+        let keyring: FolderKeyring
+        var names: [String: KeyValueKey]
+        var seen: [String: UInt64] = [:]
+
+        /// Opens each record of `page` (refusing, with a warning, one that does not open or
+        /// is older than `known` or what this fetch saw) and reads each removal of a key
+        /// whose record name is known.
+        mutating func read(_ page: ChangeSet, into changes: inout [KeyValueKey: JSONValue?], known: [String: UInt64], logger: Logger) {
+            for record in page.changed {
+                let name = record.id.recordName
+                do throws(EncryptionError) {
+                    let opened = try encryption.sealing.open(record, with: keyring)
+                    let floor = max(known[name] ?? 0, seen[name] ?? 0)
+                    guard opened.version >= floor else {
+                        throw EncryptionError(.rolledBack, "version \(opened.version) is older than version \(floor) seen before")
+                    }
+                    seen[name] = opened.version
+                    names[name] = opened.key
+                    changes[opened.key] = .some(opened.value)
+                } catch {
+                    logger.warning("a record of the encrypted store was refused; the value here stays", metadata: ["record": "\(name)", "error": "\(error)"])
+                }
+            }
+            for deleted in page.deleted {
+                if let key = names[deleted.recordName] { changes[key] = .some(nil) }
+            }
+        }
     }
 
     private func sealedVersions(_ names: [String]) throws(SyncError) -> [String: UInt64] {

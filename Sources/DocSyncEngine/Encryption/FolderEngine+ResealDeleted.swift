@@ -59,25 +59,14 @@ extension FolderEngine {
                       symlinkTarget: record.symlinkTarget, lastModifiedBy: record.lastModifiedBy, lastEditorName: record.lastEditorName)
     }
 
-    /// Cuts `content` with `keys`' chunker, uploads its data chunks sealed for `zone` and its
-    /// manifest nodes (plain lists of ids, as every encrypted folder's) where missing, and
-    /// returns the reference a record carries.
+    /// `content` sealed with `keys` (`FolderEpochKeys.sealAsset`), its data chunks and
+    /// manifest nodes uploaded where missing; returns the reference a record carries.
     func storeSealed(_ content: Data, keys: FolderEpochKeys, zone: ZoneID) async throws(SyncError) -> AssetReference {
-        var pieces: [SHA256Digest: Range<Int>] = [:]
-        let manifest = content.withUnsafeBytes { raw in
-            AssetChunker(keys: keys).chunk(raw) { ref, range in pieces[ref.digest] = range }
-        }
-        let (reference, nodes) = ManifestTree.build(manifest)
-        let missing = try await backend.missingChunks(Array(pieces.keys) + nodes.map(\.ref.digest))
-        var uploads: [ChunkUpload] = []
-        for (id, range) in pieces where missing.contains(id) {
-            let bytes = content.subdata(in: content.startIndex + range.lowerBound..<content.startIndex + range.upperBound)
-            uploads.append(.dataChunk(id, bytes, sealedWith: keys, zone: zone))
-        }
-        for node in nodes where missing.contains(node.ref.digest) {
-            uploads.append(ChunkUpload(digest: node.ref.digest, bytes: node.bytes, isVerified: true))
-        }
+        let sealed = keys.sealAsset(content, zone: zone)
+        let missing = try await backend.missingChunks(sealed.chunks.map(\.id) + sealed.nodes.map(\.ref.digest))
+        let uploads = sealed.chunks.filter { missing.contains($0.id) }.map(ChunkUpload.init(sealed:))
+            + sealed.nodes.filter { missing.contains($0.ref.digest) }.map { ChunkUpload(digest: $0.ref.digest, bytes: $0.bytes, isVerified: true) }
         if !uploads.isEmpty { try await backend.uploadChunks(uploads) }
-        return reference
+        return sealed.reference
     }
 }
