@@ -21,6 +21,8 @@ public enum Daemon {
                                             backend: backend, logger: logger)
         _ = await accountKeys.start()
         let gate = FolderGate(keys: accountKeys, daemon: configuration, backend: backend, logger: logger)
+        let shareKeys = ShareKeyService(keys: accountKeys, backend: backend, logger: logger)
+        gate.sharingKeysWith(shareKeys)
         var folders: [FolderService] = []
         var shareClients: [HTTPBackend] = []
         // The shares docs-status accept attached before, besides the configured folders.
@@ -29,7 +31,8 @@ public enum Daemon {
             if let share = folder.share {
                 let client = try await attach(share, at: folder, through: backend, configuration: configuration, logger: logger)
                 shareClients.append(client)
-                folders.append(try FolderService(folder: folder, daemon: configuration, backend: client, logger: logger))
+                folders.append(try FolderService(folder: folder, daemon: configuration, backend: client, logger: logger,
+                                                 encryption: ShareKeyService.isEncrypted(share) ? (share.zone, shareKeys.source(for: share)) : nil))
             } else if let service = try gate.service(for: folder) {
                 folders.append(service)
             }
@@ -42,7 +45,7 @@ public enum Daemon {
         gate.followingWith(keyValues)
         let handler = DaemonControlHandler(configuration: configuration, folderSet: folderSet, backend: backend, logger: logger,
                                            keyValues: keyValues, deviceKeyFingerprint: deviceKeys.publicKeys.fingerprint,
-                                           accountKeys: accountKeys, folderGate: gate)
+                                           accountKeys: accountKeys, folderGate: gate, shareKeys: shareKeys)
         // Bound before anything starts: a second daemon on the same socket stops here.
         let server = try ControlServer(socketPath: configuration.socketPath.path, handler: handler, logger: logger)
         let group = ServiceGroup(
@@ -56,6 +59,7 @@ public enum Daemon {
         ])
         try await group.run()
         for client in shareClients + folderSet.clients { await client.shutdown() }
+        await shareKeys.shutdown()
         if let client = backend as? HTTPBackend { await client.shutdown() }
         logger.info("docsyncd stopped")
     }

@@ -7,7 +7,7 @@ extension DaemonControlHandler {
     /// Answers a `keyValue…` request. A refused write answers `.failure` with the code
     /// `quotaExceeded` (over a limit: nothing changed) or `invalidArguments`.
     func keyValue(_ request: ControlRequest, emit: @escaping @Sendable (ControlResponse) async -> Void) async throws -> ControlResponse {
-        if let id = request.keyValueStore, id.name == KeyDirectory.storeName {
+        if let id = request.keyValueStore, [KeyDirectory.storeName, KeyDirectory.publicStoreName].contains(id.name) {
             // The account's key directory (SPEC §13): written by docsyncd alone.
             throw HandlerFailure(ControlResponse.FailureCode.invalidArguments, "the store \(id) is reserved for the account's keys; choose another store id")
         }

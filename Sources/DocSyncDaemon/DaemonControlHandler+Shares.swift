@@ -7,16 +7,33 @@ import Foundation
 /// a folder's share, and the shares offered to the account.
 extension DaemonControlHandler {
     /// The share of the folder named by `path` (its path or id), after `change` when given.
+    /// For an encrypted folder (SPEC §13): a change naming a `fingerprint` first confirms
+    /// that participant's keys (refused, changing nothing, when the code does not match),
+    /// and invites it only when it has no open part yet; after any change the folder's keys
+    /// are brought up to date at once (wrapped for a confirmed participant, a new epoch
+    /// after a removal). Each participant is listed with where its keys stand.
     func share(_ path: String, change: ShareChange?) async throws -> ControlResponse {
         let folder = try folder(named: path)
         let zone = folder.engine.configuration.zone, client = try sharingClient()
-        let answer = if let change {
-            try await client.changeShare(of: zone, change)
-        } else {
-            try await client.share(of: zone)
+        let encrypted = folder.engine.configuration.encryption != nil && folder.engine.configuration.share == nil
+        var answer = try await client.share(of: zone)
+        if var change {
+            if let code = change.fingerprint {
+                guard encrypted else {
+                    throw HandlerFailure(ControlResponse.FailureCode.invalidArguments, "\(folder.root.path) is not encrypted: its participants have no fingerprint to confirm")
+                }
+                guard change.action == .invite, change.participants.count == 1 else {
+                    throw HandlerFailure(ControlResponse.FailureCode.invalidArguments, "--fingerprint goes with --with and one account: docs-status share FOLDER --with NAME --fingerprint CODE")
+                }
+                try await shareKeys.confirm(change.participants[0], code: code)
+                change.fingerprint = nil
+                if answer.participants.contains(where: { $0.participant == change.participants[0] && $0.status.isOpen }) { change.participants = [] }
+            }
+            if !change.participants.isEmpty || change.action == .stop { answer = try await client.changeShare(of: zone, change) }
+            if encrypted { await folderGate.turn(refreshing: false) }
         }
         folder.engine.noteOwnShare(answer.share, entries: answer.participants)
-        return .share(share: answer.share, participants: answer.participants)
+        return .share(share: answer.share, participants: encrypted ? shareKeys.annotatingOwn(answer.participants) : answer.participants)
     }
 
     /// Leaves the share the folder named by `path` is attached to (`FolderEngine.leaveShare`).
@@ -67,7 +84,8 @@ extension DaemonControlHandler {
         let participant = try client.reaching(owner: share.owner)
         let service: FolderService
         do {
-            service = try FolderService(folder: folder, daemon: configuration, backend: participant, logger: logger)
+            service = try FolderService(folder: folder, daemon: configuration, backend: participant, logger: logger,
+                                        encryption: ShareKeyService.isEncrypted(share) ? (share.zone, shareKeys.source(for: share)) : nil)
         } catch let error as DaemonError {
             await participant.shutdown()
             throw HandlerFailure(ControlResponse.FailureCode.badFolder, error.description)
@@ -81,6 +99,10 @@ extension DaemonControlHandler {
             throw HandlerFailure("stopping", "docsyncd is stopping; the share is attached when it starts again")
         }
         logger.notice("attached the share", metadata: ["share": "\(share)", "path": "\(root.path)"])
+        if ShareKeyService.isEncrypted(share) {
+            await folderGate.turn(refreshing: false)
+            return shareKeys.annotatingOffered([entry])[0]
+        }
         return entry
     }
 

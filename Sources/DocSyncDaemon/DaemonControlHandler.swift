@@ -23,6 +23,8 @@ struct DaemonControlHandler: ControlHandler {
     /// The account's encryption (SPEC §13) and the folders it holds back.
     let accountKeys: AccountKeyService
     let folderGate: FolderGate
+    /// The keys of shared encrypted folders.
+    let shareKeys: ShareKeyService
 
     func handle(_ request: ControlRequest) async -> ControlResponse {
         await handle(request, emit: { _ in })
@@ -104,7 +106,7 @@ struct DaemonControlHandler: ControlHandler {
             case .share(let folder, let change):
                 return try await share(folder, change: change)
             case .shares:
-                return .shares(entries: try await sharingClient().shares())
+                return .shares(entries: shareKeys.annotatingOffered(try await sharingClient().shares()))
             case .declineShare(let share):
                 return .shares(entries: [try await sharingClient().answerShare(share, .decline)])
             case .leaveShare(let folder):
@@ -119,6 +121,8 @@ struct DaemonControlHandler: ControlHandler {
                 return try await devices(action)
             }
         } catch let failure as HandlerFailure {
+            return .failure(code: failure.code, message: failure.message)
+        } catch let failure as AccountKeyFailure {
             return .failure(code: failure.code, message: failure.message)
         } catch let error as SyncError {
             return .failure(code: error.code.rawValue, message: "the backend could not answer: \(error.message)")
@@ -203,7 +207,8 @@ struct DaemonControlHandler: ControlHandler {
         if let (folder, _) = try? resolve(path) { return folder }
         if let folder = folders.first(where: { $0.engine.configuration.share?.description == path }) { return folder }
         let name = URL(fileURLWithPath: path).lastPathComponent
-        if let folder = folders.first(where: { $0.engine.configuration.zone.name.bytesEqual(name) }) { return folder }
+        // By its id: an encrypted folder's zone is opaque, its id stays the configured one.
+        if let folder = folders.first(where: { $0.folder.id.bytesEqual(name) || $0.engine.configuration.zone.name.bytesEqual(name) }) { return folder }
         throw HandlerFailure(ControlResponse.FailureCode.notFound, "\(path) is neither inside a synced folder nor a folder id")
     }
 

@@ -80,6 +80,8 @@ public final class FolderEngine: Sendable {
         let stored = try index.read { db in try db.engineValue(SafetyState.key) }
         self.published = Mutex(Published(safety: SafetyState.load(stored)))
         self.versions = VersionStore(directory: configuration.versionsURL, fileSystem: fileSystem, now: environment.wallNow)
+        // An epoch this folder lacked has come: fetch again, so what it refused opens.
+        configuration.encryption?.whenMissingKeysArrive { [weak self] in self?.requestSync() }
     }
 
     /// A new loop's state for this engine (its ignore rules read from the folder now): what

@@ -11,7 +11,9 @@ struct SharesCommand: AsyncParsableCommand {
         discussion: """
             Each share is named OWNER/FOLDER-ID, the name docs-status accept and decline \
             take, with its permission and status (invited, accepted, declined, removed, \
-            left, stopped). Sharing needs a docsync-server backend.
+            left, stopped). For an encrypted folder it shows the fingerprint to give its \
+            owner, who confirms it with docs-status share FOLDER --with YOU --fingerprint \
+            CODE; until then the folder waits for its keys. Sharing needs a docsync-server backend.
 
             \(DocsStatusExit.help)
             """
@@ -25,8 +27,12 @@ struct SharesCommand: AsyncParsableCommand {
 
     static func render(_ entries: [ShareEntry]) -> [String] {
         guard !entries.isEmpty else { return ["nothing is shared with this account"] }
-        let rows = entries.map { [Cell($0.share.description), Cell($0.permission.argument), Cell($0.status.rawValue), Cell(Format.dateTime($0.changed.date))] }
-        return Table.render(header: ["SHARE", "PERMISSION", "STATUS", "SINCE"], rows: rows)
+        let encrypted = entries.contains { $0.keys != nil }
+        let rows = entries.map {
+            [Cell($0.share.description), Cell($0.permission.argument), Cell($0.status.rawValue), Cell(Format.dateTime($0.changed.date))]
+                + (encrypted ? [Cell($0.keys ?? "")] : [])
+        }
+        return Table.render(header: ["SHARE", "PERMISSION", "STATUS", "SINCE"] + (encrypted ? ["KEYS"] : []), rows: rows)
     }
 }
 

@@ -15,6 +15,13 @@ public struct KeyStatement: Sendable, Equatable {
         /// `payload` is the account's public keys of generation G (`subject` `account:G`), or
         /// the recovery key's public key (`recovery:G`).
         case accountKeys = 3
+        /// `payload` is another account's public keys of generation G, as this account
+        /// confirmed them for a share (the fingerprint compared); `subject` is
+        /// `pin:ACCOUNT:G`.
+        case pinnedAccount = 4
+        /// `payload` is a shared folder's epoch secret wrapped for a participant's account
+        /// keys of generation G; `subject` is `share:ZONE:PARTICIPANT:G:EPOCH`.
+        case shareKey = 5
     }
 
     public var suite: CipherSuite

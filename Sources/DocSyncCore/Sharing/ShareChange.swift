@@ -12,10 +12,15 @@ public struct ShareChange: Codable, Sendable, Hashable {
     public var participants: [String]
     /// The permission of `invite` (read-write when absent) and of `permission`.
     public var permission: SharePermission?
+    /// With `invite` of one account to an encrypted folder (SPEC §13): the code the person
+    /// compared with the one `docs-status shares` shows on that account's side. The daemon
+    /// checks it and never sends it to the server.
+    public var fingerprint: String?
 
-    public init(action: Action, participants: [String] = [], permission: SharePermission? = nil) {
+    public init(action: Action, participants: [String] = [], permission: SharePermission? = nil, fingerprint: String? = nil) {
         self.action = action
         self.participants = participants
         self.permission = permission
+        self.fingerprint = fingerprint
     }
 }

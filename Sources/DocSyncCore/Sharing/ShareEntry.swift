@@ -11,6 +11,13 @@ public struct ShareEntry: Hashable, Codable, Sendable {
     public var status: ShareStatus
     /// When the entry last changed (invited, answered, permission, ended).
     public var changed: Timestamp
+    /// For a share of an encrypted folder, what a device adds for its person (the server
+    /// never stores it): where the keys stand ("fingerprint confirmed", "awaiting
+    /// fingerprint…", "encrypted: give OWNER the fingerprint …").
+    public var keys: String?
+    /// For an offered share of an encrypted folder: the code its participant gives the owner
+    /// (`ApprovalCode.ofShare`), once the device read the owner's keys.
+    public var fingerprint: String?
 
     public init(share: ShareName, participant: String, permission: SharePermission, status: ShareStatus, changed: Timestamp) {
         self.share = share

@@ -44,6 +44,9 @@ final class AccountKeyService: Sendable {
         self.logger = logger
     }
 
+    /// The key directory as last read.
+    var directory: KeyDirectory { state.withLock { $0.directory } }
+
     /// The standing decided so far (`nil`: not known yet).
     var standing: DeviceStanding? { state.withLock { $0.standing } }
 

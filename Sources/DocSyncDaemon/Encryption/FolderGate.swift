@@ -61,6 +61,15 @@ final class FolderGate: Service, Sendable {
     /// Tells `service`'s stores at every turn how they sync.
     func followingWith(_ service: KeyValueService) { keyValues.withLock { $0 = service } }
 
+    /// The keys of shared encrypted folders, brought up to date at every turn.
+    private let shareKeys = Mutex<ShareKeyService?>(nil)
+
+    /// Brings `service` up to date at every turn.
+    func sharingKeysWith(_ service: ShareKeyService) {
+        shareKeys.withLock { $0 = service }
+        service.wantsTurn.withLock { $0 = { [weak self] in self?.kick() } }
+    }
+
     /// The folders waiting, by path, with why.
     var waitingFolders: [(path: String, reason: String)] { waiting.withLock { $0.map { ($0.folder.path.path, $0.reason) } } }
 
@@ -110,6 +119,7 @@ final class FolderGate: Service, Sendable {
         case .plain:
             return try FolderService(folder: folder, daemon: daemon, backend: backend, logger: logger)
         case let .encrypted(zone, source):
+            source.whenKeysAreMissing { [weak self] in self?.kick() }
             let service = try FolderService(folder: folder, daemon: daemon, backend: backend, logger: logger, encryption: (zone, source))
             Task { [keys] in try? await keys.recordFirstEpoch(of: zone) }
             return service
@@ -130,7 +140,7 @@ final class FolderGate: Service, Sendable {
                 }
                 group.addTask {
                     // A turn every 2 s while something waits (a folder, the server's answer,
-                    // a move's next step, a folder told its zone moved), every minute otherwise.
+                    // a move's next step, a folder told its zone moved, a shared folder's keys), every minute otherwise.
                     var elapsed = 0
                     while !Task.isCancelled {
                         try? await Task.sleep(for: .seconds(1))
@@ -141,6 +151,7 @@ final class FolderGate: Service, Sendable {
                         default: break
                         }
                         let pending = !self.waiting.withLock { $0.isEmpty } || !settled || self.movesPending
+                            || self.shareKeys.withLock({ $0 })?.anyWaiting == true
                         if elapsed >= (pending ? 2 : 60) {
                             elapsed = 0
                             self.kick()
@@ -170,6 +181,11 @@ final class FolderGate: Service, Sendable {
         startWhatCan()
         await finishMoves()
         await keyValues.withLock({ $0 })?.followEncryption()
+        if let shareKeys = shareKeys.withLock({ $0 }) {
+            let running: [FolderService] = folderSet.withLock { $0 }?.all ?? []
+            let owned: [ZoneID] = running.filter { $0.engine.configuration.share == nil && $0.engine.configuration.encryption != nil }.map(\.zone)
+            await shareKeys.turn(owned: owned)
+        }
     }
 
     /// Starts every waiting folder that can start now.

@@ -12,6 +12,7 @@ extension FolderEngine {
         switch configuration.encryption?.current {
         case nil, .available: nil
         case .awaitingApproval: .awaitingApproval
+        case .waiting(let reason): .waiting(reason)
         case .cannotDecrypt(let reason): .cannotDecrypt(reason)
         }
     }
@@ -19,18 +20,20 @@ extension FolderEngine {
     /// Why an encrypted folder has no keys to work with.
     enum KeysWithheld: Equatable {
         case awaitingApproval
+        /// A shared folder's keys have not come yet (`FolderKeySource.State.waiting`).
+        case waiting(String)
         case cannotDecrypt(String)
 
         var state: FolderState {
             switch self {
-            case .awaitingApproval: .awaitingApproval
+            case .awaitingApproval, .waiting: .awaitingApproval
             case .cannotDecrypt: .cannotDecrypt
             }
         }
 
         var heldReason: String {
             switch self {
-            case .awaitingApproval: HeldDeletions.awaitingApproval
+            case .awaitingApproval, .waiting: HeldDeletions.awaitingApproval
             case .cannotDecrypt: HeldDeletions.cannotDecrypt
             }
         }
@@ -41,6 +44,8 @@ extension FolderEngine {
             case .awaitingApproval:
                 "awaiting approval: this device is not trusted with the encrypted folder's keys yet; nothing is sent or applied "
                     + "until a trusted device approves it (docs-status devices approve) or the recovery key is entered"
+            case .waiting(let reason):
+                "awaiting keys: \(reason); nothing is sent or applied until they come"
             case .cannotDecrypt(let reason):
                 "cannot be decrypted: \(reason); nothing is sent, applied or deleted, and the files here stay as they are"
             }

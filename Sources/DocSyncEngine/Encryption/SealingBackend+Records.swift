@@ -24,10 +24,18 @@ extension SealingBackend {
 
     /// A page of changes with every record opened; those that do not open are listed in
     /// `refused` under the item's path here (nothing of them reaches the folder).
+    ///
+    /// A record sealed in an epoch this device does not hold yet (one started elsewhere) is
+    /// refused too, and the key source told (`noteMissingEpoch`): once the epochs held
+    /// change, the next fetch starts from the zone's beginning (records known unchanged are
+    /// passed over by the engine), so such a record is applied then.
     func fetchChanges(in zone: ZoneID, since token: ChangeToken?, limit: Int) async throws(SyncError) -> ChangeSet {
-        var page = try await base.fetchChanges(in: zone, since: token, limit: limit)
+        let from = keys.takeRefetch() ? nil : token
+        if from == nil, token != nil { logger.notice("new keys arrived: fetching the folder's changes again from the start", metadata: ["zone": "\(zone)"]) }
+        var page = try await base.fetchChanges(in: zone, since: from, limit: limit)
         guard !page.changed.isEmpty else { return page }
         let (opened, refusals) = try openAll(page.changed, keyring: try keyring(), in: "a page of changes")
+        if refusals.contains(where: { $0.error.kind == .missingKey }) { keys.noteMissingEpoch() }
         page.changed = opened
         let paths = ledger.paths(refusals.map(\.name))
         page.refused += refusals.map { RefusedRecord(recordName: $0.name, path: paths[$0.name] ?? "", reason: $0.error.description) }

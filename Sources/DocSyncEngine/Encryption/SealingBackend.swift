@@ -50,6 +50,8 @@ final class SealingBackend: StorageBackend {
         case .available(let keyring): return keyring
         case .awaitingApproval:
             throw SyncError(.serviceUnavailable, "this encrypted folder's keys are not here yet: this device awaits approval")
+        case .waiting(let reason):
+            throw SyncError(.serviceUnavailable, "this encrypted folder's keys are not here yet: \(reason)")
         case .cannotDecrypt(let reason):
             throw SyncError(.serviceUnavailable, "this encrypted folder cannot be decrypted: \(reason)")
         }

@@ -52,6 +52,10 @@ extension AccountDirectory {
     /// The role in which `caller` may do `operation` in `share`, or the error that refuses it
     /// (`ZoneAccess`). The owner's requests need no look-up.
     public func access(_ operation: ZoneOperation, caller: String, share: ShareName) async throws(SyncError) -> ZoneRole {
+        if caller != share.owner, share.zone == ZoneAccess.publicKeysZone, !(try await rows.accounts().contains { $0.name == share.owner }) {
+            // Every account's public key store is readable, so an unknown owner is told apart.
+            throw ShareRules.noSuchShare(share)
+        }
         let entry = caller == share.owner ? nil : try await rows.shareEntry(share, participant: caller)
         return try ZoneAccess.require(ZoneAccess.decide(operation, caller: caller, share: share, entry: entry), operation, in: share)
     }

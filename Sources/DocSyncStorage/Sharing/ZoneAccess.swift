@@ -6,8 +6,12 @@ import DocSyncCore
 /// creates, deletes or moves the zone and changes the share. A participant whose entry is
 /// not `accepted` (invited, declined, removed, left, stopped), any other account, and a
 /// request for a zone that does not exist all get the same answer, so none of them can
-/// tell whether the zone exists.
+/// tell whether the zone exists. One zone is the exception: every account's public key
+/// store (`~docsync.public`, SPEC §13), which any account may read and only its owner writes.
 public enum ZoneAccess {
+    /// The zone of an account's public key store, readable by every account.
+    public static let publicKeysZone = KeyValueStoreID(KeyDirectory.publicStoreName).zone
+
     public enum Decision: Hashable, Sendable {
         /// The request goes ahead in this role.
         case allowed(ZoneRole)
@@ -22,6 +26,7 @@ public enum ZoneAccess {
     /// owner, and must be the caller's own entry of that very share.
     public static func decide(_ operation: ZoneOperation, caller: String, share: ShareName, entry: ShareEntry?) -> Decision {
         if caller == share.owner { return .allowed(.owner) }
+        if share.zone == publicKeysZone { return operation == .read ? .allowed(.participant(.readOnly)) : .denied(.participant(.readOnly)) }
         guard let entry, entry.share == share, entry.participant == caller, entry.status == .accepted else { return .hidden }
         let role = ZoneRole.participant(entry.permission)
         return allows(role, operation) ? .allowed(role) : .denied(role)

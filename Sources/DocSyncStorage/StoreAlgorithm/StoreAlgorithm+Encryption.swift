@@ -4,15 +4,17 @@ extension StoreAlgorithm {
     /// The zone of the account's key directory (SPEC §13) and the record of its `account`
     /// value: when that record lives, the account is end-to-end encrypted.
     static let keyDirectoryZone = KeyValueStoreID(KeyDirectory.storeName).zone
+    static let publicKeysZone = KeyValueStoreID(KeyDirectory.publicStoreName).zone
     static let encryptedAccountRecord = KeyValueKey(KeyDirectory.accountKey).recordName
 
     /// The plain saves of `saves` that an encrypted zone or account refuses (SPEC §13: "an
     /// encrypted account refuses plaintext records"): in a zone named as an encrypted
     /// folder's or store's (`e.…`, `~e.…`), or in any folder or key-value store zone of an
     /// account whose key directory says it is encrypted, only sealed records are kept. The
-    /// key directory itself (signed statements, public by design) stays plain.
+    /// key directory and the public key store (signed statements and wrapped keys, public by
+    /// design) stay plain.
     static func plaintextRefused(_ saves: [Record], in zone: ZoneID, _ rows: some StoreRows) throws -> [RecordID: SyncError] {
-        guard zone != keyDirectoryZone else { return [:] }
+        guard zone != keyDirectoryZone && zone != publicKeysZone else { return [:] }
         let plain = saves.filter { $0.type != .sealed }
         guard !plain.isEmpty else { return [:] }
         let encryptedZone = zone.name.hasPrefix("e.") || zone.isEncryptedKeyValueStore

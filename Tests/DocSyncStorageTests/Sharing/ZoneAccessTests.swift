@@ -69,6 +69,17 @@ import Testing
         }
     }
 
+    /// An account's public key store (SPEC §13): any account reads it, only its owner writes it.
+    @Test(arguments: [("another account", "frank"), ("a removed participant", "bob")])
+    func anAccountsPublicKeyStoreIsReadableByEveryAccount(_ who: String, _ caller: String) {
+        let store = ShareName(owner: "alice", zone: ZoneAccess.publicKeysZone)
+        for operation in Self.operations {
+            let decision = ZoneAccess.decide(operation, caller: caller, share: store, entry: Self.entry(.readWrite, .removed))
+            #expect(decision == (operation == .read ? .allowed(.participant(.readOnly)) : .denied(.participant(.readOnly))), "\(who): \(operation)")
+        }
+        #expect(ZoneAccess.decide(.save, caller: "alice", share: store, entry: nil) == .allowed(.owner))
+    }
+
     @Test func everyOperationIsInTheTable() {
         #expect(Set(Self.operations) == Set(ZoneOperation.allCases))
     }

@@ -35,8 +35,7 @@ extension AccountKeys {
         for id in directory.trustedIDs where !kept.contains(id) { writes.values[KeyDirectory.trustKey(id)] = .some(nil) }
         writes.values[KeyDirectory.announcementKey(removed)] = .some(nil)
         for zone in Set(zones).union(directory.zonesWithKeys) {
-            var secrets = epochSecrets(of: zone, in: directory)
-            if directory.folderStatements(of: zone).isEmpty { secrets[1] = firstEpochSecret(of: zone) }
+            let secrets = allEpochSecrets(of: zone, in: directory)
             for (epoch, secret) in secrets { writes.merge(try next.startingEpoch(epoch, of: zone, secret: secret)) }
             writes.merge(try next.startingEpoch((secrets.keys.max() ?? 0) + 1, of: zone))
         }

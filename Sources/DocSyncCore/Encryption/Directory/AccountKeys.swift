@@ -135,10 +135,7 @@ public struct AccountKeys: Sendable {
     /// of these keys' 64 private bytes (salt `docsync/1`, info `folder-epoch:ZONE:1`). Every
     /// trusted device derives the same one, offline too, so two devices starting a folder at
     /// once never seal with different keys; it is written to the directory like any epoch.
-    public func firstEpochSecret(of zone: ZoneID) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: pair.privateBytes), salt: Array("docsync/1".utf8),
-                               info: Array("folder-epoch:\(zone.name):1".utf8), outputByteCount: 32)
-    }
+    public func firstEpochSecret(of zone: ZoneID) -> SymmetricKey { derivedEpochSecret(of: zone, epoch: 1) }
 
     /// An epoch of `zone` with `secret`, wrapped for these keys and signed.
     public func startingEpoch(_ epoch: UInt32, of zone: ZoneID, secret: SymmetricKey = FolderEpochKeys.newSecret()) throws(EncryptionError) -> KeyDirectoryWrites {
@@ -168,9 +165,7 @@ public struct AccountKeys: Sendable {
     /// none for the zone, its first epoch derived (`firstEpochSecret`); `nil` when it has
     /// some and none opens.
     public func keyring(of zone: ZoneID, in directory: KeyDirectory) -> FolderKeyring? {
-        var secrets = epochSecrets(of: zone, in: directory)
-        if directory.folderStatements(of: zone).isEmpty { secrets[1] = firstEpochSecret(of: zone) }
-        let epochs = secrets.compactMap { try? FolderEpochKeys(secret: $1, epoch: $0) }
+        let epochs = allEpochSecrets(of: zone, in: directory).compactMap { try? FolderEpochKeys(secret: $1, epoch: $0) }
         return epochs.isEmpty ? nil : FolderKeyring(epochs)
     }
 }

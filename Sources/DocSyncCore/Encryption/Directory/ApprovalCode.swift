@@ -18,6 +18,19 @@ public enum ApprovalCode {
         return PublicKeys.digitGroups(of: Array(SHA256.hash(data: input)))
     }
 
+    /// What the owner of a shared encrypted folder and a participant compare (SPEC §13,
+    /// `docs-status share FOLDER --with NAME --fingerprint CODE`): the same digits from
+    /// SHA-256(`"docsync/1 share"` ‖ the owner account's 64 public bytes ‖ the
+    /// participant account's 64 public bytes). The participant computes it from the owner's
+    /// keys it pinned and its own, the owner from its own and the participant's keys the
+    /// server showed; a server that substitutes either makes the two differ.
+    public static func ofShare(owner: PublicKeys, participant: PublicKeys) -> String {
+        var input = Array("docsync/1 share".utf8)
+        input.append(contentsOf: owner.bytes)
+        input.append(contentsOf: participant.bytes)
+        return PublicKeys.digitGroups(of: Array(SHA256.hash(data: input)))
+    }
+
     /// Whether `text` is `code`, ignoring spaces and dashes.
     public static func matches(_ text: String, _ code: String) -> Bool {
         text.filter { $0 != " " && $0 != "-" } == code.filter { $0 != " " }
