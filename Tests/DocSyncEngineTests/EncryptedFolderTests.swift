@@ -3,6 +3,7 @@ import DocSyncEngine
 import DocSyncStorage
 import DocSyncTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// SPEC §13 on in-process devices sharing one store: an encrypted folder syncs through
@@ -150,4 +151,52 @@ struct EncryptedFolderTests {
         #expect(await eventually(timeout: .seconds(60)) { !beta.engine.hasInput })
         #expect(tampering.modifyCalls == saves && alpha.read("keep.txt") == "kept\n" && beta.read("new.txt") == nil)
     }
+
+    // MARK: epochs and on-demand files
+
+    @Test func aRecordOfAnEpochNotHeldYetIsAppliedOnceItsKeysCome() async throws {
+        // Alpha seals in epoch 2 (a participant was removed); beta holds epoch 1 only.
+        let next = try FolderEpochKeys(secret: FolderEpochKeys.newSecret(), epoch: 2)
+        let beta_ = FolderKeySource(keyring)
+        let asked = Counter()
+        beta_.whenKeysAreMissing { asked.add() }
+        let alpha = try device("alpha"), beta = try device("beta", keys: beta_)
+        try alpha.write("before.txt", "epoch one\n")
+        #expect(await eventually(timeout: .seconds(60)) { beta.read("before.txt") == "epoch one\n" && beta.engine.isSettled })
+        let gamma = try device("gamma", keys: FolderKeySource(FolderKeyring([keys, next])))
+        try gamma.write("after.txt", "epoch two\n")
+        #expect(await eventually(timeout: .seconds(60)) { gamma.engine.isSettled && gamma.read("before.txt") == "epoch one\n" })
+        beta.engine.noteRemoteChange()
+        #expect(await eventually(timeout: .seconds(60)) { asked.value > 0 }, "beta asks for the keys it lacks")
+        #expect(beta.read("after.txt") == nil, "nothing it cannot open is written")
+        beta_.update(.available(FolderKeyring([keys, next])))
+        #expect(await eventually(timeout: .seconds(60)) { beta.read("after.txt") == "epoch two\n" && beta.engine.isSettled },
+                "once the epoch arrives the record refused before is fetched again and applied")
+        #expect(beta.names() == ["after.txt", "before.txt"] && beta.status.conflicts == 0)
+    }
+
+    @Test func anEncryptedFolderOnDemandKeepsPlaceholdersAndDownloadsSealedContent() async throws {
+        let alpha = try device("alpha")
+        let beta = try EngineDevice(name: "beta", base: base.url, backend: store, zone: Self.zone, onDemand: true, encryption: FolderKeySource(keyring))
+        let content = String(repeating: "a sealed report line\n", count: 15_000)  // 315 KB, several chunks
+        try alpha.write("report.txt", content)
+        let placeholder = beta.file(".report.txt.docsync")
+        #expect(await eventually(timeout: .seconds(60)) { FileManager.default.fileExists(atPath: placeholder.path) && beta.engine.isSettled })
+        #expect(beta.read("report.txt") == nil, "listed, not downloaded")
+        #expect((try? beta.engine.item(at: RelativePath("report.txt")))??.size == Int64(content.utf8.count), "the real size, opened from the sealed record")
+        #expect(await beta.engine.perform(.download([RelativePath("report.txt")])).map(\.done) == [true])
+        #expect(beta.read("report.txt") == content, "the sealed chunks are fetched and opened")
+        #expect(await beta.engine.perform(.evict([RelativePath("report.txt")])).map(\.done) == [true])
+        #expect(beta.read("report.txt") == nil && FileManager.default.fileExists(atPath: placeholder.path))
+        try beta.write("from-beta.txt", "written on the on-demand device\n")
+        #expect(await eventually(timeout: .seconds(60)) { alpha.read("from-beta.txt") == "written on the on-demand device\n" })
+        #expect(alpha.read("report.txt") == content, "evicting deletes nothing elsewhere")
+    }
+}
+
+/// A count other tasks add to.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func add() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }

@@ -72,7 +72,7 @@ extension FolderGate {
             throw MoveRefusal(code: "invalidArguments", message: "\(path) is encrypted already")
         }
         if service.status().sharing?.role == .owner {
-            throw MoveRefusal(code: "unsupported", message: "\(path) is shared with other accounts: encrypting a shared folder (its key wrapped for each participant) is not available in this version; it keeps syncing as it is")
+            throw MoveRefusal(code: "unsupported", message: "\(path) is shared with other accounts in the clear, and moving a shared folder (its participants following it) is not available in this version; it keeps syncing as it is. To encrypt it: stop sharing it ('docs-status share \(path) --stop'), encrypt it, then share it again: an encrypted folder is shared with each account whose fingerprint you confirm")
         }
         let placeholders = service.engine.placeholderCount()
         guard placeholders == 0 else {
