@@ -34,6 +34,10 @@ final class TamperingRelay: Sendable {
         /// as the announcement of `impostor`, named `name` (sealed for the account's public key,
         /// which anyone can): a trusted device then computes the impostor's approval code.
         case substituteNewDevices(impostor: PublicKeys, name: String)
+        /// Every page of an account's public key store (`~docsync.public`, its own or another
+        /// account's) serves `impostor`'s account statement in place of the account's: a
+        /// participant sees the impostor as the owner, an owner the impostor as the participant.
+        case substitutePublicKeys(impostor: AccountKeys)
     }
 
     /// A request a device sent through the relay.
@@ -143,9 +147,11 @@ final class TamperingRelay: Sendable {
         return Response(status: status, headers: headers, body: ResponseBody(asyncSequence: answer.body))
     }
 
-    /// The zone of a `GET` of the caller's own zone's changes (`/v1/zones/ZONE/changes`).
+    /// The zone of a `GET` of a zone's changes: the caller's own (`/v1/zones/ZONE/changes`) or
+    /// another account's (`/v1/shared/OWNER/zones/ZONE/changes`).
     private static func changesZone(_ path: String) -> ZoneID? {
-        let parts = path.split(separator: "/")
+        var parts = path.split(separator: "/")
+        if parts.count == 6, parts[0] == "v1", parts[1] == "shared" { parts.removeSubrange(1 ... 2) }
         guard parts.count == 4, parts[0] == "v1", parts[1] == "zones", parts[3] == "changes",
               let name = String(parts[2]).removingPercentEncoding else { return nil }
         return ZoneID(name)
@@ -166,7 +172,7 @@ final class TamperingRelay: Sendable {
             state.tampered += 1
             switch attack {
             case .swapBlobs, .replayOlderVersion: state.attack = nil
-            case .hideKeyDirectory, .substituteNewDevices: break
+            case .hideKeyDirectory, .substituteNewDevices, .substitutePublicKeys: break
             }
             return forged
         }
@@ -210,6 +216,20 @@ final class TamperingRelay: Sendable {
                 guard let key = record.keyValueKey?.name, key.hasPrefix("d."), values["t." + String(key.dropFirst(2))] == nil else { return record }
                 changed = true
                 var substitute = Record.value(value, for: KeyValueKey(announcement.key), in: KeyValueStoreID(KeyDirectory.storeName),
+                                              modified: record.modified, device: record.lastModifiedBy)
+                substitute.changeTag = record.changeTag
+                return substitute
+            }
+            guard changed else { return nil }
+        case let .substitutePublicKeys(impostor):
+            guard zone.name == "~" + KeyDirectory.publicStoreName,
+                  let statement = try? impostor.enabling(recoveryKey: RecoveryKey(), device: EncryptionKeyPair().publicKeys, name: "impostor")
+                  .values[KeyDirectory.accountKey], let value = statement else { return nil }
+            var changed = false
+            forged.changed = page.changed.map { record in
+                guard record.keyValueKey?.name == KeyDirectory.accountKey else { return record }
+                changed = true
+                var substitute = Record.value(value, for: KeyValueKey(KeyDirectory.accountKey), in: KeyValueStoreID(KeyDirectory.publicStoreName),
                                               modified: record.modified, device: record.lastModifiedBy)
                 substitute.changeTag = record.changeTag
                 return substitute
