@@ -108,9 +108,13 @@ struct DaemonControlHandler: ControlHandler {
             case .shares:
                 return .shares(entries: shareKeys.annotatingOffered(try await sharingClient().shares()))
             case .declineShare(let share):
-                return .shares(entries: [try await sharingClient().answerShare(share, .decline)])
+                let declined = try await sharingClient().answerShare(share, .decline)
+                try await shareKeys.forgetOwner(of: share, offered: try await sharingClient().shares())
+                return .shares(entries: [declined])
             case .leaveShare(let folder):
-                return .shares(entries: [try await leave(folder)])
+                let left = try await leave(folder)
+                try await shareKeys.forgetOwner(of: left.share, offered: try await sharingClient().shares())
+                return .shares(entries: [left])
             case .acceptShare(let share, let folder):
                 return .shares(entries: [try await accept(share, at: folder)])
             case .keyValueGet, .keyValueSet, .keyValueRemove, .keyValueList, .keyValueWatch:

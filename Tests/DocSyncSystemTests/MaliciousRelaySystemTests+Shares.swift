@@ -58,6 +58,16 @@ extension MaliciousRelaySystemTests {
         let wrapped = try await EncryptedShareSystemTests().wraps(of: share, reading: accounts, as: "carol")
         #expect(wrapped == ["bob": 1], "\(wrapped)")
 
+        // carol leaves (forgetting the keys she pinned) and is invited again past an honest
+        // server: her new code matches, and the folder's keys are wrapped for her.
+        carolRelay.arm(nil)
+        #expect(try await carol.docsStatus(["leave", carolsShelf.path]).status == 0)
+        #expect(try await alice.docsStatus(["share", "Docs", "--with", "carol"]).status == 0)
+        let carolsSecondCode = try await EncryptedShareSystemTests().fingerprint(of: share, on: carol)
+        #expect(carolsSecondCode != carolsCode, "read afresh: alice's real keys")
+        #expect(try await alice.docsStatus(["share", "Docs", "--with", "carol", "--fingerprint", carolsSecondCode]).status == 0)
+        #expect(try await EncryptedShareSystemTests().wraps(of: share, reading: accounts, as: "bob")["carol"] == 1)
+
         for daemon in daemons { _ = await daemon.stop() }
         _ = try await accounts.server.stop()
         for relay in [aliceRelay, carolRelay] { await relay.stop() }

@@ -214,6 +214,19 @@ final class ShareKeyService: Sendable {
         logger.notice("confirmed a participant's fingerprint", metadata: ["participant": "\(participant)"])
     }
 
+    /// Forgets the owner keys this account pinned for `share` (declined or left), unless
+    /// another open share of the same owner still relies on them: a participant whose code
+    /// did not match (the server showed it other keys) declines or leaves, and reads the
+    /// owner's keys afresh when invited again.
+    func forgetOwner(of share: ShareName, offered: [ShareEntry]) async throws(SyncError) {
+        guard Self.isEncrypted(share), case let .trusted(keys)? = keys.standing, keys.pin(of: share.owner, in: self.keys.directory) != nil,
+              !offered.contains(where: { $0.share != share && $0.share.owner == share.owner && $0.status.isOpen }) else { return }
+        try await self.keys.client.write(AccountKeys.unpinning(share.owner))
+        try await self.keys.refresh()
+        state.withLock { _ = $0.owners.removeValue(forKey: share.owner) }
+        logger.notice("forgot the keys pinned for a share's owner (declined or left)", metadata: ["owner": "\(share.owner)"])
+    }
+
     /// `entries` of shares offered to this account, each of an encrypted folder with the
     /// code to give its owner (or why there is none yet).
     func annotatingOffered(_ entries: [ShareEntry]) -> [ShareEntry] {

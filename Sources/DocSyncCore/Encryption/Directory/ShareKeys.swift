@@ -115,6 +115,13 @@ extension AccountKeys {
         return writes
     }
 
+    /// The removal of `account`'s pin (to the key directory).
+    public static func unpinning(_ account: String) -> KeyDirectoryWrites {
+        var writes = KeyDirectoryWrites()
+        writes.values[KeyDirectory.pinKey(account)] = .some(nil)
+        return writes
+    }
+
     /// `account`'s keys as this account pinned them, `nil` when it did not (or the entry is
     /// not one these keys signed).
     public func pin(of account: String, in directory: KeyDirectory) -> PinnedAccount? {
