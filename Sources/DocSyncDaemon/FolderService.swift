@@ -30,8 +30,11 @@ final class FolderService: Service, Sendable {
 
     /// `encryption`, for a folder of an encrypted account (SPEC §13): the opaque zone it
     /// syncs with and its keys.
+    /// `followingMove`: a share attached again to the zone its owner moved it to (SPEC §13),
+    /// whose files are already here: they are matched with the records there, not refused
+    /// as a folder that is not empty.
     init(folder: FolderConfiguration, daemon: DaemonConfiguration, backend: any StorageBackend, logger: Logger,
-         encryption: (zone: ZoneID, keys: FolderKeySource)? = nil) throws {
+         encryption: (zone: ZoneID, keys: FolderKeySource)? = nil, followingMove: Bool = false) throws {
         var zone = try Self.zone(of: folder)
         if let encryption { zone = encryption.zone }
         let direction: EngineConfiguration.Direction = switch folder.mode {
@@ -50,7 +53,7 @@ final class FolderService: Service, Sendable {
         configuration.encryption = encryption?.keys
         self.engine = try FolderEngine(configuration: configuration, backend: backend, logger: logger)
         let neverSynced = engine.indexedItemCount() == 0
-        if let share = folder.share, neverSynced {
+        if let share = folder.share, neverSynced, !followingMove {
             try Self.prepareFirstAttach(of: share, at: folder.path)
         }
         // A folder never synced must exist; one synced before is held while it is missing.

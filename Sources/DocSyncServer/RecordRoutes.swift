@@ -31,6 +31,8 @@ struct RecordRoutes: Sendable {
             let zone = try RequestInput.zone(context)
             let target = try await RequestInput.json(WireBody.ZoneMove.self, request, limit: WireLimits.moveBody).target
             try await self.backend(context, .manageZone, zone).moveZone(zone, to: target)
+            // A shared zone's participants take part in the zone it moved to (SPEC §11, §13).
+            try await self.store.carryShare(ShareName(owner: try ZoneGate.owner(context), zone: zone), to: target)
             return Responses.noContent
         }
         api.post("zones/{zone}/modify") { request, context in

@@ -64,6 +64,10 @@ extension ServerStore {
     public func answerShare(_ share: ShareName, participant: String, _ action: ShareAction) async throws(SyncError) -> ShareEntry {
         try await accounts.answerShare(share, participant: participant, action)
     }
+    /// Carries `share`'s open entries to the zone it moved to (`AccountDirectory.carryShare`).
+    public func carryShare(_ share: ShareName, to target: ZoneID) async throws(SyncError) {
+        try await accounts.carryShare(share, to: target)
+    }
     /// The role in which `caller` may do `operation` in `share`, or the error refusing it.
     public func access(_ operation: ZoneOperation, caller: String, share: ShareName) async throws(SyncError) -> ZoneRole {
         try await accounts.access(operation, caller: caller, share: share)

@@ -115,7 +115,7 @@ import Testing
     }
 
     /// Only the owner moves a shared zone (SPEC §13); a participant then finds it moved, as
-    /// every device syncing it does.
+    /// every device syncing it does, and takes part in the zone it moved to.
     @Test(arguments: StoreKind.allCases) func onlyTheOwnerMovesASharedZoneAndItsParticipantsFindItMoved(_ kind: StoreKind) async throws {
         try await RouteServer.with(kind) { server in
             let (alice, bob, _) = try await Self.shared(server)
@@ -131,7 +131,10 @@ import Testing
             let moved = await expectSyncError(.zoneMoved) { try await bob.fetchChanges(in: Self.zone, since: nil, limit: 10) }
             #expect(moved?.movedTo == sealed)
             await expectSyncError(.zoneMoved) { try await bob.modifyRecords(RecordBatch(zone: Self.zone, saves: [TestRecords.folder(Self.zone, "late")])) }
-            #expect(try await bob.listZones().isEmpty, "a moved zone is not listed to its participants either")
+            #expect(try await bob.listZones() == [sealed], "a moved zone is not listed to its participants; the zone it moved to is, bob taking part there")
+            #expect(try await bob.fetchChanges(in: sealed, since: nil, limit: 10).changed.isEmpty, "bob reads the zone it moved to")
+            let entries = try await alice.share(of: sealed).participants
+            #expect(entries.map(\.participant) == ["bob"] && entries.map(\.status) == [.accepted], "carried with its permission and status: \(entries)")
         }
     }
 }

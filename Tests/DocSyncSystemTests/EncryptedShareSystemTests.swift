@@ -126,4 +126,54 @@ import Testing
         for daemon in daemons { _ = await daemon.stop() }
         _ = try await accounts.server.stop()
     }
+
+    func inode(_ url: URL) -> UInt64? { (try? FileManager.default.attributesOfItem(atPath: url.path)[.systemFileNumber] as? UInt64) ?? nil }
+
+    @Test func aFolderSharedInTheClearMovesWithItsParticipants() async throws {
+        let accounts = try await Accounts.start(["alice", "bob"], "docsync-e2ee-share-move")
+        let (alice, bob) = (try accounts.daemon("alice"), try accounts.daemon("bob"))
+        for daemon in [alice, bob] {
+            try daemon.start()
+            #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) { try await daemon.waitSettled() }, "\(daemon.name) started")
+        }
+        #expect(try await EncryptionSystemTests.encryption(bob, ["enable"]).state == .on, "bob's account is encrypted; alice's not yet")
+        try "the shared plan, written in the clear\n".write(to: alice.file("plan.txt"), atomically: false, encoding: .utf8)
+        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) { try await alice.waitSettled() })
+        #expect(try await alice.docsStatus(["share", "Docs", "--with", "bob"]).status == 0)
+        let target = accounts.base.url.appendingPathComponent("bob-shared")
+        #expect(try await bob.docsStatus(["accept", "alice/Docs", "--folder", target.path]).status == 0)
+        #expect(await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
+            text(target.appendingPathComponent("plan.txt")) == "the shared plan, written in the clear\n"
+        })
+        try "bob's note\n".write(to: target.appendingPathComponent("note.txt"), atomically: false, encoding: .utf8)
+        #expect(await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) { text(alice.file("note.txt")) == "bob's note\n" })
+        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) { try await bob.waitSettled() })
+        let inodes = [inode(target.appendingPathComponent("plan.txt")), inode(target.appendingPathComponent("note.txt"))]
+
+        // alice encrypts the shared folder: it moves, and bob is carried into the encrypted zone.
+        let enabled = try await alice.docsStatus(["encryption", "enable", "--json"])
+        #expect(enabled.status == 0, "a folder shared in the clear moves: \(enabled)")
+        #expect(try await eventually(timeout: .seconds(90), pollEvery: .milliseconds(200)) { try await alice.waitSettled() }, "\(alice.logText())")
+        let report = try await alice.docsStatusJSON(ShareReport.self, ["share", "Docs"])
+        #expect(report.share.zone.name.hasPrefix("e.") && report.participants.map(\.participant) == ["bob"], "\(report)")
+        #expect(report.participants.first?.status == .accepted, "bob still takes part")
+        let share = report.share
+
+        // bob's device follows the move and waits for the keys, showing the code.
+        let code = try await fingerprint(of: share, on: bob)
+        #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(200)) {
+            try await bob.docsStatusJSON(DaemonStatus.self, []).folders.first { $0.path == target.path }?.state == .awaitingApproval
+        }, "\(bob.logText())")
+        #expect(try await alice.docsStatus(["share", "Docs", "--with", "bob", "--fingerprint", code]).status == 0)
+        #expect(try await eventually(timeout: .seconds(90), pollEvery: .milliseconds(200)) { try await bob.waitSettled() }, "\(bob.logText())")
+        #expect([inode(target.appendingPathComponent("plan.txt")), inode(target.appendingPathComponent("note.txt"))] == inodes,
+                "bob's files are kept, not downloaded again")
+        try "after the move\n".write(to: target.appendingPathComponent("after.txt"), atomically: false, encoding: .utf8)
+        #expect(await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) { text(alice.file("after.txt")) == "after the move\n" },
+                "bob writes into the encrypted zone: \(bob.logText())")
+        let needles = ["plan.txt", "the shared plan", "note.txt", "bob's note", "after.txt", "after the move"].map { ($0, Data($0.utf8)) }
+        #expect(EncryptionLeakTests.search(accounts.data.url, for: needles).isEmpty, "the server keeps nothing of the folder in the clear")
+        for daemon in [alice, bob] { _ = await daemon.stop() }
+        _ = try await accounts.server.stop()
+    }
 }

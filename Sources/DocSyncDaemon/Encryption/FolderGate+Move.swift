@@ -61,8 +61,11 @@ extension FolderGate {
         return recovery
     }
 
-    /// Refuses a folder that cannot move: shared with this account, encrypted already, or
-    /// holding files on the server only (on demand).
+    /// Refuses a folder that cannot move: shared with this account (its owner moves it),
+    /// encrypted already, or holding files on the server only (on demand). A folder this
+    /// account shares with others moves: the server carries its participants into the
+    /// encrypted zone, their devices follow (`followMovedShares`), and each gets the keys
+    /// once its fingerprint is confirmed.
     private func checkMovable(_ service: FolderService) throws(MoveRefusal) {
         let path = service.root.path
         guard service.engine.configuration.share == nil else {
@@ -70,9 +73,6 @@ extension FolderGate {
         }
         guard service.engine.configuration.encryption == nil else {
             throw MoveRefusal(code: "invalidArguments", message: "\(path) is encrypted already")
-        }
-        if service.status().sharing?.role == .owner {
-            throw MoveRefusal(code: "unsupported", message: "\(path) is shared with other accounts in the clear, and moving a shared folder (its participants following it) is not available in this version; it keeps syncing as it is. To encrypt it: stop sharing it ('docs-status share \(path) --stop'), encrypt it, then share it again: an encrypted folder is shared with each account whose fingerprint you confirm")
         }
         let placeholders = service.engine.placeholderCount()
         guard placeholders == 0 else {

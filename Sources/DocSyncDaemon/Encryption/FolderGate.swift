@@ -64,6 +64,9 @@ final class FolderGate: Service, Sendable {
     /// The keys of shared encrypted folders, brought up to date at every turn.
     private let shareKeys = Mutex<ShareKeyService?>(nil)
 
+    /// The key source of the encrypted share `share` (waiting, without the service).
+    func shareKeySource(for share: ShareName) -> FolderKeySource? { shareKeys.withLock { $0 }?.source(for: share) }
+
     /// Brings `service` up to date at every turn.
     func sharingKeysWith(_ service: ShareKeyService) {
         shareKeys.withLock { $0 = service }
@@ -180,6 +183,7 @@ final class FolderGate: Service, Sendable {
         await followEncryption()
         startWhatCan()
         await finishMoves()
+        await followMovedShares()
         await keyValues.withLock({ $0 })?.followEncryption()
         if let shareKeys = shareKeys.withLock({ $0 }) {
             let running: [FolderService] = folderSet.withLock { $0 }?.all ?? []

@@ -49,6 +49,19 @@ extension AccountDirectory {
         return try await change(share, participant: participant, action, now: now)
     }
 
+    /// Carries `share`'s open entries to the owner's zone `target`, where the zone moved
+    /// (SPEC §13, `moveZone`): each participant keeps its permission and status there. The
+    /// old entries stay as they are, so a participant's device still reaching the old zone is
+    /// told where it moved (`zoneMoved`) and follows. An entry the target has already is kept.
+    public func carryShare(_ share: ShareName, to target: ZoneID, now: Timestamp = Timestamp(Date())) async throws(SyncError) {
+        let moved = ShareName(owner: share.owner, zone: target)
+        for entry in try await rows.shareEntries(of: share) where entry.status.isOpen {
+            guard try await rows.shareEntry(moved, participant: entry.participant) == nil else { continue }
+            let carried = ShareEntry(share: moved, participant: entry.participant, permission: entry.permission, status: entry.status, changed: now)
+            _ = try await rows.replaceShareEntry(nil, with: carried)
+        }
+    }
+
     /// The role in which `caller` may do `operation` in `share`, or the error that refuses it
     /// (`ZoneAccess`). The owner's requests need no look-up.
     public func access(_ operation: ZoneOperation, caller: String, share: ShareName) async throws(SyncError) -> ZoneRole {
