@@ -154,7 +154,7 @@ final class FolderGate: Service, Sendable {
                         default: break
                         }
                         let pending = !self.waiting.withLock { $0.isEmpty } || !settled || self.movesPending
-                            || self.shareKeys.withLock({ $0 })?.anyWaiting == true
+                            || self.shareKeys.withLock({ $0 })?.dueForTurn == true
                         if elapsed >= (pending ? 2 : 60) {
                             elapsed = 0
                             self.kick()

@@ -32,6 +32,9 @@ final class ShareKeyService: Sendable {
         var reaching: [String: HTTPBackend] = [:]
         /// Each share owner's keys now, as last reached from this account's pin.
         var owners: [String: PinnedAccount] = [:]
+        /// When the last turn began, and how many sources there were then.
+        var lastTurn: ContinuousClock.Instant?
+        var sourcesAtLastTurn = 0
     }
 
     private let state = Mutex(State())
@@ -58,9 +61,14 @@ final class ShareKeyService: Sendable {
         }
     }
 
-    /// Whether an attached share waits for its keys (the gate then looks every 2 s).
-    var anyWaiting: Bool {
-        state.withLock { $0.sources.values.contains { if case .waiting = $0.current { true } else { false } } }
+    /// Whether a turn is due for an attached share that waits for its keys: at once after it
+    /// was attached, then every 10 s (its owner may confirm the fingerprint any time).
+    var dueForTurn: Bool {
+        state.withLock { state in
+            guard state.sources.values.contains(where: { if case .waiting = $0.current { true } else { false } }) else { return false }
+            guard let last = state.lastTurn, state.sources.count <= state.sourcesAtLastTurn else { return true }
+            return ContinuousClock.now - last >= .seconds(10)
+        }
     }
 
     /// Lets go of the connections to other accounts.
@@ -75,7 +83,11 @@ final class ShareKeyService: Sendable {
     /// keys. Errors are logged and the rest goes on; the next turn tries again.
     func turn(owned: [ZoneID]) async {
         guard let account = backend as? HTTPBackend else { return }
-        let held = state.withLock { $0.sources }
+        let held = state.withLock { state in
+            state.lastTurn = .now
+            state.sourcesAtLastTurn = state.sources.count
+            return state.sources
+        }
         guard case let .trusted(keys)? = keys.standing else {
             let why: String
             switch keys.standing {
