@@ -122,8 +122,9 @@ final class ShareKeyService: Sendable {
         }
     }
 
-    /// The plan of the owned zone `zone`, `nil` when it was never shared or a participant's
-    /// keys cannot be read now.
+    /// The plan of the owned zone `zone`, `nil` when it was never shared. Throws when a
+    /// confirmed participant's keys cannot be read now: nothing is planned this turn, so an
+    /// unreachable participant is never taken for a removed one.
     private func plan(for zone: ZoneID, keys: AccountKeys, directory: KeyDirectory, published: KeyDirectory,
                       account: HTTPBackend) async throws -> SharePlan? {
         let entries: [ShareEntry]
