@@ -110,7 +110,8 @@ struct DeletionSafetyTests {
         await devices.a.stop()
         try FileManager.default.moveItem(at: devices.a.folder, to: away)
         try devices.a.start()
-        #expect(await eventually { (try? await devices.state(devices.a)) == .held })
+        // A daemon starting while 32 tests run on two cores may take more than 10 s to answer.
+        #expect(await eventually(timeout: .seconds(30)) { (try? await devices.state(devices.a)) == .held })
         #expect(!FileManager.default.fileExists(atPath: devices.a.folder.path))
         try FileManager.default.moveItem(at: away, to: devices.a.folder)
         #expect(await eventually(timeout: .seconds(30)) { (try? await devices.state(devices.a)).map { $0 != .held } ?? false }, "resumes by itself (the root is looked at every second)")
