@@ -211,31 +211,32 @@ final class TamperingRelay: Sendable {
             guard let account = try? KeyDirectory(values: values).accountPublicKeys(),
                   let announcement = try? AccountKeys.announcing(impostor, name: name, to: account).values.first,
                   let value = announcement.value else { return nil }
-            var changed = false
-            forged.changed = page.changed.map { record in
-                guard let key = record.keyValueKey?.name, key.hasPrefix("d."), values["t." + String(key.dropFirst(2))] == nil else { return record }
-                changed = true
-                var substitute = Record.value(value, for: KeyValueKey(announcement.key), in: KeyValueStoreID(KeyDirectory.storeName),
-                                              modified: record.modified, device: record.lastModifiedBy)
-                substitute.changeTag = record.changeTag
-                return substitute
+            return replacing(in: page, store: KeyDirectory.storeName, with: (announcement.key, value)) { key in
+                key.hasPrefix("d.") && values["t." + String(key.dropFirst(2))] == nil
             }
-            guard changed else { return nil }
         case let .substitutePublicKeys(impostor):
             guard zone.name == "~" + KeyDirectory.publicStoreName,
                   let statement = try? impostor.enabling(recoveryKey: RecoveryKey(), device: EncryptionKeyPair().publicKeys, name: "impostor")
                   .values[KeyDirectory.accountKey], let value = statement else { return nil }
-            var changed = false
-            forged.changed = page.changed.map { record in
-                guard record.keyValueKey?.name == KeyDirectory.accountKey else { return record }
-                changed = true
-                var substitute = Record.value(value, for: KeyValueKey(KeyDirectory.accountKey), in: KeyValueStoreID(KeyDirectory.publicStoreName),
-                                              modified: record.modified, device: record.lastModifiedBy)
-                substitute.changeTag = record.changeTag
-                return substitute
-            }
-            guard changed else { return nil }
+            return replacing(in: page, store: KeyDirectory.publicStoreName, with: (KeyDirectory.accountKey, value)) { $0 == KeyDirectory.accountKey }
         }
         return forged
+    }
+
+    /// `page` of the key-value store `store` with every value whose key `matches` served as
+    /// `substitute` (its key and value, under the replaced record's change tag); `nil` when
+    /// no key matches.
+    private static func replacing(in page: ChangeSet, store: String, with substitute: (key: String, value: JSONValue),
+                                  where matches: (String) -> Bool) -> ChangeSet? {
+        var forged = page, changed = false
+        forged.changed = page.changed.map { record in
+            guard let key = record.keyValueKey?.name, matches(key) else { return record }
+            changed = true
+            var replaced = Record.value(substitute.value, for: KeyValueKey(substitute.key), in: KeyValueStoreID(store),
+                                        modified: record.modified, device: record.lastModifiedBy)
+            replaced.changeTag = record.changeTag
+            return replaced
+        }
+        return changed ? forged : nil
     }
 }
