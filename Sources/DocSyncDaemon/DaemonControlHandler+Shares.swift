@@ -16,7 +16,7 @@ extension DaemonControlHandler {
         let folder = try folder(named: path)
         let zone = folder.engine.configuration.zone, client = try sharingClient()
         let encrypted = folder.engine.configuration.encryption != nil && folder.engine.configuration.share == nil
-        var answer = try await client.share(of: zone)
+        var answer: WireBody.Share?
         if var change {
             if let code = change.fingerprint {
                 guard encrypted else {
@@ -27,13 +27,20 @@ extension DaemonControlHandler {
                 }
                 try await shareKeys.confirm(change.participants[0], code: code)
                 change.fingerprint = nil
-                if answer.participants.contains(where: { $0.participant == change.participants[0] && $0.status.isOpen }) { change.participants = [] }
+                // Confirming an account that takes part already invites nothing (its permission stays).
+                let current = try await client.share(of: zone)
+                if current.participants.contains(where: { $0.participant == change.participants[0] && $0.status.isOpen }) {
+                    change.participants = []
+                    answer = current
+                }
             }
             if !change.participants.isEmpty || change.action == .stop { answer = try await client.changeShare(of: zone, change) }
             if encrypted { await folderGate.turn(refreshing: false) }
         }
-        folder.engine.noteOwnShare(answer.share, entries: answer.participants)
-        return .share(share: answer.share, participants: encrypted ? shareKeys.annotatingOwn(answer.participants) : answer.participants)
+        let shown: WireBody.Share
+        if let answer { shown = answer } else { shown = try await client.share(of: zone) }
+        folder.engine.noteOwnShare(shown.share, entries: shown.participants)
+        return .share(share: shown.share, participants: encrypted ? shareKeys.annotatingOwn(shown.participants) : shown.participants)
     }
 
     /// Leaves the share the folder named by `path` is attached to (`FolderEngine.leaveShare`).

@@ -109,11 +109,11 @@ struct DaemonControlHandler: ControlHandler {
                 return .shares(entries: shareKeys.annotatingOffered(try await sharingClient().shares()))
             case .declineShare(let share):
                 let declined = try await sharingClient().answerShare(share, .decline)
-                try await shareKeys.forgetOwner(of: share, offered: try await sharingClient().shares())
+                try await shareKeys.forgetOwner(of: share)
                 return .shares(entries: [declined])
             case .leaveShare(let folder):
                 let left = try await leave(folder)
-                try await shareKeys.forgetOwner(of: left.share, offered: try await sharingClient().shares())
+                try await shareKeys.forgetOwner(of: left.share)
                 return .shares(entries: [left])
             case .acceptShare(let share, let folder):
                 return .shares(entries: [try await accept(share, at: folder)])

@@ -17,7 +17,7 @@ import Testing
     func text(_ url: URL) -> String? { try? String(contentsOf: url, encoding: .utf8) }
 
     /// The share codes `participant` shows for `share`, once its device read the owner's keys.
-    func fingerprint(of share: ShareName, on participant: DaemonProcess) async throws -> String {
+    static func fingerprint(of share: ShareName, on participant: DaemonProcess) async throws -> String {
         var code: String?
         let found = try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(200)) {
             code = try await participant.docsStatusJSON(SharesReport.self, ["shares"]).shares.first { $0.share == share }?.fingerprint
@@ -28,7 +28,7 @@ import Testing
     }
 
     /// The wraps alice's public store holds, by participant, as any account reads them.
-    func wraps(of share: ShareName, reading accounts: Accounts, as reader: String) async throws -> [String: Int] {
+    static func wraps(of share: ShareName, reading accounts: Accounts, as reader: String) async throws -> [String: Int] {
         let token = try String(contentsOf: accounts.tokenFiles[reader]!, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         let client = try HTTPBackend(url: accounts.server.url, token: token, owner: share.owner)
         defer { Task { await client.shutdown() } }
@@ -75,7 +75,7 @@ import Testing
         // bob accepts first: his folder waits for the keys, and shows why.
         let target = accounts.base.url.appendingPathComponent("bob-shared")
         #expect(try await bob.docsStatus(["accept", share.description, "--folder", target.path]).status == 0)
-        let code = try await fingerprint(of: share, on: bob)
+        let code = try await Self.fingerprint(of: share, on: bob)
         #expect(try await eventually(timeout: .seconds(30), pollEvery: .milliseconds(200)) {
             try await bob.docsStatusJSON(DaemonStatus.self, []).folders.first { $0.path == target.path }?.state == .awaitingApproval
         }, "the share waits for its keys")
@@ -85,7 +85,7 @@ import Testing
         // A wrong code is refused and wraps nothing.
         let wrong = try await alice.docsStatus(["share", "Docs", "--with", "bob", "--fingerprint", "1234-5678-9012-3456"])
         #expect(wrong.status != 0 && wrong.errors.contains("does not match"), "\(wrong)")
-        #expect(try await wraps(of: share, reading: accounts, as: "carol").isEmpty, "nothing wrapped before a code matched")
+        #expect(try await Self.wraps(of: share, reading: accounts, as: "carol").isEmpty, "nothing wrapped before a code matched")
 
         let confirmed = try await alice.docsStatusJSON(ShareReport.self, ["share", "Docs", "--with", "bob", "--fingerprint", code.replacingOccurrences(of: " ", with: "-")])
         #expect(confirmed.participants.first { $0.participant == "bob" }?.keys == "fingerprint confirmed", "\(confirmed.participants)")
@@ -101,18 +101,18 @@ import Testing
         #expect(try await EncryptionSystemTests.encryption(carol, ["enable"]).state == .on)
         let carolsTarget = accounts.base.url.appendingPathComponent("carol-shared")
         #expect(try await carol.docsStatus(["accept", share.description, "--folder", carolsTarget.path]).status == 0)
-        let carolsCode = try await fingerprint(of: share, on: carol)
+        let carolsCode = try await Self.fingerprint(of: share, on: carol)
         #expect(carolsCode != code)
         #expect(try await alice.docsStatus(["share", "Docs", "--with", "carol", "--fingerprint", carolsCode]).status == 0)
         #expect(await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
             text(carolsTarget.appendingPathComponent("reply.txt")) == "bob's reply\n"
         }, "carol reads the folder's history: \(carol.logText())")
-        let before = try await wraps(of: share, reading: accounts, as: "bob")
+        let before = try await Self.wraps(of: share, reading: accounts, as: "bob")
         #expect(before["bob"] == 1 && before["carol"] == 1, "one epoch wrapped for each: \(before)")
 
         // alice removes carol: a new epoch, wrapped for bob alone.
         #expect(try await alice.docsStatus(["share", "Docs", "--remove", "carol"]).status == 0)
-        let after = try await wraps(of: share, reading: accounts, as: "bob")
+        let after = try await Self.wraps(of: share, reading: accounts, as: "bob")
         #expect(after["carol"] == nil && after["bob"] == 2, "carol's wraps gone, bob has both epochs: \(after)")
         try "written after carol left\n".write(to: alice.file("after.txt"), atomically: false, encoding: .utf8)
         #expect(await eventually(timeout: .seconds(60), pollEvery: .milliseconds(100)) {
@@ -160,7 +160,7 @@ import Testing
         let share = report.share
 
         // bob's device follows the move and waits for the keys, showing the code.
-        let code = try await fingerprint(of: share, on: bob)
+        let code = try await Self.fingerprint(of: share, on: bob)
         #expect(try await eventually(timeout: .seconds(60), pollEvery: .milliseconds(200)) {
             try await bob.docsStatusJSON(DaemonStatus.self, []).folders.first { $0.path == target.path }?.state == .awaitingApproval
         }, "\(bob.logText())")

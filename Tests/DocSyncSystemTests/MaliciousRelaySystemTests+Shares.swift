@@ -34,8 +34,8 @@ extension MaliciousRelaySystemTests {
         let shelf = accounts.base.url.appendingPathComponent("bob-shelf"), carolsShelf = accounts.base.url.appendingPathComponent("carol-shelf")
         #expect(try await bob.docsStatus(["accept", share.description, "--folder", shelf.path]).status == 0)
         #expect(try await carol.docsStatus(["accept", share.description, "--folder", carolsShelf.path]).status == 0)
-        let bobsCode = try await EncryptedShareSystemTests().fingerprint(of: share, on: bob)
-        let carolsCode = try await EncryptedShareSystemTests().fingerprint(of: share, on: carol)
+        let bobsCode = try await EncryptedShareSystemTests.fingerprint(of: share, on: bob)
+        let carolsCode = try await EncryptedShareSystemTests.fingerprint(of: share, on: carol)
 
         // alice's relay shows her an impostor as bob: bob's true code does not match.
         aliceRelay.arm(.substitutePublicKeys(impostor: AccountKeys.generate()))
@@ -45,7 +45,7 @@ extension MaliciousRelaySystemTests {
         // carol pinned an impostor as alice: her code is not the one alice computes.
         let refusedCarol = try await alice.docsStatus(["share", "Docs", "--with", "carol", "--fingerprint", carolsCode])
         #expect(refusedCarol.status != 0 && refusedCarol.errors.contains("does not match"), "\(refusedCarol)")
-        #expect(try await EncryptedShareSystemTests().wraps(of: share, reading: accounts, as: "bob").isEmpty, "nothing wrapped for anyone")
+        #expect(try await EncryptedShareSystemTests.wraps(of: share, reading: accounts, as: "bob").isEmpty, "nothing wrapped for anyone")
 
         // Without the relay's substitution, bob's code matches and bob reads the folder.
         aliceRelay.arm(nil)
@@ -55,7 +55,7 @@ extension MaliciousRelaySystemTests {
         }, "bob decrypts the folder: \(bob.logText())")
         #expect(FileManager.default.fileExists(atPath: carolsShelf.path) && !FileManager.default.fileExists(atPath: carolsShelf.appendingPathComponent("owl-ledger.txt").path),
                 "carol, who pinned the impostor, gets nothing")
-        let wrapped = try await EncryptedShareSystemTests().wraps(of: share, reading: accounts, as: "carol")
+        let wrapped = try await EncryptedShareSystemTests.wraps(of: share, reading: accounts, as: "carol")
         #expect(wrapped == ["bob": 1], "\(wrapped)")
 
         // carol leaves (forgetting the keys she pinned) and is invited again past an honest
@@ -63,10 +63,10 @@ extension MaliciousRelaySystemTests {
         carolRelay.arm(nil)
         #expect(try await carol.docsStatus(["leave", carolsShelf.path]).status == 0)
         #expect(try await alice.docsStatus(["share", "Docs", "--with", "carol"]).status == 0)
-        let carolsSecondCode = try await EncryptedShareSystemTests().fingerprint(of: share, on: carol)
+        let carolsSecondCode = try await EncryptedShareSystemTests.fingerprint(of: share, on: carol)
         #expect(carolsSecondCode != carolsCode, "read afresh: alice's real keys")
         #expect(try await alice.docsStatus(["share", "Docs", "--with", "carol", "--fingerprint", carolsSecondCode]).status == 0)
-        #expect(try await EncryptedShareSystemTests().wraps(of: share, reading: accounts, as: "bob")["carol"] == 1)
+        #expect(try await EncryptedShareSystemTests.wraps(of: share, reading: accounts, as: "bob")["carol"] == 1)
 
         for daemon in daemons { _ = await daemon.stop() }
         _ = try await accounts.server.stop()

@@ -1,6 +1,11 @@
 import Crypto
 import Foundation
 
+extension ZoneID {
+    /// Whether this is an encrypted folder's zone: its name opaque (`e.` and the letters).
+    public var isEncryptedFolder: Bool { name.hasPrefix("e.") }
+}
+
 extension EncryptionKeyPair {
     /// The name on the wire of this account's encrypted zone `zone` (SPEC §13): `e.` and 26
     /// base32 letters of HMAC-SHA256(`zone-name` key, the zone's name), the key HKDF-SHA256 of

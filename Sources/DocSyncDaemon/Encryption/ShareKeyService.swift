@@ -48,7 +48,7 @@ final class ShareKeyService: Sendable {
     }
 
     /// Whether `share` is of an encrypted folder (its zone's name is opaque).
-    static func isEncrypted(_ share: ShareName) -> Bool { share.zone.name.hasPrefix("e.") }
+    static func isEncrypted(_ share: ShareName) -> Bool { share.zone.isEncryptedFolder }
 
     /// The key source of the attached encrypted share `share`: waiting until its keys come.
     func source(for share: ShareName) -> FolderKeySource {
@@ -105,14 +105,16 @@ final class ShareKeyService: Sendable {
             var writes = KeyDirectoryWrites(), own = KeyDirectoryWrites()
             for (key, value) in directory.publishedPart where published.values[key] != value { writes.values[key] = value }
             published.apply(writes)
+            // Each account's public store is read once a turn, however many folders it shares.
+            var read: [String: KeyDirectory] = [:]
             for zone in owned {
-                guard let plan = try await plan(for: zone, keys: keys, directory: directory, published: published, account: account) else { continue }
+                guard let plan = try await plan(for: zone, keys: keys, directory: directory, published: published, account: account, read: &read) else { continue }
                 if let epoch = plan.newEpoch { logger.notice("a participant of a shared encrypted folder was removed or changed keys: a new epoch starts", metadata: ["zone": "\(zone)", "epoch": "\(epoch)"]) }
                 own.merge(plan.directory)
                 writes.merge(plan.published)
                 published.apply(plan.published)
             }
-            own.merge(try await participate(account: account, keys: keys, directory: directory))
+            own.merge(try await participate(account: account, keys: keys, directory: directory, read: &read))
             // The directory first: a new epoch is the owner's before it is anyone's.
             try await self.keys.client.write(own)
             try await publicClient.write(writes)
@@ -126,7 +128,7 @@ final class ShareKeyService: Sendable {
     /// confirmed participant's keys cannot be read now: nothing is planned this turn, so an
     /// unreachable participant is never taken for a removed one.
     private func plan(for zone: ZoneID, keys: AccountKeys, directory: KeyDirectory, published: KeyDirectory,
-                      account: HTTPBackend) async throws -> SharePlan? {
+                      account: HTTPBackend, read: inout [String: KeyDirectory]) async throws -> SharePlan? {
         let entries: [ShareEntry]
         do throws(SyncError) { entries = try await account.participants(of: zone).entries } catch {
             guard error.code == .zoneNotFound else { throw error }
@@ -136,7 +138,7 @@ final class ShareKeyService: Sendable {
         var participants: [String: PinnedAccount] = [:]
         for entry in entries where entry.status.isOpen {
             guard let pin = keys.pin(of: entry.participant, in: directory) else { continue }
-            let theirs = try await publicDirectory(of: entry.participant)
+            let theirs = try await publicDirectory(of: entry.participant, read: &read)
             guard let now = theirs.account(following: pin) else {
                 logger.warning("a participant's keys are not those confirmed with the fingerprint, nor signed by them; nothing new is wrapped for it",
                                metadata: ["zone": "\(zone)", "participant": "\(entry.participant)"])
@@ -149,13 +151,14 @@ final class ShareKeyService: Sendable {
 
     /// As a participant: pins the owner of every open invitation or share of an encrypted
     /// folder not pinned yet (returned, to write), and hands each attached share its keys.
-    private func participate(account: HTTPBackend, keys: AccountKeys, directory: KeyDirectory) async throws -> KeyDirectoryWrites {
+    private func participate(account: HTTPBackend, keys: AccountKeys, directory: KeyDirectory,
+                             read: inout [String: KeyDirectory]) async throws -> KeyDirectoryWrites {
         var pins = KeyDirectoryWrites()
         let sources = state.withLock { $0.sources }
         for entry in try await account.shares() where Self.isEncrypted(entry.share) && entry.status.isOpen {
             let owner = entry.share.owner
             let theirs: KeyDirectory
-            do { theirs = try await publicDirectory(of: owner) } catch {
+            do { theirs = try await publicDirectory(of: owner, read: &read) } catch {
                 logger.info("cannot read a share owner's public keys now", metadata: ["share": "\(entry.share)", "error": "\(error)"])
                 continue
             }
@@ -164,18 +167,20 @@ final class ShareKeyService: Sendable {
                 pin = PinnedAccount(keys: ownerKeys, generation: generation)
                 pins.merge(keys.pinning(owner, pin!))
             }
-            if let pin, let now = theirs.account(following: pin) { state.withLock { $0.owners[owner] = now } }
+            let ownerNow = pin.flatMap { theirs.account(following: $0) }
+            if let ownerNow { state.withLock { $0.owners[owner] = ownerNow } }
             guard let source = sources[entry.share] else { continue }
-            source.update(Self.keyState(of: entry, keys: keys, pin: pin, published: theirs))
+            source.update(Self.keyState(of: entry, keys: keys, pinned: pin != nil, ownerNow: ownerNow, published: theirs))
         }
         return pins
     }
 
-    /// The keys of the attached share `entry` given the owner's pin and public store.
-    static func keyState(of entry: ShareEntry, keys: AccountKeys, pin: PinnedAccount?, published: KeyDirectory) -> FolderKeySource.State {
+    /// The keys of the attached share `entry`, given whether this account pinned the owner's
+    /// keys, the owner's keys now as reached from that pin, and the owner's public store.
+    static func keyState(of entry: ShareEntry, keys: AccountKeys, pinned: Bool, ownerNow: PinnedAccount?, published: KeyDirectory) -> FolderKeySource.State {
         let owner = entry.share.owner
-        guard let pin else { return .waiting(reason: "\(owner) has not turned encryption on yet, or the server does not show \(owner)'s keys") }
-        guard let ownerNow = published.account(following: pin) else {
+        guard pinned else { return .waiting(reason: "\(owner) has not turned encryption on yet, or the server does not show \(owner)'s keys") }
+        guard let ownerNow else {
             return .cannotDecrypt(reason: "the keys the server shows for \(owner) are not the ones this account confirmed, nor signed by them")
         }
         if let keyring = keys.sharedKeyring(of: entry.share.zone, owner: ownerNow, published: published, me: entry.participant) {
@@ -186,7 +191,15 @@ final class ShareKeyService: Sendable {
             + "'docs-status share FOLDER --with \(entry.participant) --fingerprint \(code.replacingOccurrences(of: " ", with: "-"))' after comparing this code")
     }
 
-    /// The public store of `account` (this account's own through the account's backend).
+    /// The public store of `account`, read at most once for `read` (the turn's reads).
+    private func publicDirectory(of account: String, read: inout [String: KeyDirectory]) async throws(SyncError) -> KeyDirectory {
+        if let known = read[account] { return known }
+        let directory = try await publicDirectory(of: account)
+        read[account] = directory
+        return directory
+    }
+
+    /// The public store of another account, read now through a backend reaching it.
     func publicDirectory(of account: String) async throws(SyncError) -> KeyDirectory {
         guard let mine = backend as? HTTPBackend else { return KeyDirectory() }
         let client: HTTPBackend
@@ -231,9 +244,11 @@ final class ShareKeyService: Sendable {
     /// another open share of the same owner still relies on them: a participant whose code
     /// did not match (the server showed it other keys) declines or leaves, and reads the
     /// owner's keys afresh when invited again.
-    func forgetOwner(of share: ShareName, offered: [ShareEntry]) async throws(SyncError) {
+    func forgetOwner(of share: ShareName) async throws(SyncError) {
         guard Self.isEncrypted(share), case let .trusted(keys)? = keys.standing, keys.pin(of: share.owner, in: self.keys.directory) != nil,
-              !offered.contains(where: { $0.share != share && $0.share.owner == share.owner && $0.status.isOpen }) else { return }
+              let account = backend as? HTTPBackend else { return }
+        let offered = try await account.shares()
+        guard !offered.contains(where: { $0.share != share && $0.share.owner == share.owner && $0.status.isOpen }) else { return }
         try await self.keys.client.write(AccountKeys.unpinning(share.owner))
         try await self.keys.refresh()
         state.withLock { _ = $0.owners.removeValue(forKey: share.owner) }
