@@ -18,15 +18,20 @@ public struct SealedChunk: Hashable, Sendable {
 
 extension FolderEpochKeys {
     /// The id of a chunk whose content is `content`: HMAC-SHA256 under this epoch's key.
-    public func chunkID<D: DataProtocol>(of content: D) -> SHA256Digest {
-        HMAC<SHA256>.authenticationCode(for: content, using: chunkIDKey).withUnsafeBytes { SHA256Digest(bytes: $0)! }
+    public func chunkID(of content: UnsafeRawBufferPointer) -> SHA256Digest {
+        chunkIDMAC.code(of: content)
+    }
+
+    /// The id of a chunk whose content is `content`: HMAC-SHA256 under this epoch's key.
+    public func chunkID(of content: Data) -> SHA256Digest {
+        content.withUnsafeBytes { chunkIDMAC.code(of: $0) }
     }
 
     /// Seals `content` as the chunk `id` of `zone` (the zone's name on the wire). `nonce` is
     /// random unless given (known-answer tests only: a nonce must never repeat under a key).
-    public func sealChunk<D: DataProtocol>(_ content: D, id: SHA256Digest, zone: ZoneID, nonce: AES.GCM.Nonce = AES.GCM.Nonce()) -> SealedChunk {
+    public func sealChunk<D: DataProtocol>(_ content: D, id: SHA256Digest, zone: ZoneID, nonce: AES.GCM.Nonce? = nil) -> SealedChunk {
         let body = seal(content, nonce: nonce) { suite, epoch in Self.chunkAssociatedData(suite, zone, epoch, id) }
-        return SealedChunk(id: id, body: body, bodyDigest: SHA256Digest(hashing: body))
+        return SealedChunk(id: id, body: body, bodyDigest: body.withUnsafeBytes { SHA256Digest(hashing: $0) })
     }
 
     /// The content of the sealed chunk `body` stored as `id` in `zone`, once it authenticates

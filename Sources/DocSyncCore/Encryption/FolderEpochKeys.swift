@@ -16,7 +16,8 @@ import Foundation
 public struct FolderEpochKeys: Sendable {
     public let epoch: UInt32
     let sealing: SymmetricKey
-    let chunkIDKey: SymmetricKey
+    /// HMAC-SHA256 under the `chunk-id` key.
+    let chunkIDMAC: KeyedSHA256
     /// The key the epoch's gear table is drawn from.
     public let chunkerKey: SymmetricKey
     /// The epoch's gear table (`GearTable(key: chunkerKey)`), drawn once.
@@ -27,7 +28,7 @@ public struct FolderEpochKeys: Sendable {
         guard secret.bitCount == 256 else { throw EncryptionError(.malformed, "a folder epoch's secret is \(secret.bitCount / 8) bytes, not 32") }
         self.epoch = epoch
         sealing = Self.derive(secret, "seal")
-        chunkIDKey = Self.derive(secret, "chunk-id")
+        chunkIDMAC = KeyedSHA256(key: Self.derive(secret, "chunk-id"))
         chunkerKey = Self.derive(secret, "chunker")
         gearTable = GearTable(key: chunkerKey)
     }

@@ -37,8 +37,8 @@ public struct FolderKeyring: Sendable {
     }
 
     /// The epoch a sealed form names (after its suite byte, which must be known).
-    static func epoch(of sealed: Data, what: String) throws(EncryptionError) -> UInt32 {
-        var reader = SealedReader(sealed, what: what)
+    static func epoch(of sealed: Data, what: @escaping @autoclosure () -> String) throws(EncryptionError) -> UInt32 {
+        var reader = SealedReader(sealed, what: what())
         _ = try CipherSuite(byte: try reader.byte())
         return try reader.uint32()
     }

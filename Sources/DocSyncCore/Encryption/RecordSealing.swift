@@ -20,7 +20,7 @@ extension FolderEpochKeys {
     /// Seals `record`'s fields as `version` of the record `recordName` in the wire zone
     /// `zone`, whose server-visible type is `visibleType`. `nonce` as in `sealChunk`.
     public func sealRecord(_ record: Record, version: UInt64, zone: ZoneID, visibleType: String,
-                           nonce: AES.GCM.Nonce = AES.GCM.Nonce()) -> Data {
+                           nonce: AES.GCM.Nonce? = nil) -> Data {
         var plaintext = SealedLayout(label: "")
         plaintext.uint64(version)
         plaintext.raw(CompactCoding.encode(record))

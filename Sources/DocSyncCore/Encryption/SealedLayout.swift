@@ -31,9 +31,11 @@ struct SealedLayout {
 struct SealedReader {
     let data: Data
     private(set) var offset: Int
-    let what: String
+    /// Names what is read, in errors (made only when one is thrown: chunks are read by the
+    /// thousand).
+    let what: () -> String
 
-    init(_ data: Data, what: String) {
+    init(_ data: Data, what: @escaping @autoclosure () -> String) {
         self.data = data
         self.offset = data.startIndex
         self.what = what
@@ -74,5 +76,5 @@ struct SealedReader {
         return data[offset...]
     }
 
-    private func truncated() -> EncryptionError { EncryptionError(.malformed, "\(what) is truncated") }
+    private func truncated() -> EncryptionError { EncryptionError(.malformed, "\(what()) is truncated") }
 }
