@@ -132,8 +132,12 @@ extension Executor {
             let total = manifest.chunks.count
             // Content of one chunk whose digest is the content's: its bytes were verified
             // against that digest where they came from (a backend's download, or a local copy
-            // read and hashed), so hashing them again would only repeat that check.
-            let verifiedWhole = total == 1 && manifest.chunks[0].digest == manifest.contentDigest
+            // read and hashed), so hashing them again would only repeat that check. In an
+            // encrypted folder every chunk was checked against its MAC (`chunkBytes`: opened
+            // and checked by the sealing backend, or a local copy read and MACed) and the list
+            // of chunks is the one the sealed record authenticates, so the content is the one
+            // sealed and its digest (from the same record) needs no second pass either.
+            let verifiedWhole = configuration.encryption != nil || (total == 1 && manifest.chunks[0].digest == manifest.contentDigest)
             var position = 0
             if total > 256 { setDownloadProgress(record.id.recordName, 0) }
             while position < total {

@@ -31,8 +31,10 @@ public struct ChunkUpload: Sendable, Hashable {
     }
 
     /// The upload of a sealed chunk: its MAC id, its sealed body and that body's SHA-256.
+    /// `isVerified`: `sealChunk` computed the digest from this very body in this process, so
+    /// a store in this process (the embedded one) does not hash it again; a server does.
     public init(sealed chunk: SealedChunk) {
-        self.init(digest: chunk.id, bytes: chunk.body, isVerified: false, bodyDigest: chunk.bodyDigest)
+        self.init(digest: chunk.id, bytes: chunk.body, isVerified: true, bodyDigest: chunk.bodyDigest)
     }
 
     /// The SHA-256 `bytes` must have: `bodyDigest` for a sealed chunk, `digest` for a plain one.
