@@ -216,6 +216,7 @@ let package = Package(
             name: "docsync-bench",
             dependencies: [
                 "DocSyncCore", "DocSyncPlatform", "DocSyncStorage", "DocSyncControl", "DocSyncEngine", "DocSyncScaleOut", "DocSyncHTTP",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -155,6 +155,8 @@ enum ServerBench {
 /// A process's CPU time so far and resident memory, read from `/proc`.
 struct ProcessSample {
     let cpuTicks: Int
+    /// The part of `cpuTicks` spent in the process itself (the rest is the kernel's, for it).
+    let userTicks: Int
     let residentBytes: Int
 
     init(pid: Int32) throws {
@@ -167,6 +169,7 @@ struct ProcessSample {
             throw BenchError("cannot parse /proc/\(pid)/stat")
         }
         cpuTicks = user + system
+        userTicks = user
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
               let kilobytes = Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") else {

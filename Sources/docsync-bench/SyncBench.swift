@@ -41,6 +41,9 @@ enum SyncBench {
         /// CPU seconds (user + system) each process spent on the sync: the two daemons from
         /// their start, the server (when there is one) over the sync.
         let cpuSeconds: [String: Double]
+        /// The user-space part of `cpuSeconds` (the rest is system time: mostly file and
+        /// page-cache work, which varies with the disk more than with the code).
+        let userSeconds: [String: Double]
         /// The bytes the `file://` backend's directory holds after the sync (`nil` for a server).
         let storedBytes: Int64?
         var line: String {
@@ -52,7 +55,8 @@ enum SyncBench {
                           + "CPU s: %@ (total %.2f s: at least %.2f s on this machine's %d cores)%@",
                           files, Double(bytes) / 1e6, docsyncSeconds, uploadSeconds, rsync, cpSeconds,
                           floor.seconds, floor.cpuSeconds, docsyncSeconds / floor.seconds, floorRatio,
-                          cpuSeconds.sorted(by: { $0.key < $1.key }).map { String(format: "%@ %.2f", $0.key, $0.value) }.joined(separator: ", "),
+                          cpuSeconds.sorted(by: { $0.key < $1.key }).map { String(format: "%@ %.2f (user %.2f)", $0.key, $0.value, userSeconds[$0.key] ?? 0) }
+                            .joined(separator: ", "),
                           total, total / Double(Self.cores), Self.cores,
                           storedBytes.map { String(format: "\nthe backend stores %.1f MB", Double($0) / 1e6) } ?? "")
         }
@@ -213,17 +217,22 @@ enum SyncBench {
         }
         let elapsed = ContinuousClock.now - started
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-        var cpu: [String: Double] = [:]
-        for (name, pid) in [("sender", a.pid), ("receiver", b.pid)] { cpu[name] = (try? ProcessSample(pid: pid)).map { Double($0.cpuTicks) / ticks } }
+        var cpu: [String: Double] = [:], user: [String: Double] = [:]
+        for (name, pid) in [("sender", a.pid), ("receiver", b.pid)] {
+            guard let sample = try? ProcessSample(pid: pid) else { continue }
+            cpu[name] = Double(sample.cpuTicks) / ticks
+            user[name] = Double(sample.userTicks) / ticks
+        }
         if let serverPID, let before = serverBefore, let after = try? ProcessSample(pid: serverPID) {
             cpu["server"] = Double(after.cpuTicks - before.cpuTicks) / ticks
+            user["server"] = Double(after.userTicks - before.userTicks) / ticks
         }
         // The receiver's root marker is its own, never synced.
         let check = try timed("diff", ["-r", "-q", "-x", IgnoreRules.rootMarkerName, source.path, b.folder.path])
         _ = check
         let stored = serverURL == nil ? directoryBytes(backend) : nil
         return InitialSync(files: files, bytes: bytes, docsyncSeconds: seconds(elapsed), uploadSeconds: seconds(uploaded ?? elapsed),
-                           rsyncSeconds: rsync, cpSeconds: cp, floor: floor, cpuSeconds: cpu, storedBytes: stored)
+                           rsyncSeconds: rsync, cpSeconds: cp, floor: floor, cpuSeconds: cpu, userSeconds: user, storedBytes: stored)
     }
 
     /// An encrypted account whose devices alpha and beta (under `base`) are both trusted.
