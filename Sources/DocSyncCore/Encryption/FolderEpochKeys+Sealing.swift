@@ -5,12 +5,11 @@ import Foundation
 /// AES-256-GCM ciphertext ‖ tag (16)` under the epoch's `seal` key.
 extension FolderEpochKeys {
     /// `plaintext` sealed with the associated data `associated(suite, epoch)`. `nonce` is
-    /// random (`NonceSource`) unless given (known-answer tests only: a nonce must never
-    /// repeat under a key).
+    /// random unless given (known-answer tests only: a nonce must never repeat under a key).
     func seal<D: DataProtocol>(_ plaintext: D, nonce: AES.GCM.Nonce?, associated: (CipherSuite, UInt32) -> [UInt8]) -> Data {
         let suite = CipherSuite.current
         // Sealing with a valid key and nonce cannot fail.
-        let box = try! AES.GCM.seal(plaintext, using: sealing, nonce: nonce ?? NonceSource.shared.nonce(), authenticating: associated(suite, epoch))
+        let box = try! AES.GCM.seal(plaintext, using: sealing, nonce: nonce ?? AES.GCM.Nonce(), authenticating: associated(suite, epoch))
         var sealed = Data(capacity: SealedChunk.overhead + plaintext.count)
         sealed.append(suite.rawValue)
         withUnsafeBytes(of: epoch.bigEndian) { sealed.append(contentsOf: $0) }
