@@ -106,5 +106,11 @@ final class DaemonProcess: @unchecked Sendable {
 
     func logText() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
+    /// The log without the lines of control requests (a test polling the daemon fills its
+    /// tail with them): what a failure message should show.
+    func logTextWithoutRequests() -> String {
+        logText().split(separator: "\n").filter { !$0.contains("[DocSyncControl] control request") }.joined(separator: "\n")
+    }
+
     func file(_ relative: String) -> URL { folder.appendingPathComponent(relative) }
 }
