@@ -3,7 +3,7 @@
 # the package links (with apt-get, through sudo when not root) if missing.
 
 SWIFT        ?= swift
-APT_PACKAGES := libinotifytools0-dev libsqlite3-dev
+APT_PACKAGES := libinotifytools0-dev libsqlite3-dev libfuse3-dev fuse3
 SUDO         := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 # Swift Testing runs tests in parallel by default; two cores are all we have.
 TEST_FLAGS   ?=

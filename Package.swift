@@ -138,6 +138,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // libfuse 3's low-level API (Debian: libfuse3-dev) and a shim for its macros and bit fields.
+        .systemLibrary(
+            name: "CFuse3",
+            path: "Sources/CFuse3",
+            pkgConfig: "fuse3",
+            providers: [.apt(["libfuse3-dev"])]
+        ),
         // inotify watcher (one dedicated thread owns libinotifytools) and the pure event coalescer.
         .target(
             name: "DocSyncWatcher",
@@ -155,6 +162,15 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
+        // On-demand folders served through FUSE (SPEC §14): the operations over the folder's
+        // content directory, the cache of partly read files, the mount.
+        .target(
+            name: "DocSyncFUSE",
+            dependencies: [
+                "DocSyncCore", "DocSyncEngine", "DocSyncWatcher", "CFuse3",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The control socket: request/response types, framing, server and client.
         .target(
             name: "DocSyncControl",
@@ -164,7 +180,7 @@ let package = Package(
         .target(
             name: "DocSyncDaemon",
             dependencies: [
-                "DocSyncCore", "DocSyncStorage", "DocSyncEngine", "DocSyncControl", "DocSyncHTTP",
+                "DocSyncCore", "DocSyncStorage", "DocSyncEngine", "DocSyncFUSE", "DocSyncControl", "DocSyncHTTP",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -273,6 +289,8 @@ let package = Package(
             dependencies: ["DocSyncWatcher", "DocSyncTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(name: "DocSyncEngineTests", dependencies: ["DocSyncEngine", "DocSyncPlatform", "DocSyncTestSupport"]),
+        // Real mounts of on-demand folders (FUSE), with real engines on the embedded store.
+        .testTarget(name: "DocSyncFUSETests", dependencies: ["DocSyncFUSE", "DocSyncEngine", "DocSyncTestSupport"]),
         // Seeded multi-device simulations of whole engines in memory (DOCSYNC_SEED=N replays one).
         .testTarget(
             name: "DocSyncSimulationTests",

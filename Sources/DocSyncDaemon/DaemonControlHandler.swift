@@ -190,7 +190,7 @@ struct DaemonControlHandler: ControlHandler {
                           URL(fileURLWithPath: absolute).resolvingSymlinksInPath().path]
         for candidate in candidates {
             for folder in folders {
-                guard let found = folder.engine.relativePath(ofAbsolute: candidate) else { continue }
+                guard let found = folder.relativePath(ofAbsolute: candidate) else { continue }
                 guard let relative = found else { return (folder, nil) }
                 return (folder, relative)
             }

@@ -1,5 +1,6 @@
 import DocSyncCore
 import DocSyncEngine
+import DocSyncFUSE
 import DocSyncStorage
 import DocSyncWatcher
 import Foundation
@@ -27,6 +28,13 @@ final class FolderService: Service, Sendable {
     private let ended = AsyncStream<Void>.makeStream()
     /// The folder's configuration, to start it again (encrypted, SPEC §13).
     let folder: FolderConfiguration
+    /// For an on-demand folder (SPEC §14): the directory the engine syncs, served at `root`
+    /// through FUSE.
+    let content: URL?
+    /// The on-demand folder's mount while mounted.
+    private let mounted = Mutex<FuseMount?>(nil)
+    /// Why the on-demand folder is not mounted, shown as a problem of the folder.
+    private let mountProblem = Mutex<String?>(nil)
 
     /// `encryption`, for a folder of an encrypted account (SPEC §13): the opaque zone it
     /// syncs with and its keys.
@@ -42,9 +50,12 @@ final class FolderService: Service, Sendable {
         case .receiveOnly: .receiveOnly
         case .mirror, .onDemand: .both
         }
+        let stateDirectory = Self.stateDirectory(of: folder, in: daemon)
+        let content = folder.mode == .onDemand ? OnDemandMountPoint.contentDirectory(in: stateDirectory) : nil
+        if let content { try FileManager.default.createDirectory(at: content, withIntermediateDirectories: true) }
         var configuration = EngineConfiguration(
-            zone: zone, root: folder.path,
-            stateDirectory: Self.stateDirectory(of: folder, in: daemon),
+            zone: zone, root: content ?? folder.path,
+            stateDirectory: stateDirectory,
             device: daemon.device, conflictPolicy: folder.conflictPolicy, direction: direction,
             onDemand: folder.mode == .onDemand, maxFileSize: folder.maxFileSize, keepVersionsDays: folder.keepVersionsDays,
             textMerge: folder.mergePatterns.isEmpty ? nil : try TextMergeRule(patterns: folder.mergePatterns, maxSize: folder.mergeMaxSize),
@@ -65,6 +76,7 @@ final class FolderService: Service, Sendable {
         self.root = folder.path
         self.folder = folder
         self.logger = logger
+        self.content = content
     }
 
     /// Ends `run` (the engine finishes its current step); for a folder started again
@@ -115,6 +127,8 @@ final class FolderService: Service, Sendable {
 
     func run() async throws {
         defer { ended.continuation.finish() }
+        if let content { return await runMounted(content: content) }
+        try bringBackContent()
         // A folder that is there is watched before anything else, and a watch that cannot
         // start (the watch limit, overlapping folders) stops the daemon, as the log says.
         let identity = RootIdentity.of(root.path)
@@ -199,14 +213,100 @@ final class FolderService: Service, Sendable {
     /// reached) shown as a problem of the folder itself.
     func status() -> FolderStatus {
         var status = engine.status()
+        if let problem = mountProblem.withLock({ $0 }) { status.problems.insert(ItemProblem(path: ".", message: problem), at: 0) }
         if let warning = watching.withLock({ $0 })?.warnings.last {
             status.problems.insert(ItemProblem(path: ".", message: "watcher: \(warning) (the folder was scanned again)"), at: 0)
         }
         return status
     }
 
+    /// The path inside the folder of `absolute` (`.some(nil)`: the folder itself; `nil`: not
+    /// in it), given at the folder's path — an on-demand folder's mount point stands for its
+    /// content directory.
+    func relativePath(ofAbsolute absolute: String) -> RelativePath?? {
+        guard let content else { return engine.relativePath(ofAbsolute: absolute) }
+        if absolute.bytesEqual(root.path) { return engine.relativePath(ofAbsolute: content.path) }
+        guard absolute.hasBytePrefix(root.path + "/") else { return nil }
+        return engine.relativePath(ofAbsolute: content.path + String(decoding: absolute.utf8.dropFirst(root.path.utf8.count), as: UTF8.self))
+    }
+
     /// Settled: the engine has nothing to do and the watcher has nothing held back.
     var isSettled: Bool { (watching.withLock({ $0 })?.isQuiet ?? true) && engine.isSettled }
+}
+
+// MARK: on-demand folders (SPEC §14)
+
+extension FolderService {
+    /// Runs an on-demand folder: a mount left by a process that died is cleared, anything
+    /// found in the mount point is taken into the content directory as local changes, the
+    /// content directory is mounted at the folder's path, and the engine syncs it; the mount
+    /// goes when the folder stops. A folder whose path is missing waits for it (SPEC §4a).
+    private func runMounted(content: URL) async {
+        let engine = self.engine, zone = self.zone, stop = stopping.stream
+        let notifications = backend.changeNotifications()
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    guard await self.mountWhenThere(content: content) else { return }
+                    await engine.run()
+                }
+                group.addTask {
+                    for await notification in notifications where notification.zones.contains(zone) {
+                        engine.noteRemoteChange()
+                    }
+                }
+                group.addTask { for await _ in stop {} }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+        if let mount = mounted.withLock({ state -> FuseMount? in defer { state = nil }; return state }) { await mount.unmount() }
+    }
+
+    /// Waits for the mount point, takes in what it holds and mounts the folder there; false
+    /// when cancelled first. A mount that fails is reported (the folder's problem and the log)
+    /// and the engine still syncs the content directory.
+    private func mountWhenThere(content: URL) async -> Bool {
+        FuseMount.clearStale(at: root.path, logger: logger)
+        var waiting = false
+        while RootIdentity.of(root.path) == nil {
+            if !waiting {
+                logger.warning("the on-demand folder's path is missing; the folder waits for it", metadata: ["path": "\(root.path)"])
+                mountProblem.withLock { $0 = "held: \(root.path) is missing; the folder is mounted again once it is back" }
+                waiting = true
+            }
+            do { try await Task.sleep(for: .seconds(1)) } catch { return false }
+            FuseMount.clearStale(at: root.path, logger: logger)
+        }
+        do {
+            OnDemandMountPoint.copyMarker(from: content, to: root)
+            OnDemandMountPoint.copyMarker(from: root, to: content)
+            try OnDemandMountPoint.moveEntries(from: root, into: content, logger: logger)
+            let fileSystem = try OnDemandFileSystem(backing: content.path, partialDirectory: OnDemandMountPoint.partialDirectory(in: engine.configuration.stateDirectory).path,
+                                                    source: engine, logger: logger)
+            let mount = FuseMount(mountPoint: root.path, fileSystem: fileSystem, logger: logger)
+            try mount.mount()
+            mounted.withLock { $0 = mount }
+            mountProblem.withLock { $0 = nil }
+        } catch {
+            let message = (error as? SyncError)?.message ?? "\(error)"
+            logger.error("the on-demand folder could not be mounted; its content still syncs in the state directory",
+                         metadata: ["path": "\(root.path)", "content": "\(content.path)", "error": "\(message)"])
+            mountProblem.withLock { $0 = "not mounted: \(message)" }
+        }
+        return true
+    }
+
+    /// A folder that was on demand and is a mirror now gets its content back from the content
+    /// directory (renamed, nothing sent or fetched) before anything watches or scans it.
+    private func bringBackContent() throws {
+        let content = OnDemandMountPoint.contentDirectory(in: engine.configuration.stateDirectory)
+        guard FileManager.default.fileExists(atPath: content.path) else { return }
+        FuseMount.clearStale(at: root.path, logger: logger)
+        OnDemandMountPoint.copyMarker(from: content, to: root)
+        try OnDemandMountPoint.moveEntries(from: content, into: root, logger: logger)
+        try FileManager.default.removeItem(at: content)
+    }
 }
 
 /// Which directory a path names now (device and inode, symlinks followed); `nil` when it

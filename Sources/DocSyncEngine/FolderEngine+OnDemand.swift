@@ -11,8 +11,8 @@ extension FolderEngine {
         guard server.type == .document, let placeholder = Placeholder.path(for: server.path) else { return false }
         let made = try Materializer.makeParents(of: server.path, root: configuration.root.path, in: fileSystem)
         loop.rememberCreated(made)
-        try Placeholder.write(recordName: server.id.recordName, modified: server.modified, at: absolute(placeholder), in: fileSystem)
-        let row = placeholderRow(server)
+        try Placeholder.write(size: server.size, mode: server.mode, modified: server.modified, at: absolute(placeholder), in: fileSystem)
+        let row = placeholderRow(server, shownBy: absolute(placeholder))
         try writeIndex { db in
             try db.deleteItem(named: row.recordName)
             try row.insert(db)
@@ -33,8 +33,8 @@ extension FolderEngine {
             loop.rememberCreated(made)
             try? fileSystem.removeFile(absolute(old))
         }
-        try Placeholder.write(recordName: server.id.recordName, modified: server.modified, at: absolute(newPlaceholder), in: fileSystem)
-        let updated = placeholderRow(server)
+        try Placeholder.write(size: server.size, mode: server.mode, modified: server.modified, at: absolute(newPlaceholder), in: fileSystem)
+        let updated = placeholderRow(server, shownBy: absolute(newPlaceholder))
         try writeIndex { db in try updated.update(db) }
     }
 
@@ -112,8 +112,8 @@ extension FolderEngine {
             return outcome(false, "it changed since it was uploaded; it will be uploaded first")
         }
         do throws(SyncError) {
-            try Placeholder.write(recordName: row.recordName, modified: row.modified, at: absolute(placeholder), in: fileSystem)
-            row = placeholderRow(acked, replacing: row)
+            try Placeholder.write(size: row.size, mode: row.mode, modified: row.modified, at: absolute(placeholder), in: fileSystem)
+            row = placeholderRow(acked, shownBy: absolute(placeholder), replacing: row)
             let final = row
             try writeIndex { db in
                 try final.update(db)
@@ -128,12 +128,13 @@ extension FolderEngine {
     }
 
     /// The index row of an item shown as a placeholder for `record`: the record's metadata,
-    /// acknowledged, no local inode, `notDownloaded`.
-    private func placeholderRow(_ record: DocSyncCore.Record, replacing existing: IndexItem? = nil) -> IndexItem {
+    /// acknowledged, the inode of its placeholder file (at `placeholder`; 0 when it cannot be
+    /// read): moving that file moves the item), `notDownloaded`.
+    private func placeholderRow(_ record: DocSyncCore.Record, shownBy placeholder: String, replacing existing: IndexItem? = nil) -> IndexItem {
         var row = existing ?? IndexItem(recordName: record.id.recordName, path: record.path, kind: .document,
                                         stat: FileStat(kind: .file, size: record.size, modified: record.modified, inode: 0, device: 0, mode: record.mode))
         row.take(record)
-        row.inode = 0
+        row.inode = ((try? fileSystem.status(placeholder)) ?? nil)?.inode ?? 0
         row.settle(acked: record)
         row.status.downloadingStatus = Placeholder.notDownloaded
         row.status.percentDownloaded = 0

@@ -22,6 +22,9 @@ public struct FolderScanner: Sendable {
         /// Files named as a download's temporary file by another process than this one (a
         /// crash's leftovers): never entries, listed so that the first scan removes them.
         public var leftoverTemporaryFiles: [RelativePath] = []
+        /// Placeholders (never entries), each as the path of the item it shows with the
+        /// placeholder's own status: a placeholder moved is its item moved.
+        public var placeholders: [Entry] = []
     }
 
     public let root: URL
@@ -152,6 +155,10 @@ public struct FolderScanner: Sendable {
             }
             if name.hasBytePrefix(Materializer.temporaryPrefix), !name.hasBytePrefix(Materializer.ownTemporaryPrefix), stat.kind != .directory {
                 result.leftoverTemporaryFiles.append(path)
+                continue
+            }
+            if stat.kind == .file, let item = Placeholder.itemPath(of: path) {
+                result.placeholders.append(Entry(path: item, stat: stat))
                 continue
             }
             if ignores.isIgnored(name: name, parent: directory, isDirectory: stat.kind == .directory) { continue }

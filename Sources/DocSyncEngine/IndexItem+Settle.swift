@@ -27,13 +27,15 @@ extension IndexItem {
 extension Database {
     /// `IndexItem.settle` applied to the stored row named `recordName` if it is still at
     /// `revision`, without reading it: the server acknowledged `record` and nothing is
-    /// pending. Otherwise (changed again meanwhile, so still pending) only its acknowledged
+    /// pending (an item shown as a placeholder, saved because it moved, stays one). Otherwise (changed again meanwhile, so still pending) only its acknowledged
     /// record becomes `record`, the base of its next save. Nothing when there is no such row.
     func settleItem(named recordName: String, acked record: DocSyncCore.Record, ifAt revision: Int64) throws {
         let acked = CompactCoding.encode(record)
         let settle = try directStatement(sql: """
             UPDATE item SET acked = ?, lastEditorName = ?, pending = 0, needsRead = 0, chunksUploaded = ?, isUploaded = 1, isUploading = 0,
-                percentUploaded = 100, isDownloading = 0, percentDownloaded = 100, downloadingStatus = 'current',
+                percentUploaded = 100, isDownloading = 0,
+                percentDownloaded = CASE downloadingStatus WHEN 'notDownloaded' THEN 0 ELSE 100 END,
+                downloadingStatus = CASE downloadingStatus WHEN 'notDownloaded' THEN 'notDownloaded' ELSE 'current' END,
                 downloadingError = NULL, uploadingError = NULL
             WHERE recordName = ? AND revision = ?
             """)

@@ -2,8 +2,8 @@ import DocSyncCore
 import Foundation
 
 /// On-demand placeholders (SPEC §6): a remote document not downloaded yet is shown as
-/// `.NAME.docsync` beside where `NAME` would be — a tiny file holding the record name, with
-/// the document's modification time. The scanner ignores these names (see `IgnoreRules`);
+/// `.NAME.docsync` beside where `NAME` would be — an empty file of the document's size (a
+/// hole), mode and modification time. The scanner ignores these names (see `IgnoreRules`);
 /// the engine tracks them through index rows whose `downloadingStatus` is `notDownloaded`.
 enum Placeholder {
     static let notDownloaded = "notDownloaded"
@@ -25,11 +25,22 @@ enum Placeholder {
         return try? RelativePath(validating: path.parent.map { $0.string + "/" + itemName } ?? itemName)
     }
 
-    /// Writes (or rewrites) the placeholder at `absolute`: the record name, mode 0644, the
-    /// item's modification time; through a temporary file and a rename.
-    static func write(recordName: String, modified: Timestamp, at absolute: String, in fs: any FolderFileSystem) throws(SyncError) {
-        try Materializer.writeFile(Data((recordName + "\n").utf8), at: absolute, mode: 0o644, modified: modified, flush: false,
-                                   what: "the placeholder", in: fs)
+    /// Writes (or rewrites) the placeholder at `absolute`: a file as long as the document
+    /// (`size`, all of it a hole: it takes no space), with the document's mode and
+    /// modification time, so that its status is the document's (the on-demand mount shows
+    /// it as the document: SPEC §14); through a temporary file and a rename.
+    static func write(size: Int64, mode: UInt32, modified: Timestamp, at absolute: String, in fs: any FolderFileSystem) throws(SyncError) {
+        let (file, temporary) = try Materializer.createTemporary(beside: absolute, size: 0, in: fs)
+        defer { file.close() }
+        do throws(FileSystemError) {
+            try file.extend(to: size)
+            try file.finish(mode: mode, modified: modified, flush: false)
+            file.close()
+            try fs.rename(temporary, to: absolute)
+        } catch {
+            try? fs.removeFile(temporary)
+            throw Materializer.failure("write the placeholder", absolute, error)
+        }
     }
 
     /// True when a regular file (a placeholder) is at `absolute`.

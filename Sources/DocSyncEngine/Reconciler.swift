@@ -28,6 +28,8 @@ extension Reconciler {
         }
         /// What the walk found, as the planner compares it (specials are reported, not kept).
         var found: [RelativePath: ItemFacts] = [:]
+        /// Placeholders seen, by the path of the item each shows.
+        var placeholdersSeen: [RelativePath: ItemFacts] = [:]
         var problems: [ItemProblem] = []
         var protected: [String] = []
         /// Each examined path, whether everything beneath it was walked, and for a walk, the
@@ -41,6 +43,7 @@ extension Reconciler {
             }
             problems += walk.scan.problems
             protected += walk.scan.unreadable
+            for entry in walk.scan.placeholders { placeholdersSeen[entry.path] = ItemFacts(entry.stat) }
             if path == nil { leftovers = walk.scan.leftoverTemporaryFiles }
             examined.append(Examined(path: path, walked: true, rows: walk.rows))
         }
@@ -70,6 +73,9 @@ extension Reconciler {
                 } else {
                     problems.append(ItemProblem(path: path.string, message: FolderScanner.specialMessage))
                 }
+            } else if let placeholder = Placeholder.path(for: path), let shown = try? fileSystem.status(scanner.absolute(placeholder)),
+                      shown.kind == .file {
+                placeholdersSeen[path] = ItemFacts(shown)
             }
             examined.append(Examined(path: path, walked: stat == nil, rows: nil))
         }
@@ -85,6 +91,7 @@ extension Reconciler {
         var scan = try readIndex { db in
             try localScan(found, examined: examined, unreadable: protected, created: created, scanner: scanner, db: db)
         }
+        scan.foundPlaceholders = placeholdersSeen
         if scan.indexed.isEmpty, scan.pendingDeletions.isEmpty, found.count > Self.newItemsPerTransaction {
             // Only new items (a large tree copied in): nothing found can be matched with
             // anything indexed, so they are planned and recorded a batch at a time.

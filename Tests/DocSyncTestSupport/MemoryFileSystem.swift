@@ -475,6 +475,14 @@ final class MemoryWritableFile: WritableFile {
         }
     }
 
+    func extend(to size: Int64) throws(FileSystemError) {
+        let now = fileSystem.clock()
+        try fileSystem.withNode(.append, path, inode) { (node) throws(FileSystemError) in
+            if Int64(node.content.count) < size { node.content.append(Data(count: Int(size) - node.content.count)) }
+            node.modified = now
+        }
+    }
+
     func finish(mode: UInt32, modified: Timestamp, flush: Bool) throws(FileSystemError) {
         try fileSystem.withNode(.finish, path, inode) { (node) throws(FileSystemError) in
             node.mode = mode & 0o7777

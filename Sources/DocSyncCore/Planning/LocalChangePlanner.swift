@@ -8,7 +8,10 @@
 ///   it is unchanged; an item shown as a placeholder is present while its placeholder is;
 /// - an item not found at its path (or found there as another kind) has vanished — unless
 ///   its path is ignored or lies under a directory that could not be read;
-/// - a vanished item whose inode is found at a new path, as the same kind, was renamed;
+/// - a vanished item whose inode is found at a new path, as the same kind, was renamed; a
+///   vanished placeholder whose placeholder file (its inode) is found showing another path
+///   was renamed too, its content still not local (a file is never taken for a placeholder
+///   moved, nor a placeholder for a file);
 /// - a new path where a deletion of the same kind waits revives that item;
 /// - a new document with the content digest of a vanished one is that item, renamed by a
 ///   copy and a deletion;
@@ -81,12 +84,21 @@ public enum LocalChangePlanner {
                     }
                     continue
                 }
-                if let name = byInode[facts.inode]?.first(where: { vanished[$0]?.facts.type == facts.type }), let original = vanished.removeValue(forKey: name) {
+                if let name = byInode[facts.inode]?.first(where: { vanished[$0]?.facts.type == facts.type && vanished[$0]?.isPlaceholder == false }),
+                   let original = vanished.removeValue(forKey: name) {
                     byInode[facts.inode]?.removeAll { $0 == name }
                     changes.append(.renamed(recordName: name, to: path, facts: facts, contentChanged: facts.contentMayDiffer(from: original.facts)))
                     continue
                 }
                 unmatched.append((path, facts))
+            }
+            for (path, facts) in scan.foundPlaceholders.sorted(by: { $0.key < $1.key }) {
+                if let known = atPath[path], known.isPlaceholder, vanished[known.recordName] == nil { continue }  // its own
+                guard facts.inode != 0,
+                      let name = byInode[facts.inode]?.first(where: { vanished[$0]?.isPlaceholder == true && vanished[$0]?.facts.type == .document }),
+                      vanished.removeValue(forKey: name) != nil else { continue }
+                byInode[facts.inode]?.removeAll { $0 == name }
+                changes.append(.renamed(recordName: name, to: path, facts: facts, contentChanged: false))
             }
         }
 

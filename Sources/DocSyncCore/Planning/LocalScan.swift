@@ -43,15 +43,20 @@ public struct LocalScan: Sendable {
     public var createdDirectories: Set<RelativePath>
     /// Content digests of the found documents `LocalChangePlanner.contentToRead` asked for.
     public var digests: [RelativePath: SHA256Digest]
+    /// Placeholders the walk found, by the path of the item each shows, with the
+    /// placeholder's own facts (its inode follows it when it is moved).
+    public var foundPlaceholders: [RelativePath: ItemFacts]
 
     public init(found: [RelativePath: ItemFacts], indexed: [Indexed], pendingDeletions: [RelativePath: [Indexed]] = [:],
-                unreadable: [String] = [], createdDirectories: Set<RelativePath> = [], digests: [RelativePath: SHA256Digest] = [:]) {
+                unreadable: [String] = [], createdDirectories: Set<RelativePath> = [], digests: [RelativePath: SHA256Digest] = [:],
+                foundPlaceholders: [RelativePath: ItemFacts] = [:]) {
         self.found = found
         self.indexed = indexed
         self.pendingDeletions = pendingDeletions
         self.unreadable = unreadable
         self.createdDirectories = createdDirectories
         self.digests = digests
+        self.foundPlaceholders = foundPlaceholders
     }
 }
 

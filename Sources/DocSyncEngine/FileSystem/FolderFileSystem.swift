@@ -87,6 +87,9 @@ extension ReadableFile {
 /// A new file being written, from its start.
 public protocol WritableFile: AnyObject {
     func append(_ bytes: Data) throws(FileSystemError)
+    /// Makes the file `size` bytes long without writing its tail (a hole reads as zeros and
+    /// takes no space); call after the last `append`.
+    func extend(to size: Int64) throws(FileSystemError)
     /// Writes out what is buffered, then sets the mode and modification time; with `flush`
     /// the content is durable when it returns.
     func finish(mode: UInt32, modified: Timestamp, flush: Bool) throws(FileSystemError)

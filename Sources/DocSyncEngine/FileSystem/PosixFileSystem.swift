@@ -204,6 +204,12 @@ final class PosixWritableFile: WritableFile {
         if code != 0 { throw FileSystemError(code) }
     }
 
+    func extend(to size: Int64) throws(FileSystemError) {
+        let code = writer.finish()
+        if code != 0 { throw FileSystemError(code) }
+        guard ftruncate(fd, off_t(size)) == 0 else { throw FileSystemError(errno) }
+    }
+
     func finish(mode: UInt32, modified: Timestamp, flush: Bool) throws(FileSystemError) {
         let code = writer.finish()
         if code != 0 { throw FileSystemError(code) }

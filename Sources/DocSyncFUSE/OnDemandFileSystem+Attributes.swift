@@ -1,0 +1,76 @@
+import CFuse3
+import DocSyncCore
+import Foundation
+import Glibc
+
+/// Extended attributes: `user.docsync.status` (SPEC §14) read from the engine, the rest
+/// kept on the content directory's items.
+extension OnDemandFileSystem {
+    static let statusAttribute = "user.docsync.status"
+
+    /// What `user.docsync.status` says of the item at `path`.
+    func syncStatus(of path: String) -> String {
+        let relativePath = try? RelativePath(validating: path)
+        let state = relativePath.flatMap { source.syncState(of: $0) }
+        if case .success(.placeholder) = backingOf(path) { return partialRead(of: path) ? "partial" : "remote" }
+        // Not in the index yet: a new item the engine has not taken in.
+        return state ?? "uploading"
+    }
+
+    /// Whether part of the not-local document at `path` is kept.
+    private func partialRead(of path: String) -> Bool {
+        guard let recordName = partial.recordName(openedAt: path) else { return false }
+        return partial.hasPart(of: recordName)
+    }
+
+    func getxattr(_ request: fuse_req_t?, id: UInt64, name: String, size: Int) {
+        guard let path = relative(id) else { return replyError(request, ENOENT) }
+        if name == Self.statusAttribute {
+            return replyAttribute(request, Array(syncStatus(of: path).utf8), size: size)
+        }
+        guard case .success(.real) = backingOf(path) else { return replyError(request, ENODATA) }
+        var value = [UInt8](repeating: 0, count: max(size, 1))
+        let length = lgetxattr(absolute(path), name, &value, size)
+        guard length >= 0 else { return replyError(request, errno) }
+        if size == 0 { _ = fuse_reply_xattr(request, length); return }
+        _ = value.withUnsafeBytes { fuse_reply_buf(request, $0.baseAddress, length) }
+    }
+
+    private func replyAttribute(_ request: fuse_req_t?, _ value: [UInt8], size: Int) {
+        if size == 0 { _ = fuse_reply_xattr(request, value.count); return }
+        guard size >= value.count else { return replyError(request, ERANGE) }
+        _ = value.withUnsafeBytes { fuse_reply_buf(request, $0.baseAddress, value.count) }
+    }
+
+    func listxattr(_ request: fuse_req_t?, id: UInt64, size: Int) {
+        guard let path = relative(id) else { return replyError(request, ENOENT) }
+        var names = Array(Self.statusAttribute.utf8) + [0]
+        if case .success(.real) = backingOf(path) {
+            let length = llistxattr(absolute(path), nil, 0)
+            if length > 0 {
+                var stored = [CChar](repeating: 0, count: length)
+                let got = llistxattr(absolute(path), &stored, length)
+                if got > 0 { names += stored.prefix(got).map { UInt8(bitPattern: $0) } }
+            }
+        }
+        replyAttribute(request, names, size: size)
+    }
+
+    func setxattr(_ request: fuse_req_t?, id: UInt64, name: String, value: UnsafePointer<CChar>?, size: Int, flags: Int32) {
+        guard !readOnly.load(ordering: .relaxed) else { return replyError(request, EROFS) }
+        guard name != Self.statusAttribute else { return replyError(request, EPERM) }
+        guard let path = relative(id) else { return replyError(request, ENOENT) }
+        guard case .success(.real) = backingOf(path) else { return replyError(request, ENOTSUP) }
+        guard lsetxattr(absolute(path), name, value, size, flags) == 0 else { return replyError(request, errno) }
+        replyError(request, 0)
+    }
+
+    func removexattr(_ request: fuse_req_t?, id: UInt64, name: String) {
+        guard !readOnly.load(ordering: .relaxed) else { return replyError(request, EROFS) }
+        guard name != Self.statusAttribute else { return replyError(request, EPERM) }
+        guard let path = relative(id) else { return replyError(request, ENOENT) }
+        guard case .success(.real) = backingOf(path) else { return replyError(request, ENODATA) }
+        guard lremovexattr(absolute(path), name) == 0 else { return replyError(request, errno) }
+        replyError(request, 0)
+    }
+}

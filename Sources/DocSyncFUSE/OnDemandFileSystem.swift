@@ -1,0 +1,156 @@
+import CFuse3
+import DocSyncCore
+import DocSyncEngine
+import DocSyncWatcher
+import Foundation
+import Glibc
+import Logging
+import Synchronization
+
+/// An on-demand folder as a FUSE file system (SPEC §14): the folder's content directory
+/// (`backing`, where the engine keeps what is local and a placeholder `.NAME.docsync` for
+/// each document that is not) shown at the mount point as the folder itself.
+///
+/// What a program at the mount point may rely on:
+/// - every item at its real name, size, times and mode; listing and `stat` read no content;
+/// - reading a document that is not local fetches only the chunks the read covers plus at
+///   most `PartialContent.readAhead` bytes after them, verified (`EIO` when that fails);
+/// - opening such a document for writing, or changing its size, mode or times, makes it
+///   local first; everything else is done on the content directory as on a local disk
+///   (`link` fails with `EPERM`), and each change is handed to the engine at once
+///   (`OnDemandSource.noteLocal`);
+/// - the engine's placeholders and temporary files are never shown;
+/// - `user.docsync.status` says what is local.
+public final class OnDemandFileSystem: Sendable {
+    /// The content directory, absolute, without a trailing slash.
+    public let backing: String
+    let source: any OnDemandSource
+    let logger: Logger
+    let nodes = NodeTable()
+    let partial: PartialContent
+    /// How long the kernel may keep names and attributes before asking again; a remote
+    /// change shows within this.
+    let cacheSeconds: Double = 1
+    let handles = HandleTable()
+    /// Whether writes are refused (`EROFS`): a read-only share.
+    let readOnly: Atomic<Bool>
+
+    /// `partialDirectory`: where parts of not-local documents are kept (emptied now).
+    public init(backing: String, partialDirectory: String, source: any OnDemandSource, logger: Logger, readOnly: Bool = false) throws {
+        self.backing = backing.hasSuffix("/") && backing.count > 1 ? String(backing.dropLast()) : backing
+        self.source = source
+        self.logger = logger
+        self.partial = try PartialContent(directory: partialDirectory)
+        self.readOnly = Atomic(readOnly)
+    }
+
+    /// Refuses writes with `EROFS` (a read-only share) or allows them again.
+    public func setReadOnly(_ value: Bool) { readOnly.store(value, ordering: .relaxed) }
+
+    // MARK: names and paths
+
+    /// Names the mount never shows: the engine's placeholders and temporary files.
+    static func isHidden(_ name: String) -> Bool {
+        if name.hasPrefix(IgnoreRules.temporaryFilePrefix) { return true }
+        return name.hasPrefix(".") && name.hasSuffix(IgnoreRules.placeholderSuffix)
+            && name.utf8.count > 1 + IgnoreRules.placeholderSuffix.utf8.count
+    }
+
+    /// The placeholder name of `name`.
+    static func placeholderName(of name: String) -> String { "." + name + IgnoreRules.placeholderSuffix }
+
+    /// The relative path of `id` ("" for the root), nil when the kernel names an id it forgot
+    /// or a removed item.
+    func relative(_ id: UInt64) -> String? { nodes.path(of: id) }
+
+    func absolute(_ relative: String) -> String { relative.isEmpty ? backing : backing + "/" + relative }
+
+    static func join(_ parent: String, _ name: String) -> String { parent.isEmpty ? name : parent + "/" + name }
+
+    /// What backs a visible item.
+    enum Backing {
+        /// A file, directory or symlink in the content directory.
+        case real(stat)
+        /// A document shown by its placeholder (the placeholder's stat has the document's
+        /// size, mode and modification time).
+        case placeholder(stat)
+
+        var status: stat {
+            switch self {
+            case .real(let status), .placeholder(let status): status
+            }
+        }
+    }
+
+    /// What backs `relative`, or the errno saying why nothing does.
+    func backingOf(_ relative: String) -> Result<Backing, Errno> {
+        var status = stat()
+        let path = absolute(relative)
+        if lstat(path, &status) == 0 { return .success(.real(status)) }
+        let code = errno
+        guard code == ENOENT, !relative.isEmpty else { return .failure(Errno(code)) }
+        let name = Self.name(of: relative)
+        let placeholder = absolute(Self.join(Self.parent(of: relative), Self.placeholderName(of: name)))
+        guard lstat(placeholder, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return .failure(Errno(ENOENT)) }
+        status.st_blocks = 0
+        return .success(.placeholder(status))
+    }
+
+    static func name(of relative: String) -> String {
+        guard let slash = relative.lastIndex(of: "/") else { return relative }
+        return String(relative[relative.index(after: slash)...])
+    }
+
+    static func parent(of relative: String) -> String {
+        guard let slash = relative.lastIndex(of: "/") else { return "" }
+        return String(relative[..<slash])
+    }
+
+    /// The placeholder's absolute path for the document at `relative`.
+    func placeholderPath(of relative: String) -> String {
+        absolute(Self.join(Self.parent(of: relative), Self.placeholderName(of: Self.name(of: relative))))
+    }
+
+    // MARK: telling the engine
+
+    func note(_ events: [WatchEvent]) { source.noteLocal(events) }
+
+    // MARK: replies
+
+    /// Replies with the entry `name` in `parent` (its id now held once more by the kernel).
+    func replyEntry(_ request: fuse_req_t?, parent: UInt64, name: String, status: stat) {
+        var entry = entryParameter(id: nodes.lookup(parent, name), status: status)
+        if fuse_reply_entry(request, &entry) != 0 { nodes.forget(entry.ino, 1) }
+    }
+
+    func entryParameter(id: UInt64, status: stat) -> fuse_entry_param {
+        var entry = fuse_entry_param()
+        entry.ino = id
+        entry.generation = 1
+        entry.attr = status
+        entry.attr.st_ino = ino_t(id)
+        entry.attr_timeout = cacheSeconds
+        entry.entry_timeout = cacheSeconds
+        return entry
+    }
+
+    func replyAttributes(_ request: fuse_req_t?, id: UInt64, status: stat) {
+        var status = status
+        status.st_ino = ino_t(id)
+        fuse_reply_attr(request, &status, cacheSeconds)
+    }
+
+    func replyError(_ request: fuse_req_t?, _ code: Int32) { fuse_reply_err(request, code) }
+}
+
+/// An errno value as an error.
+struct Errno: Error, Equatable {
+    let code: Int32
+    init(_ code: Int32) { self.code = code }
+    static var current: Errno { Errno(errno) }
+}
+
+/// A FUSE request handed to another task to be answered there.
+struct PendingRequest: @unchecked Sendable {
+    let raw: fuse_req_t?
+}
