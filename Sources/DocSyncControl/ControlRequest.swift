@@ -26,6 +26,12 @@ public enum ControlRequest: Codable, Sendable, Hashable {
     /// Turn these uploaded files back into placeholders (`.actions`); refused, with a
     /// reason, for anything not uploaded.
     case evict(paths: [String], predicate: String?)
+    /// Keep these documents (absolute paths; a folder: every document beneath it) or every
+    /// item matching `predicate` local on an on-demand folder: downloaded now, never
+    /// evicted by `cache_max_size` (`.actions`).
+    case pin(paths: [String], predicate: String?)
+    /// No longer keep these documents local (`.actions`): the cache limit may evict them.
+    case unpin(paths: [String], predicate: String?)
     /// Fetch and send now; answers `.status` once the round is done, `.failure` after the timeout.
     case sync(timeoutSeconds: Double)
     /// The kept versions of the item at an absolute path, newest first (`.versions`).

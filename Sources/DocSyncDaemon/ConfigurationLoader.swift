@@ -33,7 +33,7 @@ public struct ConfigurationLoader: Sendable {
         public static let topLevel = ["device", "state_dir", "socket", "backend", "folders"]
         public static let backend = ["url", "token_file", "ca_file"]
         public static let folder = ["id", "share", "path", "mode", "conflict", "max_file_size", "keep_versions_days",
-                                    "delete_brake_percent", "delete_brake_min", "merge", "merge_max_size"]
+                                    "delete_brake_percent", "delete_brake_min", "merge", "merge_max_size", "cache_max_size", "fetch_timeout"]
     }
 
     /// Defaults come from this process: its environment, `$HOME` (or the password database),
@@ -242,6 +242,15 @@ public struct ConfigurationLoader: Sendable {
         if let size = document.value(table, "merge_max_size") {
             folder.mergeMaxSize = try maxFileSize(size, at: path.appending("merge_max_size"), in: document)
         }
+        if let size = document.value(table, "cache_max_size") {
+            folder.cacheMaxSize = try maxFileSize(size, at: path.appending("cache_max_size"), in: document)
+        }
+        if let seconds = try document.integer(table, "fetch_timeout", at: path) {
+            guard (1...3_600).contains(seconds) else {
+                throw document.error(.invalidValue, at: path.appending("fetch_timeout"), "\(seconds) is out of range; use a number of seconds from 1 to 3600")
+            }
+            folder.fetchTimeoutSeconds = seconds
+        }
         return folder
     }
 
@@ -414,6 +423,18 @@ public struct ConfigurationLoader: Sendable {
                 throw ConfigurationError(.invalidValue, key: "--merge", message: error.message)
             }
             for index in folders.indices { folders[index].mergePatterns = kept }
+        }
+        if let text = overrides.cacheMaxSize {
+            guard let size = ByteSize.parse(text), size > 0 else {
+                throw ConfigurationError(.invalidValue, key: "--cache-max-size", message: "\(quoted(text)) is not a size like 10GB or 512MiB")
+            }
+            for index in folders.indices { folders[index].cacheMaxSize = size }
+        }
+        if let seconds = overrides.fetchTimeoutSeconds {
+            guard (1...3_600).contains(seconds) else {
+                throw ConfigurationError(.invalidValue, key: "--fetch-timeout", message: "\(seconds) is out of range; use a number of seconds from 1 to 3600")
+            }
+            for index in folders.indices { folders[index].fetchTimeoutSeconds = seconds }
         }
         if let text = overrides.mergeMaxSize {
             guard let size = ByteSize.parse(text), size > 0 else {

@@ -42,14 +42,21 @@ public struct ConfigurationOverrides: Sendable, Hashable {
     public var merge: [String]?
     /// `--merge-max-size SIZE`, for every folder.
     public var mergeMaxSize: String?
+    /// `--cache-max-size SIZE`, for every on-demand folder.
+    public var cacheMaxSize: String?
+    /// `--fetch-timeout SECONDS`, for every on-demand folder.
+    public var fetchTimeoutSeconds: Int?
 
     public init(
         device: String? = nil, stateDirectory: String? = nil, socketPath: String? = nil,
         backendURL: String? = nil, tokenFile: String? = nil, caFile: String? = nil, folder: String? = nil,
         mode: String? = nil, conflictPolicy: String? = nil, maxFileSize: String? = nil, keepVersionsDays: Int? = nil,
         folderID: String? = nil, deleteBrakePercent: Int? = nil, deleteBrakeMinimum: Int? = nil,
-        merge: [String]? = nil, mergeMaxSize: String? = nil, share: String? = nil
+        merge: [String]? = nil, mergeMaxSize: String? = nil, share: String? = nil,
+        cacheMaxSize: String? = nil, fetchTimeoutSeconds: Int? = nil
     ) {
+        self.cacheMaxSize = cacheMaxSize
+        self.fetchTimeoutSeconds = fetchTimeoutSeconds
         self.share = share
         self.merge = merge
         self.mergeMaxSize = mergeMaxSize

@@ -68,6 +68,13 @@ public struct FolderConfiguration: Sendable, Hashable {
     public var mergePatterns: [String] = TextMergeRule.defaultPatterns
     /// `merge_max_size`: larger files are never merged. Default 1 MB (1,000,000 bytes).
     public var mergeMaxSize: Int64 = TextMergeRule.defaultMaxSize
+    /// `cache_max_size` of an on-demand folder (SPEC §14): how much content it keeps local
+    /// before the least recently used unpinned files the server holds are evicted. `nil`:
+    /// 10 GB or 10 % of the cache's file system, whichever is smaller.
+    public var cacheMaxSize: Int64?
+    /// `fetch_timeout` of an on-demand folder (SPEC §14): how long a read of content that is
+    /// not local waits for the backend before it fails with `EIO`. Default 30 s.
+    public var fetchTimeoutSeconds: Int = 30
 
     /// The zone the folder syncs: its own id's, or the share's (the owner's zone).
     public var zoneName: String { share?.zone.name ?? id }

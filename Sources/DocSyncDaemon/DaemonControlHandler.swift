@@ -97,6 +97,10 @@ struct DaemonControlHandler: ControlHandler {
                 return .actions(outcomes: try await act(paths: paths, predicate: predicate, EngineAction.download))
             case .evict(let paths, let predicate):
                 return .actions(outcomes: try await act(paths: paths, predicate: predicate, EngineAction.evict))
+            case .pin(let paths, let predicate):
+                return .actions(outcomes: try await act(paths: paths, predicate: predicate, EngineAction.pin))
+            case .unpin(let paths, let predicate):
+                return .actions(outcomes: try await act(paths: paths, predicate: predicate, EngineAction.unpin))
             case .query(let predicate, let watch):
                 return try await query(predicate, watch: watch, emit: emit)
             case .resolve(let paths, let all, let predicate, let keep):

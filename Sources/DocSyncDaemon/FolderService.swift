@@ -239,8 +239,8 @@ final class FolderService: Service, Sendable {
 extension FolderService {
     /// Runs an on-demand folder: a mount left by a process that died is cleared, anything
     /// found in the mount point is taken into the content directory as local changes, the
-    /// content directory is mounted at the folder's path, and the engine syncs it; the mount
-    /// goes when the folder stops. A folder whose path is missing waits for it (SPEC §4a).
+    /// content directory is mounted at the folder's path, and the engine syncs it while the
+    /// cache keeper holds it within `cache_max_size`; the mount goes when the folder stops. A folder whose path is missing waits for it (SPEC §4a).
     private func runMounted(content: URL) async {
         let engine = self.engine, zone = self.zone, stop = stopping.stream
         let notifications = backend.changeNotifications()
@@ -248,7 +248,15 @@ extension FolderService {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     guard await self.mountWhenThere(content: content) else { return }
-                    await engine.run()
+                    await withTaskGroup(of: Void.self) { running in
+                        running.addTask { await engine.run() }
+                        if let mount = self.mounted.withLock({ $0 }) {
+                            let keeper = CacheKeeper(engine: engine, fileSystem: mount.fileSystem, limit: self.folder.cacheMaxSize, logger: self.logger)
+                            running.addTask { await keeper.run() }
+                        }
+                        await running.next()
+                        running.cancelAll()
+                    }
                 }
                 group.addTask {
                     for await notification in notifications where notification.zones.contains(zone) {
@@ -278,12 +286,26 @@ extension FolderService {
             do { try await Task.sleep(for: .seconds(1)) } catch { return false }
             FuseMount.clearStale(at: root.path, logger: logger)
         }
+        // A folder switching from mirror to on demand moves its files into the content
+        // directory: not while programs have them open (they would keep writing the old place).
+        var reported = false
+        while OnDemandMountPoint.holdsItems(root), case let users = OnDemandMountPoint.processesUsing(root), !users.isEmpty {
+            if !reported {
+                let message = "files in \(root.path) are open (processes \(users.map(String.init).joined(separator: ", "))); "
+                    + "the folder becomes on-demand once they are closed"
+                logger.warning("the folder waits to become on-demand: files in it are open", metadata: ["path": "\(root.path)", "processes": "\(users)"])
+                mountProblem.withLock { $0 = "waiting: " + message }
+                reported = true
+            }
+            do { try await Task.sleep(for: .seconds(1)) } catch { return false }
+        }
         do {
             OnDemandMountPoint.copyMarker(from: content, to: root)
             OnDemandMountPoint.copyMarker(from: root, to: content)
             try OnDemandMountPoint.moveEntries(from: root, into: content, logger: logger)
             let fileSystem = try OnDemandFileSystem(backing: content.path, partialDirectory: OnDemandMountPoint.partialDirectory(in: engine.configuration.stateDirectory).path,
-                                                    source: engine, logger: logger)
+                                                    source: engine, logger: logger,
+                                                    fetchTimeout: .seconds(folder.fetchTimeoutSeconds))
             let mount = FuseMount(mountPoint: root.path, fileSystem: fileSystem, logger: logger)
             try mount.mount()
             mounted.withLock { $0 = mount }

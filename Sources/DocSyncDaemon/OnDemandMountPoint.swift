@@ -46,6 +46,25 @@ enum OnDemandMountPoint {
         return moved
     }
 
+    /// The processes (pids) with a file or directory beneath `directory` open, or with their
+    /// working directory there, as `/proc` shows them (other users' processes may be hidden).
+    static func processesUsing(_ directory: URL) -> [Int32] {
+        let prefix = directory.path + "/"
+        guard let pids = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        let me = getpid()
+        var using: [Int32] = []
+        for name in pids {
+            guard let pid = Int32(name), pid != me else { continue }
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            let links = descriptors.map { "/proc/\(pid)/fd/\($0)" } + ["/proc/\(pid)/cwd"]
+            if links.contains(where: { link in
+                guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link) else { return false }
+                return target.hasPrefix(prefix) || target == directory.path && link.hasSuffix("/cwd")
+            }) { using.append(pid) }
+        }
+        return using
+    }
+
     /// Whether `source` holds anything but the root marker.
     static func holdsItems(_ source: URL) -> Bool {
         ((try? FileManager.default.contentsOfDirectory(atPath: source.path)) ?? []).contains { $0 != IgnoreRules.rootMarkerName }

@@ -4,10 +4,18 @@ import GRDB
 
 /// What a person asks of a folder through `docs-status` that changes it.
 public enum EngineAction: Sendable, Hashable {
-    /// Replace these placeholders with their content.
+    /// Replace these placeholders with their content, and keep them local (pinned).
     case download([RelativePath])
-    /// Turn these uploaded files into placeholders.
+    /// Replace these placeholders with their content, for a program about to change them
+    /// (through the on-demand mount); not pinned.
+    case makeLocal([RelativePath])
+    /// Turn these uploaded files into placeholders (and no longer keep them local).
     case evict([RelativePath])
+    /// Keep these documents (the documents beneath these folders) local: downloaded now,
+    /// never evicted by the cache limit (SPEC §14).
+    case pin([RelativePath])
+    /// No longer keep these documents local: the cache limit may evict them.
+    case unpin([RelativePath])
     /// Bring back a kept version (`nil`: the newest of the item at the path) as a local change.
     case restore(RelativePath, version: Int64?)
     /// Send the deletions the folder holds back (SPEC §4a).
@@ -60,7 +68,13 @@ extension FolderEngine {
                 }
                 outcomes = affectedPaths(item.action).map { ActionOutcome(folder: configuration.zone.name, path: $0.string, done: false, message: message) }
             case (.download(let paths), .proceed):
-                for path in paths { outcomes.append(await download(path, loop: &loop)) }
+                for path in paths { outcomes.append(await download(path, pin: true, loop: &loop)) }
+            case (.makeLocal(let paths), .proceed):
+                for path in paths { outcomes.append(await download(path, pin: false, loop: &loop)) }
+            case (.pin(let paths), .proceed):
+                for path in paths { outcomes += await pin(path, loop: &loop) }
+            case (.unpin(let paths), .proceed):
+                for path in paths { outcomes += unpin(path) }
             case (.evict(let paths), .proceed):
                 for path in paths { outcomes.append(evict(path)) }
             case (.restore(let path, let version), .proceed):
@@ -75,7 +89,7 @@ extension FolderEngine {
     /// The paths an action names (none for the folder-wide ones).
     private func affectedPaths(_ action: EngineAction) -> [RelativePath] {
         switch action {
-        case .download(let paths), .evict(let paths), .resolve(let paths, _): paths
+        case .download(let paths), .makeLocal(let paths), .evict(let paths), .resolve(let paths, _), .pin(let paths), .unpin(let paths): paths
         case .restore(let path, _): [path]
         case .confirmDeletions, .restoreHeld: []
         }

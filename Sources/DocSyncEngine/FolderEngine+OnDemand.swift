@@ -44,8 +44,9 @@ extension FolderEngine {
         try writeIndex { db in try db.deleteItem(named: row.recordName) }
     }
 
-    /// Replaces the placeholder at `path` with the document's content.
-    func download(_ path: RelativePath, loop: inout EngineLoop) async -> ActionOutcome {
+    /// Replaces the placeholder at `path` with the document's content; with `pin`, the
+    /// document is kept local from now on (SPEC §14).
+    func download(_ path: RelativePath, pin: Bool, loop: inout EngineLoop) async -> ActionOutcome {
         func outcome(_ done: Bool, _ message: String? = nil) -> ActionOutcome {
             ActionOutcome(folder: configuration.zone.name, path: path.string, done: done, message: message)
         }
@@ -53,7 +54,11 @@ extension FolderEngine {
         do { found = try readIndex { db in try db.item(at: path) } } catch { return outcome(false, error.message) }
         guard let row = found else { return outcome(false, "no such item") }
         guard row.isPlaceholder else {
-            return outcome(true, row.kind == .document ? "already downloaded" : "a \(row.kind.rawValue.lowercased()) has nothing to download")
+            guard row.kind == .document else { return outcome(true, "a \(row.kind.rawValue.lowercased()) has nothing to download") }
+            if pin {
+                do throws(SyncError) { try setPinned(true, recordName: row.recordName) } catch { return outcome(false, error.message) }
+            }
+            return outcome(true, "already downloaded")
         }
         guard let record = row.acked else { return outcome(false, "the server has not acknowledged this item") }
         let target = absolute(path)
@@ -81,6 +86,7 @@ extension FolderEngine {
                 try db.setChunkLocations(of: final.recordName, chunks: prepared.chunks)
             }
             if let placeholder = Placeholder.path(for: path) { try? fileSystem.removeFile(absolute(placeholder)) }
+            if pin { try setPinned(true, recordName: final.recordName) }
             logger.info("downloaded on request", metadata: ["path": "\(path)"])
             return outcome(true)
         } catch {
@@ -120,6 +126,7 @@ extension FolderEngine {
                 try db.execute(sql: "DELETE FROM chunkLocation WHERE recordName = ?", arguments: [final.recordName])
             }
             try? fileSystem.removeFile(target)
+            try setPinned(false, recordName: final.recordName)
             logger.info("evicted; the content stays on the server", metadata: ["path": "\(path)"])
             return outcome(true)
         } catch {

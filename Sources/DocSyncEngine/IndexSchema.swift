@@ -256,6 +256,11 @@ enum IndexSchema {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v18: files kept local on an on-demand folder") { db in
+            // SPEC §14: `docs-status pin` (and `download`) keep a document local; the cache
+            // limit never evicts it. By record name, so a pin follows its item's moves.
+            try db.execute(sql: "CREATE TABLE pin (recordName TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID")
+        }
         return migrator
     }
 }

@@ -9,6 +9,8 @@ final class HandleTable: Sendable {
         let name: String
         /// The `S_IF…` type bits.
         let type: mode_t
+        /// The inode number a listing shows (never 0: readers skip such entries).
+        let inode: UInt64
     }
 
     enum Handle: Sendable {
@@ -23,16 +25,40 @@ final class HandleTable: Sendable {
     private struct State {
         var next: UInt64 = 1
         var handles: [UInt64: Handle] = [:]
+        /// The node each handle was opened on.
+        var nodes: [UInt64: UInt64] = [:]
     }
 
     private let state = Mutex(State())
 
-    func add(_ handle: Handle) -> UInt64 {
+    /// Registers `handle`, opened on the node `node`; returns its number.
+    func add(_ handle: Handle, node: UInt64) -> UInt64 {
         state.withLock { state in
             let number = state.next
             state.next += 1
             state.handles[number] = handle
+            state.nodes[number] = node
             return number
+        }
+    }
+
+    /// The nodes with a file open on them (directories aside).
+    var openNodes: Set<UInt64> {
+        state.withLock { state in
+            Set(state.handles.compactMap { number, handle in
+                if case .directory = handle { return nil }
+                return state.nodes[number]
+            })
+        }
+    }
+
+    /// The partly read documents open now.
+    var openPartialFiles: Set<ObjectIdentifier> {
+        state.withLock { state in
+            Set(state.handles.values.compactMap { handle in
+                if case .remote(let file) = handle { return ObjectIdentifier(file) }
+                return nil
+            })
         }
     }
 
@@ -56,7 +82,12 @@ final class HandleTable: Sendable {
         }
     }
 
-    func remove(_ number: UInt64) -> Handle? { state.withLock { $0.handles.removeValue(forKey: number) } }
+    func remove(_ number: UInt64) -> Handle? {
+        state.withLock { state in
+            state.nodes[number] = nil
+            return state.handles.removeValue(forKey: number)
+        }
+    }
 
     /// How many handles are open (for tests and the refusal to switch modes while files are open).
     var count: Int { state.withLock { $0.handles.count } }

@@ -7,26 +7,32 @@ import Glibc
 /// kept on the content directory's items.
 extension OnDemandFileSystem {
     static let statusAttribute = "user.docsync.status"
+    static let pinnedAttribute = "user.docsync.pinned"
 
     /// What `user.docsync.status` says of the item at `path`.
     func syncStatus(of path: String) -> String {
         let relativePath = try? RelativePath(validating: path)
         let state = relativePath.flatMap { source.syncState(of: $0) }
-        if case .success(.placeholder) = backingOf(path) { return partialRead(of: path) ? "partial" : "remote" }
+        if case .success(.placeholder) = backingOf(path) {
+            // Read through the mount: the parts kept (all of it reads offline, until evicted).
+            switch partial.recordName(openedAt: path).map(partial.share(of:)) ?? .none {
+            case .none: return "remote"
+            case .part: return "partial"
+            case .all: return "local"
+            }
+        }
         // Not in the index yet: a new item the engine has not taken in.
         return state ?? "uploading"
-    }
-
-    /// Whether part of the not-local document at `path` is kept.
-    private func partialRead(of path: String) -> Bool {
-        guard let recordName = partial.recordName(openedAt: path) else { return false }
-        return partial.hasPart(of: recordName)
     }
 
     func getxattr(_ request: fuse_req_t?, id: UInt64, name: String, size: Int) {
         guard let path = relative(id) else { return replyError(request, ENOENT) }
         if name == Self.statusAttribute {
             return replyAttribute(request, Array(syncStatus(of: path).utf8), size: size)
+        }
+        if name == Self.pinnedAttribute {
+            let pinned = (try? RelativePath(validating: path)).map(source.isPinned) ?? false
+            return replyAttribute(request, Array((pinned ? "1" : "0").utf8), size: size)
         }
         guard case .success(.real) = backingOf(path) else { return replyError(request, ENODATA) }
         var value = [UInt8](repeating: 0, count: max(size, 1))
@@ -44,7 +50,7 @@ extension OnDemandFileSystem {
 
     func listxattr(_ request: fuse_req_t?, id: UInt64, size: Int) {
         guard let path = relative(id) else { return replyError(request, ENOENT) }
-        var names = Array(Self.statusAttribute.utf8) + [0]
+        var names = Array(Self.statusAttribute.utf8) + [0] + Array(Self.pinnedAttribute.utf8) + [0]
         if case .success(.real) = backingOf(path) {
             let length = llistxattr(absolute(path), nil, 0)
             if length > 0 {
@@ -58,7 +64,7 @@ extension OnDemandFileSystem {
 
     func setxattr(_ request: fuse_req_t?, id: UInt64, name: String, value: UnsafePointer<CChar>?, size: Int, flags: Int32) {
         guard !readOnly.load(ordering: .relaxed) else { return replyError(request, EROFS) }
-        guard name != Self.statusAttribute else { return replyError(request, EPERM) }
+        guard name != Self.statusAttribute, name != Self.pinnedAttribute else { return replyError(request, EPERM) }
         guard let path = relative(id) else { return replyError(request, ENOENT) }
         guard case .success(.real) = backingOf(path) else { return replyError(request, ENOTSUP) }
         guard lsetxattr(absolute(path), name, value, size, flags) == 0 else { return replyError(request, errno) }
@@ -67,7 +73,7 @@ extension OnDemandFileSystem {
 
     func removexattr(_ request: fuse_req_t?, id: UInt64, name: String) {
         guard !readOnly.load(ordering: .relaxed) else { return replyError(request, EROFS) }
-        guard name != Self.statusAttribute else { return replyError(request, EPERM) }
+        guard name != Self.statusAttribute, name != Self.pinnedAttribute else { return replyError(request, EPERM) }
         guard let path = relative(id) else { return replyError(request, ENOENT) }
         guard case .success(.real) = backingOf(path) else { return replyError(request, ENODATA) }
         guard lremovexattr(absolute(path), name) == 0 else { return replyError(request, errno) }

@@ -9,7 +9,7 @@ extension OnDemandFileSystem {
         guard let info, let path = relative(id) else { return replyError(request, ENOENT) }
         switch listing(of: path) {
         case .success(let entries):
-            info.pointee.fh = handles.add(.directory(entries))
+            info.pointee.fh = handles.add(.directory(entries), node: id)
             if fuse_reply_open(request, info) != 0 { _ = handles.remove(info.pointee.fh) }
         case .failure(let error):
             replyError(request, error.code)
@@ -21,8 +21,8 @@ extension OnDemandFileSystem {
     func listing(of path: String) -> Result<[HandleTable.DirectoryEntry], Errno> {
         guard let stream = Glibc.opendir(absolute(path)) else { return .failure(.current) }
         defer { closedir(stream) }
-        var entries: [HandleTable.DirectoryEntry] = [.init(name: ".", type: S_IFDIR), .init(name: "..", type: S_IFDIR)]
-        var real = Set<String>(), placeholders: [String] = []
+        var entries: [HandleTable.DirectoryEntry] = [.init(name: ".", type: S_IFDIR, inode: 1), .init(name: "..", type: S_IFDIR, inode: 1)]
+        var real = Set<String>(), placeholders: [(name: String, inode: UInt64)] = []
         while let entry = Glibc.readdir(stream) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
                 String(decoding: bytes.prefix(while: { $0 != 0 }), as: UTF8.self)
@@ -30,14 +30,14 @@ extension OnDemandFileSystem {
             if name == "." || name == ".." { continue }
             if Self.isHidden(name) {
                 if entry.pointee.d_type == UInt8(DT_REG), !name.hasPrefix(IgnoreRules.temporaryFilePrefix) {
-                    placeholders.append(String(name.dropFirst().dropLast(IgnoreRules.placeholderSuffix.count)))
+                    placeholders.append((String(name.dropFirst().dropLast(IgnoreRules.placeholderSuffix.count)), UInt64(entry.pointee.d_ino)))
                 }
                 continue
             }
             real.insert(name)
-            entries.append(.init(name: name, type: mode_t(entry.pointee.d_type) << 12))
+            entries.append(.init(name: name, type: mode_t(entry.pointee.d_type) << 12, inode: max(UInt64(entry.pointee.d_ino), 1)))
         }
-        for name in placeholders where !real.contains(name) { entries.append(.init(name: name, type: S_IFREG)) }
+        for (name, inode) in placeholders where !real.contains(name) { entries.append(.init(name: name, type: S_IFREG, inode: max(inode, 1))) }
         return .success(entries)
     }
 
@@ -55,6 +55,7 @@ extension OnDemandFileSystem {
                 guard plus else {
                     var status = stat()
                     status.st_mode = entry.type
+                    status.st_ino = ino_t(entry.inode)
                     let needed = fuse_add_direntry(request, place, room, entry.name, &status, next)
                     if needed > room { return false }
                     used += needed
@@ -71,6 +72,7 @@ extension OnDemandFileSystem {
                     counted = child
                 } else {
                     parameter.attr.st_mode = entry.type
+                    parameter.attr.st_ino = ino_t(entry.inode)
                 }
                 let needed = fuse_add_direntry_plus(request, place, room, entry.name, &parameter, next)
                 if needed > room {

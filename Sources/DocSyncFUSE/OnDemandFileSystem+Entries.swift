@@ -31,16 +31,17 @@ extension OnDemandFileSystem {
     func setattr(_ request: fuse_req_t?, id: UInt64, attributes: stat, toSet: Int32, handle: UInt64?) {
         guard !readOnly.load(ordering: .relaxed) else { return replyError(request, EROFS) }
         guard let path = relative(id) else { return replyError(request, ENOENT) }
-        let pending = PendingRequest(raw: request)
         // A document that is not local is made local before any of its attributes change.
         if case .success(.placeholder) = backingOf(path), let relativePath = try? RelativePath(validating: path) {
+            let once = ReplyOnce(request)
+            once.failAfter(fetchTimeout * 4)
             Task {
                 do throws(SyncError) {
                     try await self.source.makeLocal(relativePath)
-                    self.applyAttributes(pending.raw, id: id, path: path, attributes: attributes, toSet: toSet, handle: handle)
+                    once.answer { request in self.applyAttributes(request, id: id, path: path, attributes: attributes, toSet: toSet, handle: handle) }
                 } catch {
                     self.logger.warning("could not make a file local to change it", metadata: ["path": "\(path)", "error": "\(error.message)"])
-                    self.replyError(pending.raw, EIO)
+                    once.fail(EIO)
                 }
             }
             return

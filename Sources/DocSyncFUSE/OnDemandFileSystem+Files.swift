@@ -13,57 +13,79 @@ extension OnDemandFileSystem {
         if writes, readOnly.load(ordering: .relaxed) { return replyError(request, EROFS) }
         switch backingOf(path) {
         case .failure(let error): replyError(request, error.code)
-        case .success(.real): openReal(request, path: path, info: info)
+        case .success(.real):
+            switch openLocal(path, flags: flags, node: id) {
+            case .success(let opened):
+                var opened = opened
+                if fuse_reply_open(request, &opened) != 0 { release(handle: opened.fh, path: nil) }
+            case .failure(let error): replyError(request, error.code)
+            }
         case .success(.placeholder):
             guard let relativePath = try? RelativePath(validating: path) else { return replyError(request, EINVAL) }
-            let pending = PendingRequest(raw: request), flagsValue = flags
+            let once = ReplyOnce(request)
+            once.failAfter(writes ? fetchTimeout * 4 : fetchTimeout) { [logger] in
+                logger.warning("a file that is not local could not be opened in time; the program gets an I/O error", metadata: ["path": "\(path)"])
+            }
             Task {
-                if writes || flagsValue & O_ACCMODE != O_RDONLY {
-                    // Written to: the whole document is made local first.
-                    do throws(SyncError) {
-                        try await self.source.makeLocal(relativePath)
-                    } catch {
-                        self.logger.warning("could not make a file local to write it", metadata: ["path": "\(path)", "error": "\(error.message)"])
-                        return self.replyError(pending.raw, EIO)
+                let opened = writes ? await self.openMadeLocal(relativePath, path: path, flags: flags, node: id)
+                    : await self.openRemote(relativePath, path: path, flags: flags, node: id)
+                switch opened {
+                case .success(let info):
+                    var info = info
+                    let replied = once.answer { request in
+                        if fuse_reply_open(request, &info) != 0 { self.release(handle: info.fh, path: nil) }
                     }
-                    var reopened = fuse_file_info()
-                    reopened.flags = flagsValue
-                    self.openReal(pending.raw, path: path, info: &reopened)
-                    return
-                }
-                do throws(SyncError) {
-                    let layout = try await self.source.remoteLayout(of: relativePath)
-                    let file = try self.partial.file(for: layout)
-                    self.partial.noteOpened(layout.recordName, at: path)
-                    var opened = fuse_file_info()
-                    opened.flags = flagsValue
-                    opened.fh = self.handles.add(.remote(file))
-                    docsync_fuse_file_keep_cache(&opened, 1)
-                    if fuse_reply_open(pending.raw, &opened) != 0 { _ = self.handles.remove(opened.fh) }
-                } catch {
-                    if error.code == .invalidArguments {
-                        // Made local meanwhile: read the file.
-                        var reopened = fuse_file_info()
-                        reopened.flags = flagsValue
-                        return self.openReal(pending.raw, path: path, info: &reopened)
-                    }
-                    self.logger.warning("could not open a file that is not local", metadata: ["path": "\(path)", "error": "\(error.message)"])
-                    self.replyError(pending.raw, EIO)
+                    if !replied { self.release(handle: info.fh, path: nil) }
+                case .failure(let error):
+                    once.fail(error.code)
                 }
             }
         }
     }
 
-    /// Opens the content directory's file at `path` with the request's flags and replies.
-    private func openReal(_ request: fuse_req_t?, path: String, info: UnsafeMutablePointer<fuse_file_info>) {
-        let flags = info.pointee.flags & ~(O_CREAT | O_EXCL | O_NOCTTY) | O_CLOEXEC
-        let descriptor = Glibc.open(absolute(path), flags)
-        guard descriptor >= 0 else { return replyError(request, errno) }
+    /// The content directory's file at `path` opened with `flags`, as the reply's file info.
+    private func openLocal(_ path: String, flags: Int32, node: UInt64) -> Result<fuse_file_info, Errno> {
+        let descriptor = Glibc.open(absolute(path), flags & ~(O_CREAT | O_EXCL | O_NOCTTY) | O_CLOEXEC)
+        guard descriptor >= 0 else { return .failure(.current) }
+        var info = fuse_file_info()
+        info.flags = flags
         // Emptied by the open: a change, told to the engine once the file is closed (as a
         // watcher sees a file settle), not while it is being written.
-        info.pointee.fh = handles.add(.file(descriptor: descriptor, written: info.pointee.flags & O_TRUNC != 0))
-        docsync_fuse_file_keep_cache(info, 1)
-        if fuse_reply_open(request, info) != 0 { release(handle: info.pointee.fh, path: nil) }
+        info.fh = handles.add(.file(descriptor: descriptor, written: flags & O_TRUNC != 0), node: node)
+        noteAccess(path)
+        docsync_fuse_file_keep_cache(&info, 1)
+        return .success(info)
+    }
+
+    /// A not-local document opened for writing: made local first, then opened.
+    private func openMadeLocal(_ relativePath: RelativePath, path: String, flags: Int32, node: UInt64) async -> Result<fuse_file_info, Errno> {
+        do throws(SyncError) {
+            try await source.makeLocal(relativePath)
+        } catch {
+            logger.warning("could not make a file local to write it", metadata: ["path": "\(path)", "error": "\(error.message)"])
+            return .failure(Errno(EIO))
+        }
+        return openLocal(path, flags: flags, node: node)
+    }
+
+    /// A not-local document opened for reading through the partial cache (or the file, when
+    /// it became local meanwhile).
+    private func openRemote(_ relativePath: RelativePath, path: String, flags: Int32, node: UInt64) async -> Result<fuse_file_info, Errno> {
+        do throws(SyncError) {
+            let layout = try await source.remoteLayout(of: relativePath)
+            let file = try partial.file(for: layout)
+            partial.noteOpened(layout.recordName, at: path)
+            var info = fuse_file_info()
+            info.flags = flags
+            info.fh = handles.add(.remote(file), node: node)
+            noteAccess(path)
+            docsync_fuse_file_keep_cache(&info, 1)
+            return .success(info)
+        } catch {
+            if error.code == .invalidArguments { return openLocal(path, flags: flags, node: node) }  // made local meanwhile
+            logger.warning("could not open a file that is not local", metadata: ["path": "\(path)", "error": "\(error.message)"])
+            return .failure(Errno(EIO))
+        }
     }
 
     func create(_ request: fuse_req_t?, parent: UInt64, name: String, mode: mode_t, info: UnsafeMutablePointer<fuse_file_info>?) {
@@ -78,9 +100,11 @@ extension OnDemandFileSystem {
             return replyError(request, code)
         }
         // A new file is news once it is closed (or flushed, or fsynced), with what was written.
-        info.pointee.fh = handles.add(.file(descriptor: descriptor, written: true))
+        let node = nodes.lookup(parent, name)
+        info.pointee.fh = handles.add(.file(descriptor: descriptor, written: true), node: node)
+        noteAccess(path)
         docsync_fuse_file_keep_cache(info, 1)
-        var entry = entryParameter(id: nodes.lookup(parent, name), status: status)
+        var entry = entryParameter(id: node, status: status)
         if fuse_reply_create(request, &entry, info) != 0 {
             nodes.forget(entry.ino, 1)
             release(handle: info.pointee.fh, path: nil)
@@ -95,14 +119,17 @@ extension OnDemandFileSystem {
             guard got >= 0 else { return replyError(request, errno) }
             _ = buffer.withUnsafeBytes { fuse_reply_buf(request, $0.baseAddress, got) }
         case .remote(let file)?:
-            let pending = PendingRequest(raw: request)
+            let once = ReplyOnce(request)
+            once.failAfter(fetchTimeout) { [logger] in
+                logger.warning("content that is not local did not come in time; the program gets an I/O error", metadata: ["record": "\(file.layout.recordName)"])
+            }
             Task {
                 do throws(SyncError) {
                     let data = try await file.read(offset: offset, size: size, readAhead: self.partial.readAhead, from: self.source)
-                    _ = data.withUnsafeBytes { fuse_reply_buf(pending.raw, $0.baseAddress, $0.count) }
+                    once.answer { request in _ = data.withUnsafeBytes { fuse_reply_buf(request, $0.baseAddress, $0.count) } }
                 } catch {
-                    self.logger.warning("could not read a file that is not local", metadata: ["file": "\(file.layout.recordName)", "error": "\(error.message)"])
-                    self.replyError(pending.raw, EIO)
+                    self.logger.warning("could not read a file that is not local", metadata: ["record": "\(file.layout.recordName)", "error": "\(error.message)"])
+                    once.fail(EIO)
                 }
             }
         case .directory?, nil:

@@ -32,14 +32,22 @@ public final class OnDemandFileSystem: Sendable {
     /// change shows within this.
     let cacheSeconds: Double = 1
     let handles = HandleTable()
+    /// When each path was last opened through the mount (monotonic seconds): the cache
+    /// limit evicts the least recently used first.
+    private let accessed = Mutex<[String: Double]>([:])
     /// Whether writes are refused (`EROFS`): a read-only share.
     let readOnly: Atomic<Bool>
+    /// How long a read or an open of content that is not local waits for the backend
+    /// before it fails with `EIO`; making a file local for a write waits four times as long.
+    let fetchTimeout: Duration
 
     /// `partialDirectory`: where parts of not-local documents are kept (emptied now).
-    public init(backing: String, partialDirectory: String, source: any OnDemandSource, logger: Logger, readOnly: Bool = false) throws {
+    public init(backing: String, partialDirectory: String, source: any OnDemandSource, logger: Logger,
+                fetchTimeout: Duration = .seconds(30), readOnly: Bool = false) throws {
         self.backing = backing.hasSuffix("/") && backing.count > 1 ? String(backing.dropLast()) : backing
         self.source = source
         self.logger = logger
+        self.fetchTimeout = fetchTimeout
         self.partial = try PartialContent(directory: partialDirectory)
         self.readOnly = Atomic(readOnly)
     }
@@ -110,6 +118,19 @@ public final class OnDemandFileSystem: Sendable {
     func placeholderPath(of relative: String) -> String {
         absolute(Self.join(Self.parent(of: relative), Self.placeholderName(of: Self.name(of: relative))))
     }
+
+    // MARK: use
+
+    func noteAccess(_ path: String) {
+        let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+        accessed.withLock { $0[path] = now }
+    }
+
+    /// When `path` was last opened through the mount (seconds of an uptime clock), or nil.
+    func lastAccess(of path: String) -> Double? { accessed.withLock { $0[path] } }
+
+    /// The paths with a file open through the mount now.
+    var openPaths: Set<String> { Set(handles.openNodes.compactMap { relative($0) }) }
 
     // MARK: telling the engine
 

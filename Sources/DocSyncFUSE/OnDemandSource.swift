@@ -18,11 +18,13 @@ public protocol OnDemandSource: Sendable {
     /// What `user.docsync.status` says of the item at `path`: `local`, `partial`, `remote`,
     /// `uploading` or `error`; nil for an item the folder does not know (yet).
     func syncState(of path: RelativePath) -> String?
+    /// Whether the item at `path` is kept local (`docs-status pin`, `download`).
+    func isPinned(_ path: RelativePath) -> Bool
 }
 
 extension FolderEngine: OnDemandSource {
     public func makeLocal(_ path: RelativePath) async throws(SyncError) {
-        let outcomes = await perform(.download([path]))
+        let outcomes = await perform(.makeLocal([path]))
         guard let outcome = outcomes.first, outcome.done else {
             throw SyncError(.serviceUnavailable, "\(path) could not be downloaded: \(outcomes.first?.message ?? "the folder stopped")")
         }

@@ -58,9 +58,38 @@ final class PartialContent: Sendable {
     /// The record name of the document last opened for reading at `path`.
     func recordName(openedAt path: String) -> String? { opened.withLock { $0[path] } }
 
-    /// Whether some of the document named `recordName` was read (any version kept).
-    func hasPart(of recordName: String) -> Bool {
-        files.withLock { files in files.contains { $0.key.hasPrefix(recordName + "-") && $0.value.presentCount > 0 } }
+    /// The bytes the kept files take on disk.
+    var allocatedBytes: Int64 { files.withLock { files in files.values.reduce(0) { $0 + $1.allocatedBytes } } }
+
+    /// Drops every kept file but those in `open`; returns the bytes freed.
+    func dropAll(except open: Set<ObjectIdentifier>) -> Int64 {
+        let dropped = files.withLock { files -> [PartialFile] in
+            let gone = files.filter { !open.contains(ObjectIdentifier($0.value)) }
+            for key in gone.keys { files[key] = nil }
+            return Array(gone.values)
+        }
+        var freed: Int64 = 0
+        for file in dropped {
+            freed += file.allocatedBytes
+            file.discard()
+        }
+        return freed
+    }
+
+    /// How much of the document named `recordName` is kept: nothing, a part, or all of it
+    /// (the most of any version kept).
+    func share(of recordName: String) -> KeptShare {
+        files.withLock { files in
+            files.filter { $0.key.hasPrefix(recordName + "-") }.values.map { file -> KeptShare in
+                let present = file.presentCount
+                return present == 0 ? .none : present == file.layout.chunks.count ? .all : .part
+            }.max() ?? .none
+        }
+    }
+
+    enum KeptShare: Int, Comparable {
+        case none, part, all
+        static func < (a: KeptShare, b: KeptShare) -> Bool { a.rawValue < b.rawValue }
     }
 }
 
@@ -88,6 +117,13 @@ final class PartialFile: Sendable {
     }
 
     deinit { Glibc.close(descriptor) }
+
+    /// The bytes this file takes on disk (its holes take none).
+    var allocatedBytes: Int64 {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return 0 }
+        return Int64(status.st_blocks) * 512
+    }
 
     var presentCount: Int { present.withLock { $0.reduce(0) { $0 + ($1 ? 1 : 0) } } }
 

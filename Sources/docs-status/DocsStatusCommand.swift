@@ -31,7 +31,7 @@ struct DocsStatusCommand: AsyncParsableCommand {
             """,
         subcommands: [
             OverviewCommand.self, ListCommand.self, QueryCommand.self, WaitCommand.self,
-            ConflictsCommand.self, ErrorsCommand.self, DownloadCommand.self, EvictCommand.self,
+            ConflictsCommand.self, ErrorsCommand.self, DownloadCommand.self, EvictCommand.self, PinCommand.self, UnpinCommand.self,
             SyncCommand.self, VersionsCommand.self, RestoreCommand.self, DeletionsCommand.self,
             DeletedCommand.self, RecoverCommand.self, ResolveCommand.self, ShareCommand.self, SharesCommand.self,
             DeclineCommand.self, AcceptCommand.self, LeaveCommand.self, KeyValueCommand.self,

@@ -83,6 +83,12 @@ struct DocSyncDaemonCommand: AsyncParsableCommand {
     @Option(name: .customLong("merge-max-size"), help: ArgumentHelp("Largest text file merged, e.g. 1MB, for every folder.", valueName: "size"))
     var mergeMaxSize: String?
 
+    @Option(name: .customLong("cache-max-size"), help: ArgumentHelp("Most content an on-demand folder keeps local, e.g. 10GB; the least recently used unpinned files the server holds are evicted beyond it. For every folder.", valueName: "size"))
+    var cacheMaxSize: String?
+
+    @Option(name: .customLong("fetch-timeout"), help: ArgumentHelp("Seconds a read of content that is not local waits for the backend before it fails (EIO). For every on-demand folder.", valueName: "seconds"))
+    var fetchTimeout: Int?
+
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -95,7 +101,8 @@ struct DocSyncDaemonCommand: AsyncParsableCommand {
             backendURL: backend, tokenFile: tokenFile, caFile: caFile, folder: folder,
             mode: mode, conflictPolicy: conflict, maxFileSize: maxFileSize, keepVersionsDays: keepVersionsDays,
             folderID: folderID, deleteBrakePercent: deleteBrakePercent, deleteBrakeMinimum: deleteBrakeMinimum,
-            merge: merge.isEmpty ? nil : merge, mergeMaxSize: mergeMaxSize, share: share
+            merge: merge.isEmpty ? nil : merge, mergeMaxSize: mergeMaxSize, share: share,
+            cacheMaxSize: cacheMaxSize, fetchTimeoutSeconds: fetchTimeout
         )
         let configuration: DaemonConfiguration
         do {
