@@ -67,6 +67,8 @@ final class FolderService: Service, Sendable {
         if let share = folder.share, neverSynced, !followingMove {
             try Self.prepareFirstAttach(of: share, at: folder.path)
         }
+        // A mount a killed daemon left answers ENOTCONN: cleared first, the directory beneath shows.
+        if content != nil { FuseMount.clearStale(at: folder.path.path, logger: logger) }
         // A folder never synced must exist; one synced before is held while it is missing.
         if RootIdentity.of(folder.path.path) == nil, neverSynced {
             throw DaemonError("folder \(folder.path.path) does not exist or is not a directory; create it or fix the path")
@@ -253,6 +255,14 @@ extension FolderService {
                         if let mount = self.mounted.withLock({ $0 }) {
                             let keeper = CacheKeeper(engine: engine, fileSystem: mount.fileSystem, limit: self.folder.cacheMaxSize, logger: self.logger)
                             running.addTask { await keeper.run() }
+                            // A read-only share refuses writes at the mount (EROFS, SPEC §14),
+                            // following permission changes within a second.
+                            running.addTask {
+                                while !Task.isCancelled {
+                                    mount.fileSystem.setReadOnly(engine.sharing?.isReadOnly ?? false)
+                                    do { try await Task.sleep(for: .seconds(1)) } catch { return }
+                                }
+                            }
                         }
                         await running.next()
                         running.cancelAll()

@@ -45,12 +45,23 @@ public struct RemoteLayout: Sendable, Hashable {
 
 extension FolderEngine {
     /// The layout of the document at `path` as the server holds it, for an item shown as a
-    /// placeholder (not on this device). Reads the index and the backend only: safe beside
-    /// the loop. `notFound` when the path is no such item; `invalidArguments` when its
-    /// content is local already (read the file instead).
-    public func remoteLayout(of path: RelativePath) async throws(SyncError) -> RemoteLayout {
+    /// placeholder (not on this device). `placeholderInode`: the inode of the placeholder
+    /// file found there, which names the item when the index does not know the path yet (the
+    /// placeholder was just moved and the loop has not recorded it). Reads the index and the
+    /// backend only: safe beside the loop. `unknownItem` when the path is no such item;
+    /// `invalidArguments` when its content is local already (read the file instead).
+    public func remoteLayout(of path: RelativePath, placeholderInode: UInt64? = nil) async throws(SyncError) -> RemoteLayout {
         let row: IndexItem?
-        do { row = try index.read { db in try db.item(at: path) } } catch {
+        do {
+            row = try index.read { db in
+                if let row = try db.item(at: path), row.isPlaceholder || placeholderInode == nil { return row }
+                guard let inode = placeholderInode, inode != 0 else { return nil }
+                return try IndexItem.fetchOne(db, sql: """
+                    SELECT \(IndexItem.columns.joined(separator: ", ")) FROM item
+                    WHERE inode = ? AND downloadingStatus = ? AND kind = ? AND pending != 2
+                    """, arguments: [Int64(bitPattern: inode), Placeholder.notDownloaded, RecordType.document.rawValue])
+            }
+        } catch {
             throw SyncError(.internalError, "could not read the index at \(index.url.path): \(error)")
         }
         guard let row, row.kind == .document else { throw SyncError(.unknownItem, "\(path) is not a file this folder knows") }

@@ -20,6 +20,8 @@ public final class FuseMount: Sendable {
     private let session = Mutex<UnsafeSendablePointer?>(nil)
     /// Finished when the loop has returned.
     private let loopEnded = AsyncStream<Void>.makeStream()
+    /// The watch that tells the kernel what the engine changed, while mounted.
+    private let watching = Mutex<KernelCacheInvalidation?>(nil)
     /// The file system, retained for libfuse while mounted.
     private let retained: Unmanaged<OnDemandFileSystem>
 
@@ -56,6 +58,15 @@ public final class FuseMount: Sendable {
                 + "is /dev/fuse there and fusermount3 installed, and is the path a directory?")
         }
         session.withLock { $0 = UnsafeSendablePointer(created) }
+        fileSystem.session.withLock { $0 = UnsafeSendablePointer(created) }
+        let invalidation = KernelCacheInvalidation(fileSystem: fileSystem, logger: logger)
+        do {
+            watching.withLock { $0 = invalidation }
+            _ = try invalidation.start()
+        } catch {
+            logger.warning("the content directory cannot be watched; remote changes show through the mount once the kernel's cache of them expires",
+                           metadata: ["path": "\(mountPoint)", "error": "\(error)"])
+        }
         let ended = loopEnded.continuation, logger = self.logger, mountPoint = self.mountPoint
         let served = UnsafeSendablePointer(created)
         let thread = Thread {
@@ -74,6 +85,8 @@ public final class FuseMount: Sendable {
     /// Detaches the mount and stops serving it.
     public func unmount() async {
         guard let current = session.withLock({ state -> UnsafeSendablePointer? in defer { state = nil }; return state }) else { return }
+        watching.withLock { state in state?.stop(); state = nil }
+        fileSystem.session.withLock { $0 = nil }
         fuse_session_exit(current.raw)
         fuse_session_unmount(current.raw)
         let ended = await withTaskGroup(of: Bool.self) { group in

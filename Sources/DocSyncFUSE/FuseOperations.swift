@@ -13,6 +13,8 @@ enum FuseOperations {
             docsync_fuse_conn_want(conn, UInt32(FUSE_CAP_READDIRPLUS | FUSE_CAP_AUTO_INVAL_DATA | FUSE_CAP_PARALLEL_DIROPS | FUSE_CAP_ATOMIC_O_TRUNC))
             // Every listing with attributes: `ls -l` and file managers then need no lookups.
             docsync_fuse_conn_unwant(conn, UInt32(FUSE_CAP_READDIRPLUS_AUTO))
+            // Sequential reads ask for 1 MiB ahead (the kernel's default is 128 KiB).
+            docsync_fuse_conn_max_readahead(conn, 1 << 20)
         }
         ops.lookup = { request, parent, name in
             fileSystem(of: request).lookup(request, parent: parent, name: String(cString: name!))

@@ -43,6 +43,25 @@ final class NodeTable: Sendable {
         }
     }
 
+    /// The id the kernel holds for the relative `path` ("" is the root), or nil when it holds
+    /// none (nothing made).
+    func existingID(of path: String) -> UInt64? {
+        guard !path.isEmpty else { return NodeTable.rootID }
+        return state.withLock { state in
+            var current = NodeTable.rootID
+            for name in path.split(separator: "/", omittingEmptySubsequences: true) {
+                guard let next = state.ids[Key(parent: current, name: String(name))] else { return nil }
+                current = next
+            }
+            return current
+        }
+    }
+
+    /// Every (parent, name, id) the kernel holds, the root aside.
+    func allEntries() -> [(parent: UInt64, name: String, id: UInt64)] {
+        state.withLock { state in state.ids.map { ($0.key.parent, $0.key.name, $0.value) } }
+    }
+
     /// The id of `name` in `parent` (made when new), its lookup count raised by `count`
     /// (a reply that hands the id to the kernel counts 1; a peek counts 0).
     func lookup(_ parent: UInt64, _ name: String, count: UInt64 = 1) -> UInt64 {

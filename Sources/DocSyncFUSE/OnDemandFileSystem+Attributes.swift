@@ -3,8 +3,9 @@ import DocSyncCore
 import Foundation
 import Glibc
 
-/// Extended attributes: `user.docsync.status` (SPEC §14) read from the engine, the rest
-/// kept on the content directory's items.
+/// Extended attributes: `user.docsync.status` and `user.docsync.pinned` (SPEC §14) read
+/// from the engine, other `user.` attributes kept on the content directory's items; no other
+/// namespace (`security.`, `system.`, `trusted.`).
 extension OnDemandFileSystem {
     static let statusAttribute = "user.docsync.status"
     static let pinnedAttribute = "user.docsync.pinned"
@@ -26,6 +27,9 @@ extension OnDemandFileSystem {
     }
 
     func getxattr(_ request: fuse_req_t?, id: UInt64, name: String, size: Int) {
+        // Only the `user.` namespace is kept (SELinux labels and ACLs are not): `ls -l` asks
+        // every file for both, and is answered without a look at the disk.
+        guard name.hasPrefix("user.") else { return replyError(request, ENODATA) }
         guard let path = relative(id) else { return replyError(request, ENOENT) }
         if name == Self.statusAttribute {
             return replyAttribute(request, Array(syncStatus(of: path).utf8), size: size)
@@ -56,7 +60,10 @@ extension OnDemandFileSystem {
             if length > 0 {
                 var stored = [CChar](repeating: 0, count: length)
                 let got = llistxattr(absolute(path), &stored, length)
-                if got > 0 { names += stored.prefix(got).map { UInt8(bitPattern: $0) } }
+                if got > 0 {
+                    for stored in stored.prefix(got).split(separator: 0).map({ $0.map { UInt8(bitPattern: $0) } })
+                    where stored.starts(with: Array("user.".utf8)) { names += stored + [0] }
+                }
             }
         }
         replyAttribute(request, names, size: size)
@@ -64,6 +71,7 @@ extension OnDemandFileSystem {
 
     func setxattr(_ request: fuse_req_t?, id: UInt64, name: String, value: UnsafePointer<CChar>?, size: Int, flags: Int32) {
         guard !readOnly.load(ordering: .relaxed) else { return replyError(request, EROFS) }
+        guard name.hasPrefix("user.") else { return replyError(request, ENOTSUP) }
         guard name != Self.statusAttribute, name != Self.pinnedAttribute else { return replyError(request, EPERM) }
         guard let path = relative(id) else { return replyError(request, ENOENT) }
         guard case .success(.real) = backingOf(path) else { return replyError(request, ENOTSUP) }

@@ -20,15 +20,16 @@ extension OnDemandFileSystem {
                 if fuse_reply_open(request, &opened) != 0 { release(handle: opened.fh, path: nil) }
             case .failure(let error): replyError(request, error.code)
             }
-        case .success(.placeholder):
+        case .success(.placeholder(let shown)):
             guard let relativePath = try? RelativePath(validating: path) else { return replyError(request, EINVAL) }
+            let placeholderInode = UInt64(shown.st_ino)
             let once = ReplyOnce(request)
             once.failAfter(writes ? fetchTimeout * 4 : fetchTimeout) { [logger] in
                 logger.warning("a file that is not local could not be opened in time; the program gets an I/O error", metadata: ["path": "\(path)"])
             }
             Task {
                 let opened = writes ? await self.openMadeLocal(relativePath, path: path, flags: flags, node: id)
-                    : await self.openRemote(relativePath, path: path, flags: flags, node: id)
+                    : await self.openRemote(relativePath, path: path, placeholderInode: placeholderInode, flags: flags, node: id)
                 switch opened {
                 case .success(let info):
                     var info = info
@@ -70,9 +71,10 @@ extension OnDemandFileSystem {
 
     /// A not-local document opened for reading through the partial cache (or the file, when
     /// it became local meanwhile).
-    private func openRemote(_ relativePath: RelativePath, path: String, flags: Int32, node: UInt64) async -> Result<fuse_file_info, Errno> {
+    private func openRemote(_ relativePath: RelativePath, path: String, placeholderInode: UInt64, flags: Int32,
+                            node: UInt64) async -> Result<fuse_file_info, Errno> {
         do throws(SyncError) {
-            let layout = try await source.remoteLayout(of: relativePath)
+            let layout = try await source.remoteLayout(of: relativePath, placeholderInode: placeholderInode)
             let file = try partial.file(for: layout)
             partial.noteOpened(layout.recordName, at: path)
             var info = fuse_file_info()
@@ -114,10 +116,13 @@ extension OnDemandFileSystem {
     func read(_ request: fuse_req_t?, size: Int, offset: Int64, handle: UInt64) {
         switch handles[handle] {
         case .file(let descriptor, _)?:
-            var buffer = [UInt8](repeating: 0, count: size)
-            let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, size, off_t(offset)) }
+            // One copy, into a buffer nobody clears first: the kernel's page cache keeps the
+            // rest (`keep_cache`).
+            let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(size, 1), alignment: 4096)
+            defer { buffer.deallocate() }
+            let got = pread(descriptor, buffer, size, off_t(offset))
             guard got >= 0 else { return replyError(request, errno) }
-            _ = buffer.withUnsafeBytes { fuse_reply_buf(request, $0.baseAddress, got) }
+            fuse_reply_buf(request, buffer, got)
         case .remote(let file)?:
             let once = ReplyOnce(request)
             once.failAfter(fetchTimeout) { [logger] in

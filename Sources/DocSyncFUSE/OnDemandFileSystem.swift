@@ -28,9 +28,12 @@ public final class OnDemandFileSystem: Sendable {
     let logger: Logger
     let nodes = NodeTable()
     let partial: PartialContent
-    /// How long the kernel may keep names and attributes before asking again; a remote
-    /// change shows within this.
-    let cacheSeconds: Double = 1
+    /// How long the kernel may keep names and attributes before asking again. Changes the
+    /// engine makes are told to the kernel at once (`KernelCacheInvalidation`); this bounds
+    /// how long one could show stale if that watch lost track.
+    let cacheSeconds: Double = 60
+    /// The libfuse session while mounted, for telling the kernel what changed.
+    let session = Mutex<UnsafeSendablePointer?>(nil)
     let handles = HandleTable()
     /// When each path was last opened through the mount (monotonic seconds): the cache
     /// limit evicts the least recently used first.

@@ -6,8 +6,9 @@ import Foundation
 /// What the on-demand file system needs of the folder's engine (SPEC §14). `FolderEngine`
 /// is one; tests may give another.
 public protocol OnDemandSource: Sendable {
-    /// The chunks and their offsets of the not-local document at `path`.
-    func remoteLayout(of path: RelativePath) async throws(SyncError) -> RemoteLayout
+    /// The chunks and their offsets of the not-local document at `path`, shown by the
+    /// placeholder file whose inode is `placeholderInode`.
+    func remoteLayout(of path: RelativePath, placeholderInode: UInt64?) async throws(SyncError) -> RemoteLayout
     /// The verified bytes of `chunks`.
     func remoteChunks(_ chunks: [ChunkRef]) async throws(SyncError) -> [SHA256Digest: Data]
     /// Makes the document at `path` local (its placeholder replaced by its content) and
@@ -24,7 +25,10 @@ public protocol OnDemandSource: Sendable {
 
 extension FolderEngine: OnDemandSource {
     public func makeLocal(_ path: RelativePath) async throws(SyncError) {
-        let outcomes = await perform(.makeLocal([path]))
+        var outcomes = await perform(.makeLocal([path]))
+        // Moved through the mount just now: the loop records the move after the action's
+        // turn ran it, so the next turn finds the item.
+        if outcomes.first?.done == false, outcomes.first?.message == "no such item" { outcomes = await perform(.makeLocal([path])) }
         guard let outcome = outcomes.first, outcome.done else {
             throw SyncError(.serviceUnavailable, "\(path) could not be downloaded: \(outcomes.first?.message ?? "the folder stopped")")
         }
