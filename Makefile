@@ -98,10 +98,12 @@ TEST_SIMULATION = $(TEST_LOGGED) simulation env $(TEST_ENV) $(SWIFT) test --skip
 API_CHECK      = bash Tests/APIConformance/run.sh
 ENCRYPTION_VECTORS = bash Tests/Encryption/check.sh
 # HAProxy, openssl and curl: the test of two instances behind the balancer runs the shipped
-# configuration (config/cluster/haproxy.cfg.template) with TLS.
-TEST_PACKAGES := haproxy openssl curl
+# configuration (config/cluster/haproxy.cfg.template) with TLS. sqlite3, git and rsync are the
+# programs the on-demand mount's tests run inside a real FUSE mount (fuse3, /dev/fuse).
+TEST_PACKAGES := haproxy openssl curl sqlite3 git rsync
 test: deps
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(TEST_PACKAGES)"
+	@[ -e /dev/fuse ] || $(SUDO) modprobe fuse || echo "no /dev/fuse: the on-demand mount's tests are skipped"
 	$(SWIFT) build --build-tests
 	@$(SERVICES_TRAP); \
 	echo "starting PostgreSQL and S3 ($(SERVICES)/start-*.sh; stopped again at the end)"; \

@@ -16,8 +16,10 @@
 #include <sys/statvfs.h>
 #include <errno.h>
 
-/// Runs the session's loop on up to `max_threads` threads until it is exited or unmounted.
+/// Runs the session's loop on up to `max_threads` threads until it is exited or unmounted;
+/// with 1, on the calling thread alone (`fuse_session_loop`).
 static inline int docsync_fuse_loop(struct fuse_session *se, unsigned max_threads) {
+    if (max_threads <= 1) return fuse_session_loop(se);
     struct fuse_loop_config *config = fuse_loop_cfg_create();
     if (config == NULL) return -ENOMEM;
     fuse_loop_cfg_set_max_threads(config, max_threads);

@@ -37,6 +37,7 @@ extension OnDemandFileSystem {
             once.failAfter(fetchTimeout * 4)
             Task {
                 do throws(SyncError) {
+                    self.notes.flushNow()
                     try await self.source.makeLocal(relativePath)
                     once.answer { request in self.applyAttributes(request, id: id, path: path, attributes: attributes, toSet: toSet, handle: handle) }
                 } catch {

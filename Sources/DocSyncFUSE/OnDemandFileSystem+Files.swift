@@ -61,6 +61,7 @@ extension OnDemandFileSystem {
     /// A not-local document opened for writing: made local first, then opened.
     private func openMadeLocal(_ relativePath: RelativePath, path: String, flags: Int32, node: UInt64) async -> Result<fuse_file_info, Errno> {
         do throws(SyncError) {
+            notes.flushNow()
             try await source.makeLocal(relativePath)
         } catch {
             logger.warning("could not make a file local to write it", metadata: ["path": "\(path)", "error": "\(error.message)"])

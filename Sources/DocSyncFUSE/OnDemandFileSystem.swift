@@ -35,6 +35,7 @@ public final class OnDemandFileSystem: Sendable {
     /// The libfuse session while mounted, for telling the kernel what changed.
     let session = Mutex<UnsafeSendablePointer?>(nil)
     let handles = HandleTable()
+    let notes: ChangeNotes
     /// When each path was last opened through the mount (monotonic seconds): the cache
     /// limit evicts the least recently used first.
     private let accessed = Mutex<[String: Double]>([:])
@@ -51,6 +52,7 @@ public final class OnDemandFileSystem: Sendable {
         self.source = source
         self.logger = logger
         self.fetchTimeout = fetchTimeout
+        self.notes = ChangeNotes(source: source)
         self.partial = try PartialContent(directory: partialDirectory)
         self.readOnly = Atomic(readOnly)
     }
@@ -137,7 +139,11 @@ public final class OnDemandFileSystem: Sendable {
 
     // MARK: telling the engine
 
-    func note(_ events: [WatchEvent]) { source.noteLocal(events) }
+    /// Changes seen through the mount, handed to the engine once the mount has been quiet for
+    /// `ChangeNotes.quiet` (or the oldest waited `ChangeNotes.longest`): as a watcher reports
+    /// files that settled, so the engine compares a burst of changes (`git gc`, an editor's
+    /// save) once it is over, not its middle.
+    func note(_ events: [WatchEvent]) { notes.add(events) }
 
     // MARK: replies
 
@@ -151,8 +157,9 @@ public final class OnDemandFileSystem: Sendable {
         var entry = fuse_entry_param()
         entry.ino = id
         entry.generation = 1
+        // `st_ino` stays the content directory's: stable across lookups and restarts, as
+        // programs that compare it (git's index, backup tools) need.
         entry.attr = status
-        entry.attr.st_ino = ino_t(id)
         entry.attr_timeout = cacheSeconds
         entry.entry_timeout = cacheSeconds
         return entry
@@ -160,7 +167,6 @@ public final class OnDemandFileSystem: Sendable {
 
     func replyAttributes(_ request: fuse_req_t?, id: UInt64, status: stat) {
         var status = status
-        status.st_ino = ino_t(id)
         fuse_reply_attr(request, &status, cacheSeconds)
     }
 
