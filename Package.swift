@@ -309,7 +309,7 @@ let package = Package(
             name: "DocSyncSystemTests",
             dependencies: [
                 "DocSyncCore", "DocSyncStorage", "DocSyncControl", "DocSyncHTTP", "DocSyncS3", "DocSyncScaleOut", "DocSyncTestSupport",
-                "docsyncd", "docs-status", "docsync-server",
+                "DocSyncFUSE", "docsyncd", "docs-status", "docsync-server",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

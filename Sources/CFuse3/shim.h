@@ -4,9 +4,8 @@
 #ifndef DOCSYNC_CFUSE3_SHIM_H
 #define DOCSYNC_CFUSE3_SHIM_H
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
+// No _GNU_SOURCE here: the C library's headers must read as they do for Swift's Glibc
+// module (a struct seen two ways breaks the build); the two GNU calls are declared below.
 #define FUSE_USE_VERSION 314
 #include <stdio.h>
 #include <fcntl.h>
@@ -29,7 +28,14 @@ static inline int docsync_fuse_loop(struct fuse_session *se, unsigned max_thread
     return result;
 }
 
-/// renameat2(2) with its flags (RENAME_NOREPLACE, RENAME_EXCHANGE).
+int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
+int fallocate(int fd, int mode, off_t offset, off_t len);
+
+/// renameat2(2)'s flags.
+static const unsigned docsync_rename_noreplace = 1;
+static const unsigned docsync_rename_exchange = 2;
+
+/// renameat2(2) with its flags (`docsync_rename_noreplace`, `docsync_rename_exchange`).
 static inline int docsync_renameat2(const char *from, const char *to, unsigned flags) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, flags);
 }

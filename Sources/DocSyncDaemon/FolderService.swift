@@ -141,17 +141,18 @@ final class FolderService: Service, Sendable {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await engine.run() }
                 group.addTask { await self.followRoot(from: first) }
-                group.addTask {
-                    for await notification in notifications where notification.zones.contains(zone) {
-                        engine.noteRemoteChange()
-                    }
-                }
+                group.addTask { await Self.forward(notifications, of: zone, to: engine) }
                 group.addTask { for await _ in stop {} }
                 await group.next()
                 group.cancelAll()
             }
         }
         stopWatcher()
+    }
+
+    /// Tells `engine` of every notification that names `zone`, until they end.
+    private static func forward(_ notifications: AsyncStream<ChangeNotification>, of zone: ZoneID, to engine: FolderEngine) async {
+        for await notification in notifications where notification.zones.contains(zone) { engine.noteRemoteChange() }
     }
 
     /// Feeds the watcher's events to the engine, and once a second looks whether the root is
@@ -242,7 +243,8 @@ extension FolderService {
     /// Runs an on-demand folder: a mount left by a process that died is cleared, anything
     /// found in the mount point is taken into the content directory as local changes, the
     /// content directory is mounted at the folder's path, and the engine syncs it while the
-    /// cache keeper holds it within `cache_max_size`; the mount goes when the folder stops. A folder whose path is missing waits for it (SPEC §4a).
+    /// cache keeper holds it within `cache_max_size`; the mount goes when the folder stops.
+    /// A folder whose path is missing waits for it (SPEC §4a).
     private func runMounted(content: URL) async {
         let engine = self.engine, zone = self.zone, stop = stopping.stream
         let notifications = backend.changeNotifications()
@@ -268,11 +270,7 @@ extension FolderService {
                         running.cancelAll()
                     }
                 }
-                group.addTask {
-                    for await notification in notifications where notification.zones.contains(zone) {
-                        engine.noteRemoteChange()
-                    }
-                }
+                group.addTask { await Self.forward(notifications, of: zone, to: engine) }
                 group.addTask { for await _ in stop {} }
                 await group.next()
                 group.cancelAll()

@@ -155,7 +155,7 @@ extension OnDemandFileSystem {
         }
         let isPlaceholder = source != absolute(from)
         let target = isPlaceholder ? placeholderPath(of: to) : absolute(to)
-        if flags & UInt32(RENAME_EXCHANGE) == 0 {
+        if flags & docsync_rename_exchange == 0 {
             // What the new name replaces, whichever way it is stored, goes: one item per name.
             let replaced: String? = switch backingOf(to) {
             case .success(.real) where isPlaceholder: absolute(to)
@@ -163,7 +163,7 @@ extension OnDemandFileSystem {
             default: nil
             }
             if let replaced {
-                if flags & UInt32(RENAME_NOREPLACE) != 0 { return replyError(request, EEXIST) }
+                if flags & docsync_rename_noreplace != 0 { return replyError(request, EEXIST) }
                 var status = stat()
                 if lstat(replaced, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { return replyError(request, EISDIR) }
                 guard Glibc.unlink(replaced) == 0 else { return replyError(request, errno) }
@@ -172,7 +172,7 @@ extension OnDemandFileSystem {
             return replyError(request, EINVAL)
         }
         guard docsync_renameat2(source, target, flags) == 0 else { return replyError(request, errno) }
-        if flags & UInt32(RENAME_EXCHANGE) != 0 {
+        if flags & docsync_rename_exchange != 0 {
             nodes.exchange(parent, name, with: newParent, newName)
             note([.changed(from), .changed(to)])
         } else {

@@ -56,6 +56,10 @@ public final class ServerProcess: @unchecked Sendable {
     /// The server's port.
     public var port: Int { url.port ?? 0 }
 
+    /// Sends `signal` to the server (`SIGSTOP`: it stops answering, connections hang, as a
+    /// server behind a dead link; `SIGCONT`: it goes on).
+    public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
     /// The directory of `user`'s LocalBackend.
     public func userDirectory(_ user: String) -> URL {
         dataDirectory.appendingPathComponent("users").appendingPathComponent(user)
