@@ -17,10 +17,12 @@ import Synchronization
 ///   most `PartialContent.readAhead` bytes after them, verified (`EIO` when that fails);
 /// - opening such a document for writing, or changing its size, mode or times, makes it
 ///   local first; everything else is done on the content directory as on a local disk
-///   (`link` fails with `EPERM`), and each change is handed to the engine at once
-///   (`OnDemandSource.noteLocal`);
+///   (`link` fails with `EPERM`; a read-only share fails every change with `EROFS`), and
+///   each change is handed to the engine (`OnDemandSource.noteLocal`) once a burst of them
+///   is over (`ChangeNotes`);
 /// - the engine's placeholders and temporary files are never shown;
-/// - `user.docsync.status` says what is local.
+/// - content that does not come within `fetchTimeout` fails with `EIO`;
+/// - `user.docsync.status` and `user.docsync.pinned` say what is local.
 public final class OnDemandFileSystem: Sendable {
     /// The content directory, absolute, without a trailing slash.
     public let backing: String
