@@ -55,7 +55,7 @@ STOP_SERVICES  = bash $(SERVICES)/stop.sh; rm -f $(SERVICES_OUT)/*.env $(SERVICE
 SERVICES_TRAP  = trap '$(STOP_SERVICES)' EXIT; trap 'wait; exit 129' HUP; \
 	trap 'wait; exit 130' INT; trap 'wait; exit 143' TERM
 
-.PHONY: all deps build release test api-check soak demo cluster-demo bench bench-cluster bench-load bench-scale bench-merge install clean services-up services-down
+.PHONY: all deps build release test api-check soak demo cluster-demo bench bench-cluster bench-load bench-scale bench-merge bench-mount install clean services-up services-down
 
 all: build
 
@@ -198,6 +198,14 @@ bench-scale: release
 ## many merge cleanly, their total time) and the worst case (every line moved on both sides).
 bench-merge: release
 	$(SWIFT) run -c release --skip-build docsync-bench --only merge
+
+## bench-mount: the on-demand mount's figures (SPEC §14) against a plain directory: sequential
+## reads of a 1 GiB file, ls -lR of 100,000 entries, git status in a 10,000-file repository,
+## the first byte of a 50 MB file not local (Tests/OnDemandFigures/run.sh; as root: it drops
+## the page cache between cold runs).
+bench-mount: release
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) git bc"
+	B=.build/release bash Tests/OnDemandFigures/run.sh
 
 ## install: docsyncd, docs-status and docsync-server into $(PREFIX)/bin, their systemd user
 ## units into ~/.config/systemd/user, and example configurations where none exist yet.
