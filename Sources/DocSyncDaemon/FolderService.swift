@@ -283,7 +283,8 @@ extension FolderService {
     /// when cancelled first. A mount that fails is reported (the folder's problem and the log)
     /// and the engine still syncs the content directory.
     private func mountWhenThere(content: URL) async -> Bool {
-        FuseMount.clearStale(at: root.path, logger: logger)
+        // A stale mount was cleared when the folder was made (`init`); one that shows while
+        // the path is missing is cleared in the wait.
         var waiting = false
         while RootIdentity.of(root.path) == nil {
             if !waiting {

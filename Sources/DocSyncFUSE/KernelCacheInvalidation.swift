@@ -52,8 +52,7 @@ extension OnDemandFileSystem {
     func invalidate(_ path: String) {
         guard let session = session.withLock({ $0 }) else { return }
         let name = Self.name(of: path), parent = Self.parent(of: path)
-        let shown = name.hasPrefix(".") && name.hasSuffix(IgnoreRules.placeholderSuffix) && Self.isHidden(name)
-            ? String(name.dropFirst().dropLast(IgnoreRules.placeholderSuffix.count)) : name
+        let shown = Self.shownName(ofPlaceholder: name) ?? name
         guard !Self.isHidden(shown), let parentID = nodes.existingID(of: parent) else { return }
         if let id = nodes.existingID(of: Self.join(parent, shown)) { fuse_lowlevel_notify_inval_inode(session.raw, id, 0, 0) }
         _ = fuse_lowlevel_notify_inval_entry(session.raw, parentID, shown, shown.utf8.count)

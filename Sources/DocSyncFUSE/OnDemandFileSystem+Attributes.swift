@@ -12,8 +12,6 @@ extension OnDemandFileSystem {
 
     /// What `user.docsync.status` says of the item at `path`.
     func syncStatus(of path: String) -> String {
-        let relativePath = try? RelativePath(validating: path)
-        let state = relativePath.flatMap { source.syncState(of: $0) }
         if case .success(.placeholder) = backingOf(path) {
             // Read through the mount: the parts kept (all of it reads offline, until evicted).
             switch partial.recordName(openedAt: path).map(partial.share(of:)) ?? .none {
@@ -23,7 +21,7 @@ extension OnDemandFileSystem {
             }
         }
         // Not in the index yet: a new item the engine has not taken in.
-        return state ?? "uploading"
+        return (try? RelativePath(validating: path)).flatMap { source.syncState(of: $0) } ?? "uploading"
     }
 
     func getxattr(_ request: fuse_req_t?, id: UInt64, name: String, size: Int) {

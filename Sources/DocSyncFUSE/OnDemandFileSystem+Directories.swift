@@ -29,8 +29,8 @@ extension OnDemandFileSystem {
             }
             if name == "." || name == ".." { continue }
             if Self.isHidden(name) {
-                if entry.pointee.d_type == UInt8(DT_REG), !name.hasPrefix(IgnoreRules.temporaryFilePrefix) {
-                    placeholders.append((String(name.dropFirst().dropLast(IgnoreRules.placeholderSuffix.count)), UInt64(entry.pointee.d_ino)))
+                if entry.pointee.d_type == UInt8(DT_REG), let shown = Self.shownName(ofPlaceholder: name) {
+                    placeholders.append((shown, UInt64(entry.pointee.d_ino)))
                 }
                 continue
             }

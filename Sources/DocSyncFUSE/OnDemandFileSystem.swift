@@ -66,9 +66,14 @@ public final class OnDemandFileSystem: Sendable {
 
     /// Names the mount never shows: the engine's placeholders and temporary files.
     static func isHidden(_ name: String) -> Bool {
-        if name.hasPrefix(IgnoreRules.temporaryFilePrefix) { return true }
-        return name.hasPrefix(".") && name.hasSuffix(IgnoreRules.placeholderSuffix)
-            && name.utf8.count > 1 + IgnoreRules.placeholderSuffix.utf8.count
+        name.hasPrefix(IgnoreRules.temporaryFilePrefix) || shownName(ofPlaceholder: name) != nil
+    }
+
+    /// The name a placeholder's name `.NAME.docsync` shows (`NAME`), nil for any other name.
+    static func shownName(ofPlaceholder name: String) -> String? {
+        guard name.hasPrefix("."), name.hasSuffix(IgnoreRules.placeholderSuffix),
+              name.utf8.count > 1 + IgnoreRules.placeholderSuffix.utf8.count else { return nil }
+        return String(name.dropFirst().dropLast(IgnoreRules.placeholderSuffix.count))
     }
 
     /// The placeholder name of `name`.
