@@ -158,14 +158,15 @@ struct DaemonControlHandler: ControlHandler {
         let deadline = ContinuousClock.now + .milliseconds(Int64(min(max(0, timeoutSeconds), 1e9) * 1000))
         var settledChecks = 0
         while ContinuousClock.now < deadline {
-            let held = folders.compactMap { folder in folder.engine.held.map { (folder.engine.configuration.zone.name, $0) } }
+            let held = folders.compactMap { folder in folder.engine.held.map { (folder.engine.configuration.zone.name, $0.message) } }
+                + folders.compactMap { folder in folder.mountHold.map { (folder.engine.configuration.zone.name, $0) } }
             let encryption = encryptionStatus()
             if encryption.waitsForAPerson {
                 return .failure(code: ControlResponse.FailureCode.held, message: encryption.message ?? encryption.state.rawValue)
             }
             if !held.isEmpty {
                 // Held work waits for a person, not for time: say so at once.
-                return .failure(code: ControlResponse.FailureCode.held, message: held.map { "\($0.0): \($0.1.message)" }.joined(separator: "; "))
+                return .failure(code: ControlResponse.FailureCode.held, message: held.map { "\($0.0): \($0.1)" }.joined(separator: "; "))
             }
             let advanced = rounds.map { rounds in zip(folders, rounds).allSatisfy { $0.engine.completedRounds > $1 } } ?? true
             if advanced && folders.allSatisfy(\.isSettled) && !encryption.holdsFolders {

@@ -35,6 +35,11 @@ final class FolderService: Service, Sendable {
     private let mounted = Mutex<FuseMount?>(nil)
     /// Why the on-demand folder is not mounted, shown as a problem of the folder.
     private let mountProblem = Mutex<String?>(nil)
+    /// Whether the on-demand folder waits for its missing path (SPEC §4a): held.
+    private let mountHeld = Mutex(false)
+    /// The documents that were not local when the on-demand folder was detached (its share
+    /// ended), listed by its status.
+    private let leftRemote = Mutex<[String]>([])
 
     /// `encryption`, for a folder of an encrypted account (SPEC §13): the opaque zone it
     /// syncs with and its keys.
@@ -51,7 +56,9 @@ final class FolderService: Service, Sendable {
         case .mirror, .onDemand: .both
         }
         let stateDirectory = Self.stateDirectory(of: folder, in: daemon)
-        let content = folder.mode == .onDemand ? OnDemandMountPoint.contentDirectory(in: stateDirectory) : nil
+        let contentDirectory = OnDemandMountPoint.contentDirectory(in: stateDirectory)
+        let contentExisted = FileManager.default.fileExists(atPath: contentDirectory.path)
+        let content = folder.mode == .onDemand ? contentDirectory : nil
         if let content { try FileManager.default.createDirectory(at: content, withIntermediateDirectories: true) }
         var configuration = EngineConfiguration(
             zone: zone, root: content ?? folder.path,
@@ -68,10 +75,30 @@ final class FolderService: Service, Sendable {
             try Self.prepareFirstAttach(of: share, at: folder.path)
         }
         // A mount a killed daemon left answers ENOTCONN: cleared first, the directory beneath shows.
-        if content != nil { FuseMount.clearStale(at: folder.path.path, logger: logger) }
+        if content != nil || contentExisted { FuseMount.clearStale(at: folder.path.path, logger: logger) }
         // A folder never synced must exist; one synced before is held while it is missing.
         if RootIdentity.of(folder.path.path) == nil, neverSynced {
             throw DaemonError("folder \(folder.path.path) does not exist or is not a directory; create it or fix the path")
+        }
+        // Between mirror and on-demand (SPEC §14): refused while files are open or space is
+        // short; to on-demand, the files are renamed into the content directory now.
+        let change = FolderModeSwitch.detect(onDemand: content != nil, contentExists: contentExisted, neverSynced: neverSynced)
+        if let change, RootIdentity.of(folder.path.path) != nil {
+            try FolderModeSwitch.check(change, root: folder.path, content: contentDirectory, engine: engine)
+            if change == .toOnDemand {
+                try? FileManager.default.removeItem(at: FolderModeSwitch.downloadsMarker(in: stateDirectory))
+                OnDemandMountPoint.copyMarker(from: folder.path, to: contentDirectory)
+                try OnDemandMountPoint.moveEntries(from: folder.path, into: contentDirectory, logger: logger)
+                do throws(SyncError) {
+                    try engine.unpinAll()
+                    try engine.refreshPlaceholders()
+                } catch {
+                    throw DaemonError("cannot prepare \(folder.path.path) to be on demand: \(error.message)")
+                }
+                logger.notice("the folder is on demand now; its files were moved into its cache", metadata: ["path": "\(folder.path.path)"])
+            } else {
+                FileManager.default.createFile(atPath: FolderModeSwitch.downloadsMarker(in: stateDirectory).path, contents: nil)
+            }
         }
         self.backend = backend
         self.zone = zone
@@ -131,6 +158,7 @@ final class FolderService: Service, Sendable {
         defer { ended.continuation.finish() }
         if let content { return await runMounted(content: content) }
         try bringBackContent()
+        downloadWhatIsNotLocal()
         // A folder that is there is watched before anything else, and a watch that cannot
         // start (the watch limit, overlapping folders) stops the daemon, as the log says.
         let identity = RootIdentity.of(root.path)
@@ -217,6 +245,8 @@ final class FolderService: Service, Sendable {
     func status() -> FolderStatus {
         var status = engine.status()
         if let problem = mountProblem.withLock({ $0 }) { status.problems.insert(ItemProblem(path: ".", message: problem), at: 0) }
+        if mountHeld.withLock({ $0 }) { status.state = .held }
+        status.problems += leftRemote.withLock { $0 }.map { ItemProblem(path: $0, message: DetachedOnDemandFolder.notLocalMessage) }
         if let warning = watching.withLock({ $0 })?.warnings.last {
             status.problems.insert(ItemProblem(path: ".", message: "watcher: \(warning) (the folder was scanned again)"), at: 0)
         }
@@ -233,6 +263,9 @@ final class FolderService: Service, Sendable {
         return engine.relativePath(ofAbsolute: content.path + String(decoding: absolute.utf8.dropFirst(root.path.utf8.count), as: UTF8.self))
     }
 
+    /// Why an on-demand folder is held waiting for its missing path (SPEC §4a), or `nil`.
+    var mountHold: String? { mountHeld.withLock { $0 } ? mountProblem.withLock { $0 } : nil }
+
     /// Settled: the engine has nothing to do and the watcher has nothing held back.
     var isSettled: Bool { (watching.withLock({ $0 })?.isQuiet ?? true) && engine.isSettled }
 }
@@ -247,6 +280,7 @@ extension FolderService {
     /// A folder whose path is missing waits for it (SPEC §4a).
     private func runMounted(content: URL) async {
         let engine = self.engine, zone = self.zone, stop = stopping.stream
+        if engine.isDetached { return await stayDetached(content: content) }
         let notifications = backend.changeNotifications()
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
@@ -254,6 +288,12 @@ extension FolderService {
                     guard await self.mountWhenThere(content: content) else { return }
                     await withTaskGroup(of: Void.self) { running in
                         running.addTask { await engine.run() }
+                        // A share that ends while the folder is on demand: the mount goes.
+                        running.addTask {
+                            while !engine.isDetached {
+                                do { try await Task.sleep(for: .seconds(1)) } catch { return }
+                            }
+                        }
                         if let mount = self.mounted.withLock({ $0 }) {
                             let keeper = CacheKeeper(engine: engine, fileSystem: mount.fileSystem, limit: self.folder.cacheMaxSize, logger: self.logger)
                             running.addTask { await keeper.run() }
@@ -277,6 +317,25 @@ extension FolderService {
             }
         }
         if let mount = mounted.withLock({ state -> FuseMount? in defer { state = nil }; return state }) { await mount.unmount() }
+        if engine.isDetached { await stayDetached(content: content) }
+    }
+
+    /// An on-demand folder whose share ended (SPEC §11, §14): not mounted; what is local is
+    /// moved to the folder's path as plain files, and what was not is listed by the status.
+    /// Waits there until the folder stops.
+    private func stayDetached(content: URL) async {
+        do {
+            leftRemote.withLock { $0 = [] }
+            let notLocal = try DetachedOnDemandFolder.leave(content: content, at: root, stateDirectory: engine.configuration.stateDirectory,
+                                                             notLocal: engine.notLocalDocuments().map(\.path.string), logger: logger)
+            leftRemote.withLock { $0 = notLocal }
+            mountProblem.withLock { $0 = nil }
+        } catch {
+            logger.error("the detached folder's files could not be moved to its path", metadata: ["path": "\(root.path)", "content": "\(content.path)", "error": "\(error)"])
+            mountProblem.withLock { $0 = "its files stay in \(content.path): \(error)" }
+        }
+        let stop = stopping.stream
+        await cancelWhenGracefulShutdown { for await _ in stop {} }
     }
 
     /// Waits for the mount point, takes in what it holds and mounts the folder there; false
@@ -290,11 +349,13 @@ extension FolderService {
             if !waiting {
                 logger.warning("the on-demand folder's path is missing; the folder waits for it", metadata: ["path": "\(root.path)"])
                 mountProblem.withLock { $0 = "held: \(root.path) is missing; the folder is mounted again once it is back" }
+                mountHeld.withLock { $0 = true }
                 waiting = true
             }
             do { try await Task.sleep(for: .seconds(1)) } catch { return false }
             FuseMount.clearStale(at: root.path, logger: logger)
         }
+        mountHeld.withLock { $0 = false }
         // A folder switching from mirror to on demand moves its files into the content
         // directory: not while programs have them open (they would keep writing the old place).
         var reported = false
@@ -326,6 +387,30 @@ extension FolderService {
             mountProblem.withLock { $0 = "not mounted: \(message)" }
         }
         return true
+    }
+
+    /// A folder that became a mirror downloads what was not local (once the engine runs; the
+    /// marker stays until every download is done, so a restart carries on).
+    private func downloadWhatIsNotLocal() {
+        let marker = FolderModeSwitch.downloadsMarker(in: engine.configuration.stateDirectory)
+        guard FileManager.default.fileExists(atPath: marker.path) else { return }
+        let missing = engine.notLocalDocuments().map(\.path)
+        guard !missing.isEmpty else {
+            try? FileManager.default.removeItem(at: marker)
+            return
+        }
+        logger.notice("the folder is a mirror now; downloading what was not local", metadata: ["path": "\(root.path)", "items": "\(missing.count)"])
+        let logger = self.logger, root = self.root
+        engine.enqueue(.makeLocal(missing)) { outcomes in
+            let failed = outcomes.filter { !$0.done }
+            if failed.isEmpty {
+                try? FileManager.default.removeItem(at: marker)
+                logger.notice("everything in the folder is local", metadata: ["path": "\(root.path)"])
+            } else {
+                logger.warning("some files could not be downloaded; docsyncd tries again when it starts, or use docs-status download",
+                               metadata: ["path": "\(root.path)", "failed": "\(failed.count)", "first": "\(failed[0].path): \(failed[0].message ?? "")"])
+            }
+        }
     }
 
     /// A folder that was on demand and is a mirror now gets its content back from the content

@@ -137,7 +137,7 @@ extension FolderEngine {
     /// The index row of an item shown as a placeholder for `record`: the record's metadata,
     /// acknowledged, the inode of its placeholder file (at `placeholder`; 0 when it cannot be
     /// read): moving that file moves the item), `notDownloaded`.
-    private func placeholderRow(_ record: DocSyncCore.Record, shownBy placeholder: String, replacing existing: IndexItem? = nil) -> IndexItem {
+    func placeholderRow(_ record: DocSyncCore.Record, shownBy placeholder: String, replacing existing: IndexItem? = nil) -> IndexItem {
         var row = existing ?? IndexItem(recordName: record.id.recordName, path: record.path, kind: .document,
                                         stat: FileStat(kind: .file, size: record.size, modified: record.modified, inode: 0, device: 0, mode: record.mode))
         row.take(record)

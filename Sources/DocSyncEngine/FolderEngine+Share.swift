@@ -48,3 +48,8 @@ extension FolderEngine {
         wake.fire()
     }
 }
+
+extension FolderEngine {
+    /// Whether the folder is detached for good: its share ended or was left (SPEC §11).
+    public var isDetached: Bool { published.withLock { $0.safety.shareEnded != nil } }
+}

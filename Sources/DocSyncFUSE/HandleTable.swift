@@ -27,18 +27,40 @@ final class HandleTable: Sendable {
         var handles: [UInt64: Handle] = [:]
         /// The node each handle was opened on.
         var nodes: [UInt64: UInt64] = [:]
+        /// What each file handle opened, as the mount showed it then (a placeholder's status
+        /// for a document that is not local).
+        var opened: [UInt64: stat] = [:]
     }
 
     private let state = Mutex(State())
 
-    /// Registers `handle`, opened on the node `node`; returns its number.
-    func add(_ handle: Handle, node: UInt64) -> UInt64 {
+    /// Registers `handle`, opened on the node `node` showing `shown` (a file's); returns its number.
+    func add(_ handle: Handle, node: UInt64, shown: stat? = nil) -> UInt64 {
         state.withLock { state in
             let number = state.next
             state.next += 1
             state.handles[number] = handle
             state.nodes[number] = node
+            state.opened[number] = shown
             return number
+        }
+    }
+
+    /// The inodes (of the content directory) the files open on `node` were opened at.
+    func openedInodes(on node: UInt64) -> Set<UInt64> {
+        state.withLock { state in
+            Set(state.nodes.compactMap { number, opened in opened == node ? state.opened[number].map { UInt64($0.st_ino) } : nil })
+        }
+    }
+
+    /// A file open on `node` and what it showed when opened: what the node stands for once
+    /// its name names another item (replaced, or removed, while open).
+    func openFile(on node: UInt64) -> (handle: Handle, shown: stat)? {
+        state.withLock { state in
+            for (number, opened) in state.nodes where opened == node {
+                if let shown = state.opened[number], let handle = state.handles[number] { return (handle, shown) }
+            }
+            return nil
         }
     }
 
@@ -85,6 +107,7 @@ final class HandleTable: Sendable {
     func remove(_ number: UInt64) -> Handle? {
         state.withLock { state in
             state.nodes[number] = nil
+            state.opened[number] = nil
             return state.handles.removeValue(forKey: number)
         }
     }

@@ -54,7 +54,17 @@ extension OnDemandFileSystem {
         let name = Self.name(of: path), parent = Self.parent(of: path)
         let shown = Self.shownName(ofPlaceholder: name) ?? name
         guard !Self.isHidden(shown), let parentID = nodes.existingID(of: parent) else { return }
-        if let id = nodes.existingID(of: Self.join(parent, shown)) { fuse_lowlevel_notify_inval_inode(session.raw, id, 0, 0) }
+        if let id = nodes.existingID(of: Self.join(parent, shown)) {
+            let opened = handles.openedInodes(on: id)
+            let now = try? backingOf(Self.join(parent, shown)).get().status.st_ino
+            if !opened.isEmpty, now.map({ !opened.contains(UInt64($0)) }) ?? true {
+                // Replaced (or removed) while open: the open files keep the node, its pages
+                // and what they opened, as on a local disk; the name gets a node of its own.
+                nodes.remove(parentID, shown)
+            } else {
+                fuse_lowlevel_notify_inval_inode(session.raw, id, 0, 0)
+            }
+        }
         _ = fuse_lowlevel_notify_inval_entry(session.raw, parentID, shown, shown.utf8.count)
     }
 

@@ -21,7 +21,17 @@ extension OnDemandFileSystem {
             guard fstat(descriptor, &status) == 0 else { return replyError(request, errno) }
             return replyAttributes(request, id: id, status: status)
         }
-        guard let path = relative(id) else { return replyError(request, ENOENT) }
+        guard let path = relative(id) else {
+            // Replaced or removed while open: the node is what its open files opened.
+            switch handles.openFile(on: id) {
+            case (.file(let descriptor, _), _)?:
+                var status = stat()
+                guard fstat(descriptor, &status) == 0 else { return replyError(request, errno) }
+                return replyAttributes(request, id: id, status: status)
+            case (_, let shown)?: return replyAttributes(request, id: id, status: shown)
+            case nil: return replyError(request, ENOENT)
+            }
+        }
         switch backingOf(path) {
         case .success(let backing): replyAttributes(request, id: id, status: backing.status)
         case .failure(let error): replyError(request, error.code)

@@ -22,14 +22,13 @@ extension OnDemandFileSystem {
             }
         case .success(.placeholder(let shown)):
             guard let relativePath = try? RelativePath(validating: path) else { return replyError(request, EINVAL) }
-            let placeholderInode = UInt64(shown.st_ino)
             let once = ReplyOnce(request)
             once.failAfter(writes ? fetchTimeout * 4 : fetchTimeout) { [logger] in
                 logger.warning("a file that is not local could not be opened in time; the program gets an I/O error", metadata: ["path": "\(path)"])
             }
             Task {
                 let opened = writes ? await self.openMadeLocal(relativePath, path: path, flags: flags, node: id)
-                    : await self.openRemote(relativePath, path: path, placeholderInode: placeholderInode, flags: flags, node: id)
+                    : await self.openRemote(relativePath, path: path, shown: shown, flags: flags, node: id)
                 switch opened {
                 case .success(let info):
                     var info = info
@@ -50,9 +49,11 @@ extension OnDemandFileSystem {
         guard descriptor >= 0 else { return .failure(.current) }
         var info = fuse_file_info()
         info.flags = flags
+        var status = stat()
+        fstat(descriptor, &status)
         // Emptied by the open: a change, told to the engine once the file is closed (as a
         // watcher sees a file settle), not while it is being written.
-        info.fh = handles.add(.file(descriptor: descriptor, written: flags & O_TRUNC != 0), node: node)
+        info.fh = handles.add(.file(descriptor: descriptor, written: flags & O_TRUNC != 0), node: node, shown: status)
         noteAccess(path)
         docsync_fuse_file_keep_cache(&info, 1)
         return .success(info)
@@ -72,15 +73,16 @@ extension OnDemandFileSystem {
 
     /// A not-local document opened for reading through the partial cache (or the file, when
     /// it became local meanwhile).
-    private func openRemote(_ relativePath: RelativePath, path: String, placeholderInode: UInt64, flags: Int32,
+    private func openRemote(_ relativePath: RelativePath, path: String, shown: stat, flags: Int32,
                             node: UInt64) async -> Result<fuse_file_info, Errno> {
+        let placeholderInode = UInt64(shown.st_ino)
         do throws(SyncError) {
             let layout = try await source.remoteLayout(of: relativePath, placeholderInode: placeholderInode)
             let file = try partial.file(for: layout)
             partial.noteOpened(layout.recordName, at: path)
             var info = fuse_file_info()
             info.flags = flags
-            info.fh = handles.add(.remote(file), node: node)
+            info.fh = handles.add(.remote(file), node: node, shown: shown)
             noteAccess(path)
             docsync_fuse_file_keep_cache(&info, 1)
             return .success(info)
@@ -104,7 +106,7 @@ extension OnDemandFileSystem {
         }
         // A new file is news once it is closed (or flushed, or fsynced), with what was written.
         let node = nodes.lookup(parent, name)
-        info.pointee.fh = handles.add(.file(descriptor: descriptor, written: true), node: node)
+        info.pointee.fh = handles.add(.file(descriptor: descriptor, written: true), node: node, shown: status)
         noteAccess(path)
         docsync_fuse_file_keep_cache(info, 1)
         var entry = entryParameter(id: node, status: status)

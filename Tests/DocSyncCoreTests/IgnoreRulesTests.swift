@@ -53,7 +53,15 @@ import Testing
         #expect(IgnoreRules(ignoreFileContents: nil).problems.isEmpty)
         #expect(IgnoreRules(ignoreFileContents: "").problems.isEmpty)
         #expect(IgnoreRules.fileName == ".docsyncignore")
-        #expect(IgnoreRules.defaultPatterns.count == 9)
+        #expect(IgnoreRules.defaultPatterns.count == 10)
+    }
+
+    @Test(arguments: [
+        (".Trash-0", true, true), (".Trash-1000/files/report.pdf", false, true), (".Trash-1000/info", true, true),
+        ("sub/.Trash-1000", true, false), (".Trash-1000", false, false), (".Trash", true, false),
+    ])
+    func trashFoldersAtTheRootAreIgnored(path: String, isDirectory: Bool, ignored: Bool) {
+        #expect(IgnoreRules.defaults.isIgnored(Self.path(path), isDirectory: isDirectory) == ignored)
     }
 
     @Test func theRootMarkerIsIgnoredAtTheRootOnly() {

@@ -110,9 +110,12 @@ private let getxattrFunction: @convention(c) (UnsafePointer<CChar>, UnsafePointe
 }()
 
 /// `user.docsync.status` of the item at `path`, or "errno N" when it cannot be read.
-func docsyncStatus(_ path: String) -> String {
+func docsyncStatus(_ path: String) -> String { extendedAttribute("user.docsync.status", of: path) }
+
+/// The extended attribute `name` of the item at `path`, or "errno N" when it cannot be read.
+func extendedAttribute(_ name: String, of path: String) -> String {
     var value = [UInt8](repeating: 0, count: 256)
-    let length = getxattrFunction(path, "user.docsync.status", &value, value.count)
+    let length = getxattrFunction(path, name, &value, value.count)
     guard length >= 0 else { return "errno \(errno)" }
     return String(decoding: value.prefix(length), as: UTF8.self)
 }

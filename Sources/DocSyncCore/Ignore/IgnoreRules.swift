@@ -42,14 +42,16 @@ public struct IgnoreRules: Sendable {
     public static let rootMarkerName = ".docsync-root"
 
     /// The default patterns, in the ignore-file syntax: editor swap and backup files, the
-    /// daemon's own temporary files and placeholders, the root marker, and any name ending
-    /// in `.nosync`.
+    /// daemon's own temporary files and placeholders, the root marker, any name ending
+    /// in `.nosync`, and the `.Trash-UID` folders file managers make at the top of a file
+    /// system they cannot move deleted files off (an on-demand folder's mount, SPEC §14).
     public static let defaultPatterns = ["*.swp", "*~", ".#*", "~$*", ".~lock.*#", "*.nosync", temporaryFilePrefix + "*",
-                                         ".?*" + placeholderSuffix, "/" + rootMarkerName]
+                                         ".?*" + placeholderSuffix, "/" + rootMarkerName, "/.Trash-*/"]
 
     /// The defaults of SPEC §9: `*.swp`, `*~`, `.#*`, `~$*`, `.~lock.*#`, any name ending in
     /// `.nosync`, the daemon's own temporary files (names starting with `.docsync-tmp-`),
-    /// on-demand placeholders (`.NAME.docsync`) and the root marker (`/.docsync-root`).
+    /// on-demand placeholders (`.NAME.docsync`), the root marker (`/.docsync-root`) and
+    /// trash folders at the root (`/.Trash-*/`).
     public static let defaults = IgnoreRules(ignoreFileContents: nil)
 
     /// Lines of the ignore file that were skipped, in line order. Never includes the defaults.
