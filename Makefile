@@ -3,7 +3,7 @@
 # the package links (with apt-get, through sudo when not root) if missing.
 
 SWIFT        ?= swift
-APT_PACKAGES := libinotifytools0-dev libsqlite3-dev libfuse3-dev fuse3
+APT_PACKAGES := libinotifytools0-dev libsqlite3-dev libfuse3-dev fuse3 libdbus-1-dev dbus-daemon dbus-bin
 SUDO         := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 # Swift Testing runs tests in parallel by default; two cores are all we have.
 TEST_FLAGS   ?=
@@ -55,7 +55,7 @@ STOP_SERVICES  = bash $(SERVICES)/stop.sh; rm -f $(SERVICES_OUT)/*.env $(SERVICE
 SERVICES_TRAP  = trap '$(STOP_SERVICES)' EXIT; trap 'wait; exit 129' HUP; \
 	trap 'wait; exit 130' INT; trap 'wait; exit 143' TERM
 
-.PHONY: all deps build release test api-check soak demo cluster-demo bench bench-cluster bench-load bench-scale bench-merge bench-mount install clean services-up services-down
+.PHONY: all deps build release test api-check soak demo cluster-demo bench bench-cluster bench-load bench-scale bench-merge bench-mount install completions manpages clean services-up services-down
 
 all: build
 
@@ -98,9 +98,9 @@ TEST_SIMULATION = $(TEST_LOGGED) simulation env $(TEST_ENV) $(SWIFT) test --skip
 API_CHECK      = bash Tests/APIConformance/run.sh
 ENCRYPTION_VECTORS = bash Tests/Encryption/check.sh
 # HAProxy, openssl and curl: the test of two instances behind the balancer runs the shipped
-# configuration (config/cluster/haproxy.cfg.template) with TLS. sqlite3, git and rsync are the
+# configuration (config/cluster/haproxy.cfg.template) with TLS. sqlite3, git, rsync and LibreOffice are the
 # programs the on-demand mount's tests run inside a real FUSE mount (fuse3, /dev/fuse).
-TEST_PACKAGES := haproxy openssl curl sqlite3 git rsync
+TEST_PACKAGES := haproxy openssl curl sqlite3 git rsync libreoffice-writer-nogui
 test: deps
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(TEST_PACKAGES)"
 	@[ -e /dev/fuse ] || $(SUDO) modprobe fuse || echo "no /dev/fuse: the on-demand mount's tests are skipped"
@@ -207,17 +207,63 @@ bench-mount: release
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) git bc"
 	B=.build/release bash Tests/OnDemandFigures/run.sh
 
-## install: docsyncd, docs-status and docsync-server into $(PREFIX)/bin, their systemd user
-## units into ~/.config/systemd/user, and example configurations where none exist yet.
-install: release
+## completions: bash, zsh and fish completion scripts of the three programs, written by the
+## release binaries themselves (swift-argument-parser: PROGRAM --generate-completion-script
+## SHELL) into .build/completions/{bash,zsh,fish}/ - never committed, made for install.
+PROGRAMS     := docsyncd docs-status docsync-server
+COMPLETIONS  := .build/completions
+completions: release
+	rm -rf $(COMPLETIONS) && mkdir -p $(COMPLETIONS)/bash $(COMPLETIONS)/zsh $(COMPLETIONS)/fish
+	for p in $(PROGRAMS); do \
+	  .build/release/$$p --generate-completion-script bash > $(COMPLETIONS)/bash/$$p && \
+	  .build/release/$$p --generate-completion-script zsh > $(COMPLETIONS)/zsh/_$$p && \
+	  .build/release/$$p --generate-completion-script fish > $(COMPLETIONS)/fish/$$p.fish || exit 1; \
+	done
+
+## manpages: a man page per program and per subcommand (docs-status.1, docs-status.wait.1,
+## docsync-server.user.add.1, ...) into .build/man/, from the release binaries' own help, by
+## swift-argument-parser's generate-manual plugin (offline: it builds from the checkout of
+## swift-argument-parser the package already has). The plugin makes pages for every
+## executable into its work directory (MANUAL_OUT), emptied first so that no page of a
+## subcommand since removed is kept; blank lines become mdoc paragraphs (.Pp). Dated by the
+## last commit, so two runs of one commit make the same pages.
+MANPAGES     := .build/man
+MANUAL_OUT   := .build/plugins/GenerateManual/outputs
+MANUAL_DATE  = $$(git log -1 --format=%cs 2>/dev/null || date -u +%Y-%m-%d)
+manpages: release
+	rm -rf $(MANUAL_OUT) $(MANPAGES) && mkdir -p $(MANPAGES)
+	$(SWIFT) package generate-manual --multi-page --date $(MANUAL_DATE)
+	for p in $(PROGRAMS); do \
+	  ls $(MANUAL_OUT)/$$p/$$p.1 > /dev/null || exit 1; \
+	  for page in $(MANUAL_OUT)/$$p/*.1; do sed 's/^$$/.Pp/' $$page > $(MANPAGES)/$${page##*/} || exit 1; done; \
+	done
+
+## install: docsyncd, docs-status and docsync-server, stripped, into $(PREFIX)/bin (their
+## sizes before and after stripping are printed); their completions into
+## $(PREFIX)/share/bash-completion/completions, $(PREFIX)/share/zsh/site-functions and
+## $(PREFIX)/share/fish/vendor_completions.d; their man pages into $(PREFIX)/share/man/man1;
+## their systemd user units into ~/.config/systemd/user, and example configurations where
+## none exist yet.
+SHARE        = $(PREFIX)/share
+install: release completions manpages
 	install -d $(PREFIX)/bin $(HOME)/.config/systemd/user $(HOME)/.config/docsync
-	install -m 0755 .build/release/docsyncd .build/release/docs-status .build/release/docsync-server $(PREFIX)/bin/
+	install -m 0755 -s .build/release/docsyncd .build/release/docs-status .build/release/docsync-server $(PREFIX)/bin/
+	@for p in $(PROGRAMS); do \
+	  printf '%-15s %11d bytes built, %11d bytes installed (stripped)\n' $$p $$(wc -c < .build/release/$$p) $$(wc -c < $(PREFIX)/bin/$$p); \
+	done
+	install -d $(SHARE)/bash-completion/completions $(SHARE)/zsh/site-functions $(SHARE)/fish/vendor_completions.d $(SHARE)/man/man1
+	for p in $(PROGRAMS); do \
+	  install -m 0644 $(COMPLETIONS)/bash/$$p $(SHARE)/bash-completion/completions/$$p && \
+	  install -m 0644 $(COMPLETIONS)/zsh/_$$p $(SHARE)/zsh/site-functions/_$$p && \
+	  install -m 0644 $(COMPLETIONS)/fish/$$p.fish $(SHARE)/fish/vendor_completions.d/$$p.fish || exit 1; \
+	done
+	install -m 0644 $(MANPAGES)/*.1 $(SHARE)/man/man1/
 	for unit in docsyncd docsync-server; do \
 	  sed 's|%h/.local/bin|$(PREFIX)/bin|' config/$$unit.service > $(HOME)/.config/systemd/user/$$unit.service; \
 	done
 	[ -e $(HOME)/.config/docsync/docsync.toml ] || install -m 0644 config/docsync.example.toml $(HOME)/.config/docsync/docsync.toml
 	[ -e $(HOME)/.config/docsync/docsync-server.toml ] || install -m 0644 config/docsync-server.example.toml $(HOME)/.config/docsync/docsync-server.toml
-	@echo "installed into $(PREFIX)/bin and ~/.config/systemd/user."
+	@echo "installed into $(PREFIX)/bin, $(SHARE) (completions, man pages) and ~/.config/systemd/user."
 	@echo "this machine syncing: edit ~/.config/docsync/docsync.toml, then: systemctl --user enable --now docsyncd"
 	@echo "this machine serving: docsync-server user add NAME, then: systemctl --user enable --now docsync-server"
 

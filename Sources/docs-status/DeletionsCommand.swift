@@ -44,7 +44,10 @@ struct DeletionsCommand: AsyncParsableCommand {
         let target = folder.map { PathArguments.absolute($0) }
         if confirm || restore {
             let request = ControlRequest.deletions(folder: target, choice: confirm ? .confirm : .restore)
-            let outcomes = try await options.answer(request, \.outcomeList)
+            let words = confirm ? "sending the held deletions" : "bringing the held items back"
+            let outcomes = try await ProgressPoller.run(json: options.json, sample: CallProgress.activity(words)) {
+                try await options.answer(request, \.outcomeList)
+            }
             if outcomes.isEmpty, !options.json {
                 Output.line("nothing is held")
                 return

@@ -2,10 +2,11 @@ import DocSyncControl
 import Foundation
 
 /// Where `docs-status` writes. Every write goes straight to the file descriptor (no
-/// buffering), so a live query's lines reach a pipe as they happen.
+/// buffering), so a live query's lines reach a pipe as they happen. A progress line drawn on
+/// a terminal (`ProgressLine`) is taken away before anything else is written.
 enum Output {
     static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        ProgressLine.shared.interrupt { FileHandle.standardOutput.write(Data((text + "\n").utf8)) }
     }
 
     static func lines(_ texts: [String]) {
@@ -15,7 +16,7 @@ enum Output {
 
     /// `docs-status: MESSAGE` on stderr.
     static func error(_ message: String) {
-        FileHandle.standardError.write(Data("docs-status: \(message)\n".utf8))
+        ProgressLine.shared.interrupt { FileHandle.standardError.write(Data("docs-status: \(message)\n".utf8)) }
     }
 
     /// `value` as indented JSON with sorted keys and ISO 8601 dates, on stdout.

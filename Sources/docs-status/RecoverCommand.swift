@@ -31,7 +31,9 @@ struct RecoverCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let outcomes = try await options.answer(.recover(selection: selecting.selection), \.outcomeList)
+        let outcomes = try await ProgressPoller.run(json: options.json, sample: CallProgress.activity("recovering from Recently Deleted")) {
+            try await options.answer(.recover(selection: selecting.selection), \.outcomeList)
+        }
         try ActionReport.finish(outcomes, options: options)
     }
 }

@@ -11,7 +11,8 @@ struct WaitCommand: AsyncParsableCommand {
             Exits 0 once settled, 1 when --timeout passes first. Items kept on this device by \
             design (a read-only share's changes, files over max_file_size) are not pending: \
             they are named on stderr. --json prints the daemon's \
-            status object at that moment.
+            status object at that moment. On a terminal, a progress bar on stderr shows the \
+            pending uploads and downloads going down meanwhile.
 
             \(DocsStatusExit.help)
             """
@@ -27,7 +28,9 @@ struct WaitCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let status = try await options.answer(.wait(timeoutSeconds: timeout), \.settledStatus)
+        let status = try await ProgressPoller.run(json: options.json, sample: CallProgress.wait(options.client)) {
+            try await options.answer(.wait(timeoutSeconds: timeout), \.settledStatus)
+        }
         // Settled with them: items kept on this device by design are named, not pending.
         for folder in status.folders {
             for problem in folder.problems where problem.isKeptHereByDesign {
