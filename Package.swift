@@ -145,6 +145,13 @@ let package = Package(
             pkgConfig: "fuse3",
             providers: [.apt(["libfuse3-dev"])]
         ),
+        // libdbus-1 (Debian: libdbus-1-dev): the daemon's desktop notifications on the session bus.
+        .systemLibrary(
+            name: "CDBus",
+            path: "Sources/CDBus",
+            pkgConfig: "dbus-1",
+            providers: [.apt(["libdbus-1-dev"])]
+        ),
         // inotify watcher (one dedicated thread owns libinotifytools) and the pure event coalescer.
         .target(
             name: "DocSyncWatcher",
@@ -180,7 +187,7 @@ let package = Package(
         .target(
             name: "DocSyncDaemon",
             dependencies: [
-                "DocSyncCore", "DocSyncStorage", "DocSyncEngine", "DocSyncFUSE", "DocSyncControl", "DocSyncHTTP",
+                "DocSyncCore", "DocSyncStorage", "DocSyncEngine", "DocSyncFUSE", "DocSyncControl", "DocSyncHTTP", "CDBus",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

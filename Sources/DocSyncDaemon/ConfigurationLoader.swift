@@ -17,7 +17,7 @@ import TOMLKit
 ///   `~/.local/state/docsync`; `socket` = `ControlSocketLocation.defaultPath`; a folder's
 ///   `mode` = mirror, `conflict` = keep-both, `max_file_size` = 50MB, `keep_versions_days` = 30,
 ///   `delete_brake_percent` = 50, `delete_brake_min` = 100, `merge` = the text formats of
-///   `TextMergeRule.defaultPatterns`, `merge_max_size` = 1MB.
+///   `TextMergeRule.defaultPatterns`, `merge_max_size` = 1MB; `notifications` = true.
 /// - Paths in the file must be absolute or start with `~`; paths given as flags may also be
 ///   relative to the current directory. Paths come back absolute and normalized.
 /// - The environment, home directory, host name and current directory are inputs, so the
@@ -30,7 +30,7 @@ public struct ConfigurationLoader: Sendable {
 
     /// The keys docsync.toml may hold, per table.
     public enum Keys {
-        public static let topLevel = ["device", "state_dir", "socket", "backend", "folders"]
+        public static let topLevel = ["device", "state_dir", "socket", "notifications", "backend", "folders"]
         public static let backend = ["url", "token_file", "ca_file"]
         public static let folder = ["id", "share", "path", "mode", "conflict", "max_file_size", "keep_versions_days",
                                     "delete_brake_percent", "delete_brake_min", "merge", "merge_max_size", "cache_max_size", "fetch_timeout"]
@@ -125,7 +125,14 @@ public struct ConfigurationLoader: Sendable {
         if settings.folders.isEmpty, overrides.folder == nil {
             throw document.error(.missingKey, at: top.appending("folders"), "no folder to sync; add a [[folders]] table with id and path, or pass --folder PATH")
         }
-        return try finish(settings, overrides: overrides)
+        var configuration = try finish(settings, overrides: overrides)
+        if let notifications = document.value(root, "notifications") {
+            guard notifications.type == .bool, let enabled = notifications.bool else {
+                throw document.typeError(notifications, expected: "true or false", at: top.appending("notifications"))
+            }
+            configuration.notifications = enabled
+        }
+        return configuration
     }
 
     /// The one-folder form without a file: `--folder PATH --backend URL` and optional flags.

@@ -13,6 +13,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
     public var socketPath: URL
     public var backend: BackendConfiguration
     public var folders: [FolderConfiguration]
+    /// `notifications`: desktop notifications on the session bus for what needs a person
+    /// (SPEC §15). Default true.
+    public var notifications = true
 
     public init(device: String, stateDirectory: URL, socketPath: URL, backend: BackendConfiguration, folders: [FolderConfiguration]) {
         self.device = device

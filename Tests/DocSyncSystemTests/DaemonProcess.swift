@@ -48,6 +48,8 @@ final class DaemonProcess: @unchecked Sendable {
         let process = Process()
         process.executableURL = builtProduct("docsyncd")
         process.arguments = arguments
+        // No desktop notifications from a test's daemons on a developer's session bus.
+        process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "DBUS_SESSION_BUS_ADDRESS" }
         if !FileManager.default.fileExists(atPath: log.path) { _ = FileManager.default.createFile(atPath: log.path, contents: nil) }
         let handle = try FileHandle(forWritingTo: log)
         handle.seekToEndOfFile()
