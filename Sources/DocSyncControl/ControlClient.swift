@@ -24,7 +24,7 @@ public struct ControlClient: Sendable {
         switch request {
         case .wait(let seconds), .sync(let seconds): .seconds(min(max(0, seconds.isFinite ? seconds : 0), 1e9)) + .seconds(10)
         case .download, .evict, .pin, .unpin, .restore, .resolve, .recover, .deleted, .deletions(_, choice: .some): .seconds(3600)
-        case .query(_, watch: true), .keyValueWatch: .seconds(100 * 365 * 86_400)  // a century: until cancelled
+        case .query(_, watch: true), .keyValueWatch, .events(_, follow: true): .seconds(100 * 365 * 86_400)  // a century: until cancelled
         default: .seconds(10)
         }
     }

@@ -92,6 +92,20 @@ public enum ControlRequest: Codable, Sendable, Hashable {
     /// every one kept, the last 1,000 across restarts).
     case keyValueWatch(store: KeyValueStoreID, since: Int64?)
 
+    // The daemon's events (SPEC §15).
+
+    /// The kept events after `since` (`nil`: the last 100; `0`: every one kept) as non-final
+    /// `.event` responses — a `gap` event first when some after `since` are no longer kept —
+    /// then, with `follow`, each new event as it comes until the client hangs up; the final
+    /// answer is `.eventsEnd` with the last id sent.
+    case events(since: Int64?, follow: Bool)
+
+    /// Pauses `folder` (a folder's path or id; `nil`: every folder) for `seconds` (`nil`:
+    /// until resumed), kept across restarts (`.status`).
+    case pause(folder: String?, seconds: Double?)
+    /// Resumes `folder` (`nil`: every folder) (`.status`).
+    case resume(folder: String?)
+
     // End-to-end encryption (SPEC §13; README "End-to-end encryption").
 
     /// The account's encryption, with `action` done first when given (`.encryption`).
@@ -167,16 +181,20 @@ public enum ControlResponse: Codable, Sendable, Hashable {
     case keyValueChange(change: KeyValueChange)
     /// The account's encryption (and its devices, for `devices`).
     case encryption(EncryptionStatus)
+    /// One of the daemon's events (`events`; not final).
+    case event(event: DaemonEvent)
+    /// The end of an `events` answer: the id of the last event sent (or asked after).
+    case eventsEnd(last: Int64)
 
     /// Whether this response ends the answer to its request. A client reads responses until
     /// it gets a final one; a live query's `.changes` and a `kv watch`'s `.keyValueChange`
     /// are not final, nor is `.keyValueWatching` while the watch goes on.
     public var isFinal: Bool {
         switch self {
-        case .changes, .keyValueChange: false
+        case .changes, .keyValueChange, .event: false
         case .keyValueWatching: false
         case .status, .settled, .failure, .items, .problems, .actions, .versions, .held, .deleted, .conflictLog, .share, .shares,
-             .keyValue, .keyValues, .encryption: true
+             .keyValue, .keyValues, .encryption, .eventsEnd: true
         }
     }
 }

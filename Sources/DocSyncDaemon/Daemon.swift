@@ -43,13 +43,16 @@ public enum Daemon {
             stateDirectory: configuration.stateDirectory, backend: backend, device: configuration.device,
             account: KeyValueService.account(of: configuration.backend), keys: accountKeys, logger: logger)
         gate.followingWith(keyValues)
+        let events = try EventLog(url: configuration.stateDirectory.appendingPathComponent("events.sqlite"))
         let handler = DaemonControlHandler(configuration: configuration, folderSet: folderSet, backend: backend, logger: logger,
                                            keyValues: keyValues, deviceKeyFingerprint: deviceKeys.publicKeys.fingerprint,
-                                           accountKeys: accountKeys, folderGate: gate, shareKeys: shareKeys)
+                                           accountKeys: accountKeys, folderGate: gate, shareKeys: shareKeys, events: events)
         // Bound before anything starts: a second daemon on the same socket stops here.
         let server = try ControlServer(socketPath: configuration.socketPath.path, handler: handler, logger: logger)
         let group = ServiceGroup(
-            services: [folderSet, gate, keyValues as any Service, ControlServerService(server: server)],
+            services: [folderSet, gate, keyValues as any Service, ControlServerService(server: server),
+                       NotificationService(configuration: configuration, folderSet: folderSet, logger: logger),
+                       EventRecorder(log: events, interval: .milliseconds(500), statuses: { folderSet.all.map { $0.status() } }, logger: logger)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
         logger.info("docsyncd started", metadata: [

@@ -25,6 +25,8 @@ struct DaemonControlHandler: ControlHandler {
     let folderGate: FolderGate
     /// The keys of shared encrypted folders.
     let shareKeys: ShareKeyService
+    /// The daemon's events (SPEC §15).
+    let events: EventLog
 
     func handle(_ request: ControlRequest) async -> ControlResponse {
         await handle(request, emit: { _ in })
@@ -123,6 +125,16 @@ struct DaemonControlHandler: ControlHandler {
                 return .shares(entries: [try await accept(share, at: folder)])
             case .keyValueGet, .keyValueSet, .keyValueRemove, .keyValueList, .keyValueWatch:
                 return try await keyValue(request, emit: emit)
+            case .pause(let folder, let seconds):
+                for service in try pausable(folder) {
+                    try service.engine.pause(until: seconds.map { Date(timeIntervalSinceNow: $0) })
+                }
+                return .status(status())
+            case .resume(let folder):
+                for service in try pausable(folder) { service.engine.resume() }
+                return .status(status())
+            case .events(let since, let follow):
+                return try await streamEvents(since: since, follow: follow, emit: emit)
             case .encryption(let action):
                 return try await encryption(action)
             case .devices(let action):
@@ -160,6 +172,7 @@ struct DaemonControlHandler: ControlHandler {
         while ContinuousClock.now < deadline {
             let held = folders.compactMap { folder in folder.engine.held.map { (folder.engine.configuration.zone.name, $0.message) } }
                 + folders.compactMap { folder in folder.mountHold.map { (folder.engine.configuration.zone.name, $0) } }
+                + folders.filter(\.engine.isPaused).map { ($0.engine.configuration.zone.name, "paused; 'docs-status resume' syncs it again") }
             let encryption = encryptionStatus()
             if encryption.waitsForAPerson {
                 return .failure(code: ControlResponse.FailureCode.held, message: encryption.message ?? encryption.state.rawValue)

@@ -34,6 +34,8 @@ extension FolderEngine {
         /// The zone the server said this folder's zone moved into (`zoneMoved`, SPEC §13):
         /// nothing is sent or fetched any more; the daemon starts the folder again there.
         var movedTo: ZoneID?
+        /// Paused by a person (SPEC §15): until when (`distantFuture`: until resumed).
+        var pausedUntil: Date?
     }
 
     /// The zone the server said this folder's zone moved into (`zoneMoved`): the engine

@@ -80,6 +80,7 @@ public final class FolderEngine: Sendable {
         let stored = try index.read { db in try db.engineValue(SafetyState.key) }
         self.published = Mutex(Published(safety: SafetyState.load(stored)))
         self.versions = VersionStore(directory: configuration.versionsURL, fileSystem: fileSystem, now: environment.wallNow)
+        loadPause()
         // An epoch this folder lacked has come: fetch again, so what it refused opens.
         configuration.encryption?.whenMissingKeysArrive { [weak self] in self?.requestSync() }
     }
@@ -181,6 +182,18 @@ public final class FolderEngine: Sendable {
             // until the daemon starts the folder there; a person's actions wait for that.
             setBusy(false)
             return .wait(until: environment.now() + .seconds(3600))
+        }
+        if let until = pausedUntil() {
+            // Paused (SPEC §15): a person's actions run (a program opening a file not local
+            // makes it local); local changes stay in the inbox for the turn after `resume`.
+            let actions = inbox.withLock { inbox -> [QueuedAction] in
+                defer { inbox.actions = [] }
+                return inbox.actions
+            }
+            if !actions.isEmpty { await run(actions, root: checkRoot(loop: &loop), loop: &loop) }
+            setState(.paused, message: Self.pauseMessage(until: until))
+            setBusy(false)
+            return .wait(until: environment.now() + .seconds(min(3600, max(0.05, until.timeIntervalSinceNow))))
         }
         if let withheld = keysWithheld {
             // An encrypted folder without its keys (SPEC §13): nothing is sent, applied or

@@ -105,7 +105,7 @@ enum StatusReport {
         case .scanning, .syncing: Cell(state.rawValue, color: .cyan)
         case .offline: Cell(state.rawValue, color: .yellow)
         case .error, .held, .cannotDecrypt: Cell(state.rawValue, color: .red)
-        case .deletionsHeld, .detached, .awaitingApproval: Cell(state.rawValue, color: .yellow)
+        case .deletionsHeld, .detached, .awaitingApproval, .paused: Cell(state.rawValue, color: .yellow)
         }
     }
 }

@@ -15,6 +15,10 @@ public enum FolderState: String, Codable, Sendable, CaseIterable {
     case held
     /// Everything syncs but a mass deletion, held by the brake until a person chooses.
     case deletionsHeld = "deletions held"
+    /// Paused by a person (`docs-status pause`, SPEC §15): nothing is sent or fetched until
+    /// `resume` or the pause's end; local changes are noted and sent then. Reads of
+    /// on-demand content a program asks for still fetch. `wait` exits 5.
+    case paused
     /// A shared folder whose share ended (removed, left, declined, stopped: SPEC §11): its
     /// files stay on this device as they are, no longer synced. Nothing is pending.
     case detached = "no longer shared"
