@@ -244,6 +244,7 @@ final class FolderService: Service, Sendable {
     /// reached) shown as a problem of the folder itself.
     func status() -> FolderStatus {
         var status = engine.status()
+        if content != nil { status.path = root.path }  // on demand: the mount point, not the content directory
         if let problem = mountProblem.withLock({ $0 }) { status.problems.insert(ItemProblem(path: ".", message: problem), at: 0) }
         if mountHeld.withLock({ $0 }) { status.state = .held }
         status.problems += leftRemote.withLock { $0 }.map { ItemProblem(path: $0, message: DetachedOnDemandFolder.notLocalMessage) }
@@ -316,26 +317,41 @@ extension FolderService {
                 group.cancelAll()
             }
         }
+        // A share that ended: what programs read whole through the mount is kept too.
+        var keptWhole: Set<String> = []
+        if engine.isDetached, mounted.withLock({ $0 }) != nil {
+            keptWhole = await DetachedOnDemandFolder.keepReadWhole(engine.notLocalDocuments().map(\.path.string), mountedAt: root, content: content, logger: logger)
+        }
         if let mount = mounted.withLock({ state -> FuseMount? in defer { state = nil }; return state }) { await mount.unmount() }
-        if engine.isDetached { await stayDetached(content: content) }
+        if engine.isDetached { await stayDetached(content: content, keptWhole: keptWhole) }
     }
 
     /// An on-demand folder whose share ended (SPEC §11, §14): not mounted; what is local is
-    /// moved to the folder's path as plain files, and what was not is listed by the status.
-    /// Waits there until the folder stops.
-    private func stayDetached(content: URL) async {
+    /// moved to the folder's path as plain files (`keptWhole`: documents the index has as not
+    /// local that were read whole through the mount and copied into place), and what was not
+    /// is listed by the status. The engine runs on, detached: its state says so and a
+    /// person's actions are refused. Waits there until the folder stops.
+    private func stayDetached(content: URL, keptWhole: Set<String> = []) async {
         do {
             leftRemote.withLock { $0 = [] }
             let notLocal = try DetachedOnDemandFolder.leave(content: content, at: root, stateDirectory: engine.configuration.stateDirectory,
-                                                             notLocal: engine.notLocalDocuments().map(\.path.string), logger: logger)
+                                                             notLocal: engine.notLocalDocuments().map(\.path.string).filter { !keptWhole.contains($0) },
+                                                             logger: logger)
             leftRemote.withLock { $0 = notLocal }
             mountProblem.withLock { $0 = nil }
         } catch {
             logger.error("the detached folder's files could not be moved to its path", metadata: ["path": "\(root.path)", "content": "\(content.path)", "error": "\(error)"])
             mountProblem.withLock { $0 = "its files stay in \(content.path): \(error)" }
         }
-        let stop = stopping.stream
-        await cancelWhenGracefulShutdown { for await _ in stop {} }
+        let engine = self.engine, stop = stopping.stream
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await engine.run() }
+                group.addTask { for await _ in stop {} }
+                await group.next()
+                group.cancelAll()
+            }
+        }
     }
 
     /// Waits for the mount point, takes in what it holds and mounts the folder there; false

@@ -5,7 +5,8 @@ import Foundation
 /// ("laptop" and "desktop", standing for two machines) on two folders — files created and
 /// edited, a directory rename, `docs-status` of both, a conflict made while both were
 /// stopped, a folder that vanishes (held, then back), a deleted file recovered from
-/// Recently Deleted, a setting through a key-value store, a share with a second account and a
+/// Recently Deleted, a tablet keeping the folder on demand through FUSE (files listed, read
+/// in part, fetched), a setting through a key-value store, a share with a second account and a
 /// third account encrypted end to end. Everything it starts, it stops.
 struct DaemonDemo {
     let base: URL
@@ -185,6 +186,8 @@ struct DaemonDemo {
         let back = await until { fm.contents(atPath: laptop.file("todo.txt").path) == Data("call Ana\n".utf8) }
         step.say("todo.txt is on the laptop again after \(back)")
 
+        let tablet = try await filesOnDemand(laptop: laptop, server: server, url: url)
+        defer { _ = tablet?.stop() }
         let ana = try await shareWithAnotherAccount(from: laptop, server: server, url: url)
         defer { _ = ana.stop() }
         try await keyValueSetting(laptop: laptop, desktop: desktop)
@@ -192,7 +195,7 @@ struct DaemonDemo {
         defer { for device in bea { _ = device.stop() } }
 
         step.title("18. Everything this demo started stops")
-        step.say("laptop exits with \(laptop.stop()), desktop with \(desktop.stop()), ana's laptop with \(ana.stop()), "
+        step.say("laptop exits with \(laptop.stop()), desktop with \(desktop.stop()), \(tablet.map { "the tablet with \($0.stop()), " } ?? "")ana's laptop with \(ana.stop()), "
                  + "bea's laptop with \(bea[0].stop()) and desktop with \(bea[1].stop()), docsync-server with \(server.stop()) (SIGTERM)")
     }
 }
