@@ -105,6 +105,9 @@ public enum ControlRequest: Codable, Sendable, Hashable {
     case pause(folder: String?, seconds: Double?)
     /// Resumes `folder` (`nil`: every folder) (`.status`).
     case resume(folder: String?)
+    /// Sets the bandwidth limits given, in bytes per second (`0`: none), until docsyncd
+    /// restarts; `.status` shows them.
+    case limit(upload: Int64?, download: Int64?)
 
     // End-to-end encryption (SPEC §13; README "End-to-end encryption").
 

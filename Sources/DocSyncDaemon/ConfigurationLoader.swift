@@ -17,7 +17,8 @@ import TOMLKit
 ///   `~/.local/state/docsync`; `socket` = `ControlSocketLocation.defaultPath`; a folder's
 ///   `mode` = mirror, `conflict` = keep-both, `max_file_size` = 50MB, `keep_versions_days` = 30,
 ///   `delete_brake_percent` = 50, `delete_brake_min` = 100, `merge` = the text formats of
-///   `TextMergeRule.defaultPatterns`, `merge_max_size` = 1MB; `notifications` = true.
+///   `TextMergeRule.defaultPatterns`, `merge_max_size` = 1MB; `notifications` = true;
+///   `upload_limit` = `download_limit` = 0 (none).
 /// - Paths in the file must be absolute or start with `~`; paths given as flags may also be
 ///   relative to the current directory. Paths come back absolute and normalized.
 /// - The environment, home directory, host name and current directory are inputs, so the
@@ -30,7 +31,7 @@ public struct ConfigurationLoader: Sendable {
 
     /// The keys docsync.toml may hold, per table.
     public enum Keys {
-        public static let topLevel = ["device", "state_dir", "socket", "notifications", "backend", "folders"]
+        public static let topLevel = ["device", "state_dir", "socket", "notifications", "upload_limit", "download_limit", "backend", "folders"]
         public static let backend = ["url", "token_file", "ca_file"]
         public static let folder = ["id", "share", "path", "mode", "conflict", "max_file_size", "keep_versions_days",
                                     "delete_brake_percent", "delete_brake_min", "merge", "merge_max_size", "cache_max_size", "fetch_timeout"]
@@ -131,6 +132,10 @@ public struct ConfigurationLoader: Sendable {
                 throw document.typeError(notifications, expected: "true or false", at: top.appending("notifications"))
             }
             configuration.notifications = enabled
+        }
+        for (key, keyPath) in [("upload_limit", \DaemonConfiguration.uploadLimit), ("download_limit", \DaemonConfiguration.downloadLimit)] {
+            guard let value = document.value(root, key) else { continue }
+            configuration[keyPath: keyPath] = try rate(value, at: top.appending(key), in: document)
         }
         return configuration
     }
@@ -277,6 +282,12 @@ public struct ConfigurationLoader: Sendable {
             throw document.error(.invalidValue, at: path, error.message)
         }
         return patterns
+    }
+
+    /// A bandwidth limit: bytes per second as a number or a size ("1MB" a second); 0 for none.
+    private func rate(_ value: any TOMLValueConvertible, at path: TOMLKeyPath, in document: ConfigurationDocument) throws(ConfigurationError) -> Int64 {
+        if value.type == .int, value.int == 0 { return 0 }
+        return try maxFileSize(value, at: path, in: document)
     }
 
     private func maxFileSize(_ value: any TOMLValueConvertible, at path: TOMLKeyPath, in document: ConfigurationDocument) throws(ConfigurationError) -> Int64 {

@@ -15,6 +15,8 @@ import ServiceLifecycle
 public enum Daemon {
     public static func run(configuration: DaemonConfiguration, logger: Logger) async throws {
         let backend = try makeBackend(configuration.backend)
+        TransferRateLimit.upload.bytesPerSecond = configuration.uploadLimit
+        TransferRateLimit.download.bytesPerSecond = configuration.downloadLimit
         try FileManager.default.createDirectory(at: configuration.stateDirectory, withIntermediateDirectories: true)
         let deviceKeys = try DeviceKeyFile.loadOrCreate(in: configuration.stateDirectory, logger: logger)
         let accountKeys = AccountKeyService(device: deviceKeys, deviceName: configuration.device, stateDirectory: configuration.stateDirectory,

@@ -16,6 +16,10 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// `notifications`: desktop notifications on the session bus for what needs a person
     /// (SPEC §15). Default true.
     public var notifications = true
+    /// `upload_limit` and `download_limit`: chunk transfers to and from a docsync-server, in
+    /// bytes per second (SPEC §15); 0 for none (the default).
+    public var uploadLimit: Int64 = 0
+    public var downloadLimit: Int64 = 0
 
     public init(device: String, stateDirectory: URL, socketPath: URL, backend: BackendConfiguration, folders: [FolderConfiguration]) {
         self.device = device

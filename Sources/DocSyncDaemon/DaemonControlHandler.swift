@@ -1,6 +1,7 @@
 import DocSyncControl
 import DocSyncCore
 import DocSyncEngine
+import DocSyncHTTP
 import DocSyncStorage
 import Foundation
 import Logging
@@ -130,6 +131,10 @@ struct DaemonControlHandler: ControlHandler {
                     try service.engine.pause(until: seconds.map { Date(timeIntervalSinceNow: $0) })
                 }
                 return .status(status())
+            case .limit(let upload, let download):
+                if let upload { TransferRateLimit.upload.bytesPerSecond = upload }
+                if let download { TransferRateLimit.download.bytesPerSecond = download }
+                return .status(status())
             case .resume(let folder):
                 for service in try pausable(folder) { service.engine.resume() }
                 return .status(status())
@@ -161,6 +166,9 @@ struct DaemonControlHandler: ControlHandler {
         var status = DaemonStatus(device: configuration.device, backend: configuration.backend.url.absoluteString,
                                   account: account, folders: folders, deviceKeyFingerprint: deviceKeyFingerprint)
         status.encryption = encryptionStatus()
+        let (upload, download) = (TransferRateLimit.upload.bytesPerSecond, TransferRateLimit.download.bytesPerSecond)
+        status.uploadLimit = upload == 0 ? nil : upload
+        status.downloadLimit = download == 0 ? nil : download
         return status
     }
 

@@ -25,6 +25,7 @@ extension HTTPBackend {
         guard bytes.count <= StorageLimits.maximumChunkSize else {
             throw SyncError(.limitExceeded, "chunk \(digest.shortHex) has \(bytes.count) bytes, more than \(StorageLimits.maximumChunkSize)", digest: digest)
         }
+        await TransferRateLimit.upload.pace(bytes.count)
         _ = try await send(.PUT, WireRoute.chunk(digest), body: ByteBuffer(bytes: bytes), contentType: WireRoute.octetStream,
                            context: "upload chunk \(digest.shortHex)")
     }
@@ -39,8 +40,10 @@ extension HTTPBackend {
             }
             unique.append(chunk)
         }
-        let batches = ChunkFraming.batches(unique, maximumBodySize: options.chunkBatchSize, maximumChunks: WireLimits.chunksPerBatch)
+        let batches = ChunkFraming.batches(unique, maximumBodySize: TransferRateLimit.upload.batchSize(atMost: options.chunkBatchSize),
+                                           maximumChunks: WireLimits.chunksPerBatch)
         try await forEachConcurrently(batches) { (batch) throws(SyncError) in
+            await TransferRateLimit.upload.pace(batch.reduce(0) { $0 + $1.bytes.count })
             let body = ChunkFraming.encode(batch, pool: .shared)
             defer { BodyBufferPool.shared.keep(body) }
             _ = try await self.send(.POST, WireRoute.uploadBatch, body: body, contentType: WireRoute.octetStream,
@@ -52,6 +55,7 @@ extension HTTPBackend {
         let answer = try await send(.GET, WireRoute.chunk(digest), accept: WireRoute.octetStream,
                                     responseLimit: StorageLimits.maximumChunkSize, context: "download chunk \(digest.shortHex)")
         let bytes = answer.data
+        await TransferRateLimit.download.pace(bytes.count)
         var expected = digest
         if let header = answer.headers.first(name: WireRoute.bodyDigestHeader) {
             guard let bodyDigest = SHA256Digest(hex: header) else {
@@ -70,13 +74,18 @@ extension HTTPBackend {
         let unique = digests.filter { seen.insert($0).inserted }
         guard !unique.isEmpty else { return [:] }
         let parallelism = max(1, options.chunkTransferParallelism)
-        let groupSize = min(WireLimits.digestsPerRequest, max(1, (unique.count + parallelism - 1) / parallelism), 1000)
+        // Under a download limit a request asks for about a second of it (chunks of 256 KiB
+        // on average), so that pacing stays even.
+        let limit = TransferRateLimit.download.bytesPerSecond
+        let groupSize = min(WireLimits.digestsPerRequest, max(1, (unique.count + parallelism - 1) / parallelism), 1000,
+                            limit == 0 ? Int.max : max(1, Int(min(limit / 262_144, 1000))))
         let groups = stride(from: 0, to: unique.count, by: groupSize).map { Array(unique[$0 ..< min($0 + groupSize, unique.count)]) }
         let found = ChunkCollector()
         try await forEachConcurrently(groups) { (group) throws(SyncError) in
             var remaining = group[...]
             while !remaining.isEmpty {
                 let received = try await self.downloadBatch(Array(remaining))
+                await TransferRateLimit.download.pace(received.reduce(0) { $0 + $1.bytes.count })
                 found.add(received)
                 remaining = remaining.dropFirst(received.count)
             }

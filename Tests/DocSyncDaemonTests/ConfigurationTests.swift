@@ -33,6 +33,17 @@ private func parseError(_ text: String, overrides: ConfigurationOverrides = Conf
 @Suite struct ConfigurationTests {
     // MARK: The example file and defaults
 
+    @Test(arguments: [("upload_limit = 500000", Int64(500_000), true), ("upload_limit = \"2MB\"", 2_000_000, true),
+                      ("upload_limit = 0", 0, true), ("upload_limit = \"fast\"", 0, false), ("upload_limit = -1", 0, false)])
+    func bandwidthLimits(line: String, bytes: Int64, valid: Bool) throws {
+        let text = line + "\n" + minimal
+        if valid {
+            #expect(try loader.parse(text, source: "docsync.toml").uploadLimit == bytes)
+        } else {
+            #expect(throws: ConfigurationError.self) { try loader.parse(text, source: "docsync.toml") }
+        }
+    }
+
     @Test func theExampleFileLoadsWithItsValues() throws {
         let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("config/docsync.example.toml")
@@ -40,6 +51,7 @@ private func parseError(_ text: String, overrides: ConfigurationOverrides = Conf
         #expect(configuration.device == "laptop")
         #expect(configuration.stateDirectory.path == "/home/ada/.local/state/docsync")
         #expect(configuration.socketPath.path == "/run/user/1000/docsync/control.sock")
+        #expect(configuration.uploadLimit == 0 && configuration.downloadLimit == 10_000_000)
         #expect(configuration.backend.url == URL(string: "http://127.0.0.1:8787"))
         #expect(configuration.backend.tokenFile?.path == "/home/ada/.config/docsync/token")
         #expect(configuration.folders.map(\.id) == ["Documents", "Pictures"])
@@ -143,7 +155,7 @@ private func parseError(_ text: String, overrides: ConfigurationOverrides = Conf
     @Test func unknownKeys() throws {
         let topLevel = try #require(parseError("# docsync\n\ncolour = \"blue\"\n" + minimal))
         #expect(topLevel.kind == .unknownKey)
-        #expect(topLevel.description == "docsync.toml:3: colour: unknown key; the keys here are device, state_dir, socket, notifications, backend, folders")
+        #expect(topLevel.description == "docsync.toml:3: colour: unknown key; the keys here are device, state_dir, socket, notifications, upload_limit, download_limit, backend, folders")
 
         let typo = try #require(parseError(minimal + "\nconflicts = \"keep-both\"\n"))
         #expect(typo.description == "docsync.toml:7: folders[0].conflicts: unknown key; did you mean conflict?")
@@ -157,7 +169,7 @@ private func parseError(_ text: String, overrides: ConfigurationOverrides = Conf
         #expect(backend.description == "docsync.toml:3: backend.tokenfile: unknown key; did you mean token_file?")
 
         let table = try #require(parseError(minimal + "\n[extras]\nx = 1\n"))
-        #expect(table.description == "docsync.toml:7: extras: unknown key; the keys here are device, state_dir, socket, notifications, backend, folders")
+        #expect(table.description == "docsync.toml:7: extras: unknown key; the keys here are device, state_dir, socket, notifications, upload_limit, download_limit, backend, folders")
     }
 
     @Test func badValuesNameKeyAndLine() throws {

@@ -12,6 +12,9 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     public var deviceKeyFingerprint: String?
     /// The account's end-to-end encryption (SPEC §13); absent from a daemon that knows none.
     public var encryption: EncryptionStatus?
+    /// The bandwidth limits in bytes per second (SPEC §15), absent when there is none.
+    public var uploadLimit: Int64?
+    public var downloadLimit: Int64?
 
     public init(device: String, backend: String, account: String, folders: [FolderStatus], deviceKeyFingerprint: String? = nil) {
         self.deviceKeyFingerprint = deviceKeyFingerprint
