@@ -14,6 +14,65 @@
 #include <sys/xattr.h>
 #include <sys/statvfs.h>
 #include <errno.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/// The process's environment (declared here in a block: unistd.h declares `environ` only
+/// under _GNU_SOURCE, and a second file-scope declaration would clash in Swift).
+static inline char **docsync_environment(void) { extern char **environ; return environ; }
+
+/// Mounts FUSE at `mountpoint` through the setuid `fusermount3` (`options` as its `-o`), as
+/// libfuse does for an unprivileged process, and returns the `/dev/fuse` descriptor it passes
+/// back (serve it with `fuse_session_mount(se, "/dev/fd/N")`), or -errno. Works where this
+/// user cannot open `/dev/fuse` itself; spawns with `posix_spawnp`, safe in a threaded process.
+static inline int docsync_fusermount_mount(const char *mountpoint, const char *options) {
+    int sockets[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sockets) == -1) return -errno;
+    (void)fcntl(sockets[1], F_SETFD, FD_CLOEXEC);
+    char commfd[32];
+    snprintf(commfd, sizeof commfd, "_FUSE_COMMFD=%d", sockets[0]);
+    char **environment = docsync_environment();
+    size_t count = 0;
+    while (environment[count] != NULL) count++;
+    char **envp = calloc(count + 2, sizeof(char *));
+    if (envp == NULL) { close(sockets[0]); close(sockets[1]); return -ENOMEM; }
+    size_t kept = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (strncmp(environment[i], "_FUSE_COMMFD=", 13) != 0) envp[kept++] = environment[i];
+    }
+    envp[kept++] = commfd;
+    envp[kept] = NULL;
+    char *argv[] = { "fusermount3", "-o", (char *)options, "--", (char *)mountpoint, NULL };
+    pid_t pid;
+    int spawned = posix_spawnp(&pid, "fusermount3", NULL, NULL, argv, envp);
+    free(envp);
+    close(sockets[0]);
+    if (spawned != 0) { close(sockets[1]); return -spawned; }
+    char byte;
+    struct iovec iov = { &byte, 1 };
+    union { struct cmsghdr header; char space[CMSG_SPACE(sizeof(int))]; } control;
+    struct msghdr message;
+    memset(&message, 0, sizeof message);
+    message.msg_iov = &iov;
+    message.msg_iovlen = 1;
+    message.msg_control = control.space;
+    message.msg_controllen = sizeof control.space;
+    ssize_t received;
+    do { received = recvmsg(sockets[1], &message, 0); } while (received == -1 && errno == EINTR);
+    int status = 0;
+    while (waitpid(pid, &status, 0) == -1 && errno == EINTR) {}
+    close(sockets[1]);
+    struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+    if (received <= 0 || header == NULL || header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) return -EIO;
+    int fd;
+    memcpy(&fd, CMSG_DATA(header), sizeof fd);
+    (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+    return fd;
+}
 
 /// Runs the session's loop on up to `max_threads` threads until it is exited or unmounted;
 /// with 1, on the calling thread alone (`fuse_session_loop`).

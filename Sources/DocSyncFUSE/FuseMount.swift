@@ -22,6 +22,8 @@ public final class FuseMount: Sendable {
     private let loopEnded = AsyncStream<Void>.makeStream()
     /// The watch that tells the kernel what the engine changed, while mounted.
     private let watching = Mutex<KernelCacheInvalidation?>(nil)
+    /// Mounted by `fusermount3` on this process's behalf (not root): unmounted by it too.
+    private let throughFusermount = Mutex(false)
     /// The file system, retained for libfuse while mounted.
     private let retained: Unmanaged<OnDemandFileSystem>
 
@@ -52,7 +54,20 @@ public final class FuseMount: Sendable {
         guard let created else {
             throw SyncError(.internalError, "FUSE could not start for \(mountPoint): is the fuse3 package installed and /dev/fuse there?")
         }
-        guard fuse_session_mount(created, mountPoint) == 0 else {
+        // Not root: through fusermount3 (setuid), which passes the /dev/fuse descriptor back,
+        // also where this user may not open /dev/fuse itself.
+        var target = mountPoint
+        if getuid() != 0 {
+            let descriptor = docsync_fusermount_mount(mountPoint, "fsname=docsync,subtype=\(Self.subtype),default_permissions")
+            guard descriptor >= 0 else {
+                fuse_session_destroy(created)
+                throw SyncError(.internalError, "cannot mount the on-demand folder at \(mountPoint) through fusermount3 (\(String(cString: strerror(-descriptor)))): "
+                    + "is the fuse3 package installed (fusermount3 setuid root), and is the path a directory this user owns?")
+            }
+            target = "/dev/fd/\(descriptor)"
+            throughFusermount.withLock { $0 = true }
+        }
+        guard fuse_session_mount(created, target) == 0 else {
             fuse_session_destroy(created)
             throw SyncError(.internalError, "cannot mount the on-demand folder at \(mountPoint) (see the log for libfuse's reason): "
                 + "is /dev/fuse there and fusermount3 installed, and is the path a directory?")
@@ -90,7 +105,13 @@ public final class FuseMount: Sendable {
         watching.withLock { state in state?.stop(); state = nil }
         fileSystem.session.withLock { $0 = nil }
         fuse_session_exit(current.raw)
-        fuse_session_unmount(current.raw)
+        if throughFusermount.withLock({ $0 }) {
+            // libfuse knows the mount only by its descriptor: fusermount3 detaches it.
+            let code = Self.runFusermount(["-u", "-z", "-q", mountPoint])
+            if code != 0 { logger.warning("fusermount3 could not unmount the on-demand folder", metadata: ["path": "\(mountPoint)"]) }
+        } else {
+            fuse_session_unmount(current.raw)
+        }
         let ended = await withTaskGroup(of: Bool.self) { group in
             group.addTask { for await _ in self.loopEnded.stream {}; return true }
             group.addTask { try? await Task.sleep(for: Self.stopWait); return false }

@@ -113,7 +113,7 @@ import Testing
     /// Runs `docs-status` with stderr on a new pseudo-terminal (stdout on a pipe); what it
     /// wrote to each.
     private func onTerminalStderr(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
-        let pty = try Terminal.functions()
+        let pty = try PseudoTerminal.functions()
         let master = pty.openpt(O_RDWR | O_NOCTTY)
         try #require(master >= 0)
         defer { close(master) }
@@ -217,29 +217,5 @@ private final class ProgressingDaemon: ControlHandler {
 
     static func downloaded(_ path: String) -> ItemStatus {
         Fixtures.item(path, folder: "Movies", size: 1_000_000)
-    }
-}
-
-/// glibc's pseudo-terminal calls (the Glibc module does not export them: they need
-/// `_XOPEN_SOURCE`), looked up at run time.
-private struct Terminal {
-    typealias OpenPT = @convention(c) (Int32) -> Int32
-    typealias Grant = @convention(c) (Int32) -> Int32
-    typealias Name = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?
-
-    let openpt: OpenPT
-    let grantpt: Grant
-    let unlockpt: Grant
-    let ptsname: Name
-
-    static func functions() throws -> Terminal {
-        let handle = dlopen(nil, RTLD_NOW)
-        func symbol<T>(_ name: String, _ type: T.Type) throws -> T {
-            unsafeBitCast(try #require(dlsym(handle, name), "\(name) not found"), to: type)
-        }
-        return Terminal(
-            openpt: try symbol("posix_openpt", OpenPT.self), grantpt: try symbol("grantpt", Grant.self),
-            unlockpt: try symbol("unlockpt", Grant.self), ptsname: try symbol("ptsname", Name.self)
-        )
     }
 }

@@ -61,8 +61,8 @@ import Testing
 }
 
 /// glibc's pseudo-terminal calls, which the Glibc module does not export (they need
-/// `_XOPEN_SOURCE`), looked up at run time.
-private struct PseudoTerminal {
+/// `_XOPEN_SOURCE`), looked up at run time (for the tests that run docs-status on a terminal).
+struct PseudoTerminal {
     typealias OpenPT = @convention(c) (Int32) -> Int32
     typealias Grant = @convention(c) (Int32) -> Int32
     typealias Name = @convention(c) (Int32) -> UnsafeMutablePointer<CChar>?

@@ -15,13 +15,16 @@ final class DaemonProcess: @unchecked Sendable {
     let log: URL
     let backend: URL
     let extraArguments: [String]
+    /// The unprivileged user the daemon runs as (through `setpriv`), or nil for this process's.
+    let runAs: UnprivilegedUser?
     private var process: Process?
     private var exit: ProcessExit?
 
     /// Sets up (without starting) device `name` under `base`, syncing through `backend`.
     /// `socket` names the control socket (default: a new one in /tmp), for the same device
     /// started again with other arguments.
-    init(name: String, base: URL, backend: URL, extraArguments: [String] = [], socket: String? = nil) throws {
+    init(name: String, base: URL, backend: URL, extraArguments: [String] = [], socket: String? = nil, runAs: UnprivilegedUser? = nil) throws {
+        self.runAs = runAs
         self.name = name
         // Both devices name their folder "Docs": the one-folder form takes the zone name from it.
         self.folder = base.appendingPathComponent(name).appendingPathComponent("Docs")
@@ -46,8 +49,13 @@ final class DaemonProcess: @unchecked Sendable {
 
     func start() throws {
         let process = Process()
-        process.executableURL = builtProduct("docsyncd")
-        process.arguments = arguments
+        if let runAs {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = runAs.setprivArguments + [builtProduct("docsyncd").path] + arguments
+        } else {
+            process.executableURL = builtProduct("docsyncd")
+            process.arguments = arguments
+        }
         // No desktop notifications from a test's daemons on a developer's session bus.
         process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "DBUS_SESSION_BUS_ADDRESS" }
         if !FileManager.default.fileExists(atPath: log.path) { _ = FileManager.default.createFile(atPath: log.path, contents: nil) }
