@@ -38,14 +38,18 @@ public final class TransferRateLimit: Sendable {
 
     /// Waits until `bytes` may go (before an upload) or have gone (after a download) at the rate.
     public func pace(_ bytes: Int) async {
-        let start = state.withLock { state -> ContinuousClock.Instant? in
+        guard let start = book(bytes, at: .now), start > .now else { return }
+        try? await Task.sleep(until: start, clock: .continuous)
+    }
+
+    /// Books `bytes` on the timeline at `now`: when they may start (`nil`: no limit). The
+    /// bookings follow one another at the rate, whenever their callers wake.
+    func book(_ bytes: Int, at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        state.withLock { state in
             guard state.bytesPerSecond > 0 else { return nil }
-            let now = ContinuousClock.now
             let start = max(now, state.freeAt)
             state.freeAt = start + .seconds(Double(bytes) / Double(state.bytesPerSecond))
             return start
         }
-        guard let start, start > .now else { return }
-        try? await Task.sleep(until: start, clock: .continuous)
     }
 }
