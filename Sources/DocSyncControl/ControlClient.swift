@@ -18,12 +18,14 @@ public struct ControlClient: Sendable {
     /// The time `send` allows a call by default: 10 seconds; for `wait` and `sync` their own
     /// timeout plus 10 seconds (the daemon answers one that runs out with a `timeout`
     /// failure); an hour for the calls that move items (`download`, `evict`, `restore`,
-    /// `resolve`, a choice of `deletions`, `recover`) and those that ask the backend (`deleted`); no
+    /// `resolve`, a choice of `deletions`, `recover`) and those that ask the backend (`deleted`,
+    /// an `encryption` or `devices` action: enabling encryption seals and moves folders); no
     /// limit for a live query.
     public static func defaultTimeout(for request: ControlRequest) -> Duration {
         switch request {
         case .wait(let seconds), .sync(let seconds): .seconds(min(max(0, seconds.isFinite ? seconds : 0), 1e9)) + .seconds(10)
-        case .download, .evict, .pin, .unpin, .restore, .resolve, .recover, .deleted, .deletions(_, choice: .some): .seconds(3600)
+        case .download, .evict, .pin, .unpin, .restore, .resolve, .recover, .deleted, .deletions(_, choice: .some),
+             .encryption(action: .some), .devices(action: .some): .seconds(3600)
         case .query(_, watch: true), .keyValueWatch, .events(_, follow: true): .seconds(100 * 365 * 86_400)  // a century: until cancelled
         default: .seconds(10)
         }
