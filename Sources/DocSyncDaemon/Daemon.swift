@@ -45,6 +45,7 @@ public enum Daemon {
             stateDirectory: configuration.stateDirectory, backend: backend, device: configuration.device,
             account: KeyValueService.account(of: configuration.backend), keys: accountKeys, logger: logger)
         gate.followingWith(keyValues)
+        let latestStatuses = LatestFolderStatuses()
         let events = try EventLog(url: configuration.stateDirectory.appendingPathComponent("events.sqlite"))
         let handler = DaemonControlHandler(configuration: configuration, folderSet: folderSet, backend: backend, logger: logger,
                                            keyValues: keyValues, deviceKeyFingerprint: deviceKeys.publicKeys.fingerprint,
@@ -53,8 +54,9 @@ public enum Daemon {
         let server = try ControlServer(socketPath: configuration.socketPath.path, handler: handler, logger: logger)
         let group = ServiceGroup(
             services: [folderSet, gate, keyValues as any Service, ControlServerService(server: server),
-                       NotificationService(configuration: configuration, folderSet: folderSet, logger: logger),
-                       EventRecorder(log: events, interval: .milliseconds(500), statuses: { folderSet.all.map { $0.status() } }, logger: logger)],
+                       NotificationService(configuration: configuration, latest: latestStatuses, logger: logger),
+                       EventRecorder(log: events, interval: .milliseconds(500), statuses: { folderSet.all.map { $0.status() } },
+                                     latest: latestStatuses, logger: logger)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
         logger.info("docsyncd started", metadata: [

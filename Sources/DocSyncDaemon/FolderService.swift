@@ -319,8 +319,8 @@ extension FolderService {
         }
         // A share that ended: what programs read whole through the mount is kept too.
         var keptWhole: Set<String> = []
-        if engine.isDetached, mounted.withLock({ $0 }) != nil {
-            keptWhole = await DetachedOnDemandFolder.keepReadWhole(engine.notLocalDocuments().map(\.path.string), mountedAt: root, content: content, logger: logger)
+        if engine.isDetached, let mount = mounted.withLock({ $0 }) {
+            keptWhole = await mount.fileSystem.keepWholeReads(engine.notLocalDocuments().map(\.path.string))
         }
         if let mount = mounted.withLock({ state -> FuseMount? in defer { state = nil }; return state }) { await mount.unmount() }
         if engine.isDetached { await stayDetached(content: content, keptWhole: keptWhole) }

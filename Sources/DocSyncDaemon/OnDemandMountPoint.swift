@@ -1,4 +1,5 @@
 import DocSyncCore
+import DocSyncFUSE
 import Foundation
 import Glibc
 import Logging
@@ -28,7 +29,7 @@ enum OnDemandMountPoint {
         for name in names.sorted() {
             let from = source.appendingPathComponent(name).path
             var destination = target.appendingPathComponent(name).path
-            if exists(destination) || exists(target.appendingPathComponent("." + name + IgnoreRules.placeholderSuffix).path) {
+            if exists(destination) || exists(target.appendingPathComponent(OnDemandFileSystem.placeholderName(of: name)).path) {
                 destination = target.appendingPathComponent(keptName(name, in: target)).path
             }
             if Glibc.rename(from, destination) != 0 {

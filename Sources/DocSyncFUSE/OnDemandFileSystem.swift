@@ -76,8 +76,8 @@ public final class OnDemandFileSystem: Sendable {
         return String(name.dropFirst().dropLast(IgnoreRules.placeholderSuffix.count))
     }
 
-    /// The placeholder name of `name`.
-    static func placeholderName(of name: String) -> String { "." + name + IgnoreRules.placeholderSuffix }
+    /// The placeholder name of `name` (`.NAME.docsync`).
+    public static func placeholderName(of name: String) -> String { "." + name + IgnoreRules.placeholderSuffix }
 
     /// The relative path of `id` ("" for the root), nil when the kernel names an id it forgot
     /// or a removed item.

@@ -49,6 +49,11 @@ final class PartialContent: Sendable {
         return file
     }
 
+    /// The kept file of `layout`'s version when every one of its chunks is in it, else nil.
+    func wholeFile(for layout: RemoteLayout) -> PartialFile? {
+        files.withLock { $0[layout.recordName + "-" + layout.contentDigest.hex] }.flatMap { $0.presentCount == layout.chunks.count ? $0 : nil }
+    }
+
     /// The record names of documents opened for reading, by the path they were opened at.
     private let opened = Mutex<[String: String]>([:])
 

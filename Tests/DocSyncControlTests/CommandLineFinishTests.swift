@@ -113,14 +113,8 @@ import Testing
     /// Runs `docs-status` with stderr on a new pseudo-terminal (stdout on a pipe); what it
     /// wrote to each.
     private func onTerminalStderr(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
-        let pty = try PseudoTerminal.functions()
-        let master = pty.openpt(O_RDWR | O_NOCTTY)
-        try #require(master >= 0)
+        let (master, slave) = try PseudoTerminal.make()
         defer { close(master) }
-        try #require(pty.grantpt(master) == 0 && pty.unlockpt(master) == 0)
-        let name = String(cString: try #require(pty.ptsname(master)))
-        let slave = open(name, O_RDWR | O_NOCTTY)
-        try #require(slave >= 0)
         // Raw: the terminal passes "\r" and "\n" through as they are.
         var settings = termios()
         tcgetattr(slave, &settings)
@@ -133,16 +127,7 @@ import Testing
         let exit = ProcessExit(of: process)
         try process.run()
         close(slave)
-        let errors = await onOwnThread { [master] in
-            var data = Data()
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let count = read(master, &buffer, buffer.count)
-                if count <= 0 { break }  // EIO once the child's side is closed
-                data.append(contentsOf: buffer[..<count])
-            }
-            return data
-        }
+        let errors = await PseudoTerminal.drain(master)
         let written = await onOwnThread { output.fileHandleForReading.readDataToEndOfFile() }
         await exit.ended()
         return (process.terminationStatus, String(decoding: written, as: UTF8.self), String(decoding: errors, as: UTF8.self))

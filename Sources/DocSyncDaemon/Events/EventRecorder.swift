@@ -2,6 +2,7 @@ import DocSyncCore
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Turns what the daemon's folders do into events (SPEC §15): every `interval` it compares
 /// a snapshot of the folders' statuses with the one before (`FolderStatusEvents`) and
@@ -10,6 +11,8 @@ struct EventRecorder: Service {
     let log: EventLog
     let interval: Duration
     let statuses: @Sendable () -> [FolderStatus]
+    /// Where each snapshot is left for other readers (the desktop notifications).
+    let latest: LatestFolderStatuses
     let logger: Logger
 
     func run() async throws {
@@ -20,6 +23,7 @@ struct EventRecorder: Service {
             var previous: [FolderStatus] = []
             while !Task.isCancelled {
                 let current = statuses()
+                latest.current = current
                 record(FolderStatusEvents.changes(from: previous, to: current))
                 previous = current
                 do { try await Task.sleep(for: interval) } catch { break }
@@ -32,5 +36,15 @@ struct EventRecorder: Service {
         do { try log.append(drafts) } catch {
             logger.error("cannot keep events in the state directory", metadata: ["error": "\(error)"])
         }
+    }
+}
+
+/// The folders' statuses as the event recorder last took them (none before its first look).
+final class LatestFolderStatuses: Sendable {
+    private let statuses = Mutex<[FolderStatus]>([])
+
+    var current: [FolderStatus] {
+        get { statuses.withLock { $0 } }
+        set { statuses.withLock { $0 = newValue } }
     }
 }

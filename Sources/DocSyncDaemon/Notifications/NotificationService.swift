@@ -29,11 +29,10 @@ public struct NotificationService: Service, CustomStringConvertible {
         self.statuses = statuses
     }
 
-    /// The daemon's: the statuses of `folderSet`'s folders, the bus of this process's environment.
-    init(configuration: DaemonConfiguration, folderSet: FolderSet, logger: Logger) {
-        self.init(enabled: configuration.notifications, busAddress: DesktopNotifier.sessionBusAddress(), logger: logger) {
-            folderSet.all.map { $0.status() }
-        }
+    /// The daemon's: the folders' statuses as the event recorder last took them (the index
+    /// is counted once per look, for both), the bus of this process's environment.
+    init(configuration: DaemonConfiguration, latest: LatestFolderStatuses, logger: Logger) {
+        self.init(enabled: configuration.notifications, busAddress: DesktopNotifier.sessionBusAddress(), logger: logger) { latest.current }
     }
 
     /// How the service group's log names it.
