@@ -43,14 +43,33 @@ extension FolderEngine {
     public var zoneMovedTo: ZoneID? { published.withLock { $0.live.movedTo } }
 
     /// The folder's state and counts now.
+    ///
+    /// `idle` only when nothing is on its way (SPEC §15): the loop's last word is `idle` but
+    /// work waits in the inbox (a change the watcher reported, a push, a request), a turn is
+    /// under way, or something is pending, the state shown is the work's — `scanning` when
+    /// the whole folder is to be compared, `syncing` otherwise. Read in the order work moves
+    /// (inbox, then the loop, then the index, as `isSettled` does): a turn marks itself busy
+    /// before it takes the inbox and is busy until what it took is sent or applied, so work
+    /// on its way is always seen in one place or the next.
     public func status() -> FolderStatus {
+        let queued = inbox.withLock { inbox in (any: !inbox.isEmpty, wholeFolder: inbox.fullScan) }
         let (live, safety) = published.withLock { ($0.live, $0.safety) }
         let released = live.deletionGate != .hold
         let counts = (try? index.read { db in try IndexCounts.fetch(db, deletionsReleased: released) }) ?? IndexCounts()
         let problems = live.problems.values.sorted { $0.path.bytesPrecede($1.path) } + counts.problems
         let held = heldStatus(safety, items: counts.items)
+        // (A receive-only folder's local changes are never sent: nothing waits for them.)
+        let sending = counts.pendingUploads > 0 && configuration.direction != .receiveOnly
+        var state = live.state
+        if state == .idle {
+            if queued.wholeFolder {
+                state = .scanning
+            } else if queued.any || live.busy || sending || live.pendingDownloads > 0 {
+                state = .syncing
+            }
+        }
         return FolderStatus(
-            id: configuration.zone.name, path: configuration.root.path, state: live.state, message: live.message,
+            id: configuration.zone.name, path: configuration.root.path, state: state, message: live.message,
             items: counts.items, pendingUploads: counts.pendingUploads, pendingUploadBytes: counts.pendingUploadBytes,
             pendingDownloads: live.pendingDownloads, pendingDownloadBytes: live.pendingDownloadBytes,
             conflicts: counts.conflicts, problems: problems, lastSync: live.lastSync, held: held, sharing: safety.sharing)

@@ -3,8 +3,9 @@ import Synchronization
 /// The events of one watcher on their way from the hub's thread to the stream's consumer.
 ///
 /// A caller may rely on: events come out in the order they went in, each once, to one
-/// consumer; `isEmpty` is true only when the consumer has taken every event put in, so a
-/// watcher can tell "handed over" from "still waiting to be read"; after `finish`, events
+/// consumer; `isEmpty` is true only when the consumer has taken every event put in and asked
+/// for the next one since (a consumer iterating the stream is done with an event once it
+/// asks for the next), so a watcher can tell "handled" from "still on its way"; after `finish`, events
 /// already in are still handed out, then `next` returns nil; after the consumer's task is
 /// cancelled, `next` returns nil at once and `onCancel` runs (once).
 final class EventBuffer: Sendable {
@@ -14,6 +15,9 @@ final class EventBuffer: Sendable {
         var waiter: CheckedContinuation<WatchEvent?, Never>?
         var finished = false
         var cancelled = false
+        /// An event was handed to the consumer, who has not asked for the next one yet: it
+        /// may still be on its way to where the consumer puts it.
+        var handedOut = false
 
         mutating func pop() -> WatchEvent? {
             guard !cancelled, head < events.count else { return nil }
@@ -34,8 +38,8 @@ final class EventBuffer: Sendable {
         self.onCancel = onCancel
     }
 
-    /// True when the consumer has taken every event put in.
-    var isEmpty: Bool { state.withLock { $0.head == $0.events.count || $0.cancelled } }
+    /// True when the consumer has taken every event put in and is done with the last one.
+    var isEmpty: Bool { state.withLock { ($0.head == $0.events.count && !$0.handedOut) || $0.cancelled } }
 
     /// Hands `event` to the waiting consumer, or keeps it for the next `next()`. Ignored
     /// after `finish`.
@@ -44,6 +48,7 @@ final class EventBuffer: Sendable {
             guard !state.finished else { return nil }
             if let waiter = state.waiter {
                 state.waiter = nil
+                state.handedOut = true
                 return waiter
             }
             state.events.append(event)
@@ -67,7 +72,12 @@ final class EventBuffer: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<WatchEvent?, Never>) in
                 let now: WatchEvent?? = state.withLock { state in
-                    if let event = state.pop() { return .some(event) }
+                    // Asking for the next event, the consumer is done with the last one.
+                    state.handedOut = false
+                    if let event = state.pop() {
+                        state.handedOut = true
+                        return .some(event)
+                    }
                     if state.finished || state.cancelled { return .some(nil) }
                     state.waiter = continuation
                     return .none

@@ -20,8 +20,9 @@ import Synchronization
 /// - `isQuiet` is safe from any thread and true only when nothing this watcher could still
 ///   report is pending: the kernel queue is empty, no event is taken from it but not yet
 ///   coalesced, no write is unsettled, no rename unpaired, and the stream's consumer has
-///   taken every event yielded. (What the consumer does with an event it has taken is its
-///   own to track.)
+///   taken every event yielded and asked for the next one since: a consumer that hands each
+///   event on (`for await event in stream { hand(event) }`) has handed it on by then, so
+///   what the watcher saw is always either not quiet here or wherever it was handed.
 /// - Several watchers may run in one process, on folders that do not contain each other:
 ///   they share one dedicated thread, the only one that calls libinotifytools.
 public final class InotifyWatcher: Sendable {
