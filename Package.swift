@@ -189,6 +189,11 @@ let package = Package(
             dependencies: [
                 "DocSyncCore", "DocSyncStorage", "DocSyncEngine", "DocSyncFUSE", "DocSyncControl", "DocSyncHTTP", "CDBus",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "TOMLKit", package: "TOMLKit"),

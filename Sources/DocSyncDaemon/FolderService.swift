@@ -164,7 +164,7 @@ final class FolderService: Service, Sendable {
         let identity = RootIdentity.of(root.path)
         let first: (RootIdentity, AsyncStream<WatchEvent>)? = try identity.map { ($0, try startWatcher()) }
         let engine = self.engine, zone = self.zone, stop = stopping.stream
-        let notifications = backend.changeNotifications()
+        let notifications = changeNotifications()
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await engine.run() }
@@ -242,8 +242,14 @@ final class FolderService: Service, Sendable {
 
     /// The engine's status, with the watcher's latest warning (a queue overflow, a watch limit
     /// reached) shown as a problem of the folder itself.
+    ///
+    /// A change the watcher saw but has not handed to the engine yet is work on its way too
+    /// (SPEC §15): the folder is not shown `idle` then. The watcher is asked first, as
+    /// `isSettled` does, so a change moving on to the engine is seen in one or the other.
     func status() -> FolderStatus {
+        let watcherQuiet = watching.withLock({ $0 })?.isQuiet ?? true
         var status = engine.status()
+        if !watcherQuiet, status.state == .idle { status.state = .syncing }
         if content != nil { status.path = root.path }  // on demand: the mount point, not the content directory
         if let problem = mountProblem.withLock({ $0 }) { status.problems.insert(ItemProblem(path: ".", message: problem), at: 0) }
         if mountHeld.withLock({ $0 }) { status.state = .held }
@@ -282,7 +288,7 @@ extension FolderService {
     private func runMounted(content: URL) async {
         let engine = self.engine, zone = self.zone, stop = stopping.stream
         if engine.isDetached { return await stayDetached(content: content) }
-        let notifications = backend.changeNotifications()
+        let notifications = changeNotifications()
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {

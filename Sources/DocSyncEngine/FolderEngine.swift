@@ -35,9 +35,12 @@ import Synchronization
 /// of the scanner's ignore rules.
 public final class FolderEngine: Sendable {
     public let configuration: EngineConfiguration
-    /// What the engine saves to and fetches from: for an encrypted folder, the given backend
-    /// behind a `SealingBackend` (records sealed on the way out, opened on the way in).
+    /// What the engine saves to and fetches from: the given backend behind a `MeteredBackend`
+    /// (chunk bytes counted into `metrics`) and, for an encrypted folder, a `SealingBackend`
+    /// (records sealed on the way out, opened on the way in).
     let backend: any StorageBackend
+    /// What the engine measures of its work (bytes, scans, fetches) for its folder's metrics.
+    public let metrics: EngineMetrics
     /// The backend as given, for what it offers besides storage (`ShareMembership`).
     let givenBackend: any StorageBackend
     /// Every file-system call goes through this: the folder's and the version store's.
@@ -74,9 +77,12 @@ public final class FolderEngine: Sendable {
         try FileManager.default.createDirectory(at: configuration.stateDirectory, withIntermediateDirectories: true)
         let index = try LocalIndex(url: configuration.indexURL)
         self.index = index
+        let metrics = EngineMetrics()
+        self.metrics = metrics
+        let metered = MeteredBackend(base: backend, metrics: metrics)
         self.backend = configuration.encryption.map { keys in
-            SealingBackend(base: backend, zone: configuration.zone, keys: keys, ledger: SealedVersionLedger(index: index), logger: logger)
-        } ?? backend
+            SealingBackend(base: metered, zone: configuration.zone, keys: keys, ledger: SealedVersionLedger(index: index), logger: logger)
+        } ?? metered
         let stored = try index.read { db in try db.engineValue(SafetyState.key) }
         self.published = Mutex(Published(safety: SafetyState.load(stored)))
         self.versions = VersionStore(directory: configuration.versionsURL, fileSystem: fileSystem, now: environment.wallNow)
@@ -269,9 +275,13 @@ public final class FolderEngine: Sendable {
                 showWorking(.scanning)
                 let started = environment.now()
                 try reconciler.reconcile([EngineInbox.Scope(path: nil, subtree: true)], loop: &loop)
-                logger.debug("scanned the folder", metadata: ["took": "\(environment.now() - started)"])
+                let took = environment.now() - started
+                metrics.record(.scanned(.full, took: took))
+                logger.debug("scanned the folder", metadata: ["took": "\(took)"])
             } else if !work.scopes.isEmpty {
+                let started = environment.now()
                 try reconciler.reconcile(Array(work.scopes), loop: &loop)
+                metrics.record(.scanned(.changes, took: environment.now() - started))
             }
             guard backendAllowed else { return .more }
             if loop.retry.zoneMissing {
@@ -291,7 +301,9 @@ public final class FolderEngine: Sendable {
             if loop.retry.fetchOwed {
                 showWorking(.syncing)
                 do {
+                    let started = environment.now()
                     try await fetcher.fetchAndApply(loop: &loop)
+                    metrics.record(.fetched(took: environment.now() - started))
                     loop.retry.fetchOwed = false
                     endShareHold()
                 } catch where error.isTransient || error.code == .assetFileModified {

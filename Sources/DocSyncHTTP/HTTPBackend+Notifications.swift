@@ -16,11 +16,18 @@ extension HTTPBackend {
     /// `Options.reconnectMaximumDelay`. The stream ends when the consumer stops iterating
     /// or the backend is shut down.
     public func changeNotifications() -> AsyncStream<ChangeNotification> {
+        changeNotifications(onReconnect: {})
+    }
+
+    /// `changeNotifications()`, calling `onReconnect` each time the stream was lost (or could
+    /// not be opened) and is about to be tried again — never for the first connection, never
+    /// once the consumer stopped. For a consumer's metrics (push reconnects).
+    public func changeNotifications(onReconnect: @escaping @Sendable () -> Void) -> AsyncStream<ChangeNotification> {
         let (stream, continuation) = AsyncStream.makeStream(of: ChangeNotification.self, bufferingPolicy: .bufferingNewest(256))
         let subscription = NotificationSubscription(
             client: client, url: url(WireRoute.notifications), authorization: authorization, serverName: serverName,
             policy: RetryPolicy(initialDelay: options.reconnectInitialDelay, maximumDelay: options.reconnectMaximumDelay),
-            logger: logger, countReceived: { [weak self] in self?.countReceived($0) })
+            logger: logger, countReceived: { [weak self] in self?.countReceived($0) }, reconnecting: onReconnect)
         let id: Int? = state.withLock { state in
             guard !state.isShutDown else { return nil }
             let id = state.nextSubscription
@@ -49,6 +56,8 @@ struct NotificationSubscription: Sendable {
     let policy: RetryPolicy
     let logger: Logger
     let countReceived: @Sendable (Int) -> Void
+    /// Told of each reconnection about to be tried.
+    let reconnecting: @Sendable () -> Void
 
     func run(_ continuation: AsyncStream<ChangeNotification>.Continuation) async {
         defer { continuation.finish() }
@@ -65,6 +74,8 @@ struct NotificationSubscription: Sendable {
                               metadata: ["server": "\(serverName)", "error": "\(HTTPTransportError.map(error, "notifications", server: serverName))"])
             }
             failures += 1
+            if Task.isCancelled { return }
+            reconnecting()
             let delay = policy.delay(attempt: failures, retryAfter: nil, using: &random)
             do { try await Task.sleep(for: delay) } catch { return }
         }
