@@ -100,13 +100,17 @@ ENCRYPTION_VECTORS = bash Tests/Encryption/check.sh
 # HAProxy, openssl and curl: the test of two instances behind the balancer runs the shipped
 # configuration (config/cluster/haproxy.cfg.template) with TLS. sqlite3, git, rsync and LibreOffice are the
 # programs the on-demand mount's tests run inside a real FUSE mount (fuse3, /dev/fuse).
-TEST_PACKAGES := haproxy openssl curl sqlite3 git rsync libreoffice-writer-nogui
+# prometheus: its promtool checks the daemon's /metrics. Chromium and its chromedriver: the status page's test drives it in a real browser
+# (Tests/WebPage/drive.py, with selenium from pip: WEB_PAGE_INSTALL installs it when missing).
+TEST_PACKAGES := haproxy openssl curl sqlite3 git rsync libreoffice-writer-nogui chromium chromium-driver prometheus
+WEB_PAGE_INSTALL = bash Tests/WebPage/install.sh
 test: deps
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(TEST_PACKAGES)"
 	@[ -e /dev/fuse ] || $(SUDO) modprobe fuse || echo "no /dev/fuse: the on-demand mount's tests are skipped"
 	@# Open to every user, as a distribution's udev makes it (a bare VM may leave it root's):
 	@# an ordinary user's daemon mounts through fusermount3, which opens it as that user.
 	@[ ! -e /dev/fuse ] || [ "$$(stat -c %a /dev/fuse)" = 666 ] || $(SUDO) chmod 0666 /dev/fuse || true
+	@$(WEB_PAGE_INSTALL)
 	$(SWIFT) build --build-tests
 	@$(SERVICES_TRAP); \
 	echo "starting PostgreSQL and S3 ($(SERVICES)/start-*.sh; stopped again at the end)"; \

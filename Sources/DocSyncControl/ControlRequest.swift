@@ -108,6 +108,9 @@ public enum ControlRequest: Codable, Sendable, Hashable {
     /// Sets the bandwidth limits given, in bytes per second (`0`: none), until docsyncd
     /// restarts; `.status` shows them.
     case limit(upload: Int64?, download: Int64?)
+    /// A one-time address that signs a browser in to the status page (`.webSignIn`); the
+    /// failure `pageOff` says why when the page is not served.
+    case web
 
     // End-to-end encryption (SPEC §13; README "End-to-end encryption").
 
@@ -188,6 +191,8 @@ public enum ControlResponse: Codable, Sendable, Hashable {
     case event(event: DaemonEvent)
     /// The end of an `events` answer: the id of the last event sent (or asked after).
     case eventsEnd(last: Int64)
+    /// `web`: the one-time sign-in address, valid for ten minutes.
+    case webSignIn(url: String)
 
     /// Whether this response ends the answer to its request. A client reads responses until
     /// it gets a final one; a live query's `.changes` and a `kv watch`'s `.keyValueChange`
@@ -197,7 +202,7 @@ public enum ControlResponse: Codable, Sendable, Hashable {
         case .changes, .keyValueChange, .event: false
         case .keyValueWatching: false
         case .status, .settled, .failure, .items, .problems, .actions, .versions, .held, .deleted, .conflictLog, .share, .shares,
-             .keyValue, .keyValues, .encryption, .eventsEnd: true
+             .keyValue, .keyValues, .encryption, .eventsEnd, .webSignIn: true
         }
     }
 }
@@ -227,6 +232,8 @@ extension ControlResponse {
         public static let quotaExceeded = "quotaExceeded"
         /// A key-value call with a bad argument (a `null` value).
         public static let invalidArguments = "invalidArguments"
+        /// The status page is not served: `web_listen = "off"`, or its port is taken.
+        public static let pageOff = "pageOff"
     }
 }
 

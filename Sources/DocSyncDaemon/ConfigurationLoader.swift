@@ -18,7 +18,7 @@ import TOMLKit
 ///   `mode` = mirror, `conflict` = keep-both, `max_file_size` = 50MB, `keep_versions_days` = 30,
 ///   `delete_brake_percent` = 50, `delete_brake_min` = 100, `merge` = the text formats of
 ///   `TextMergeRule.defaultPatterns`, `merge_max_size` = 1MB; `notifications` = true;
-///   `upload_limit` = `download_limit` = 0 (none).
+///   `upload_limit` = `download_limit` = 0 (none); `web_listen` = `127.0.0.1:8385`.
 /// - Paths in the file must be absolute or start with `~`; paths given as flags may also be
 ///   relative to the current directory. Paths come back absolute and normalized.
 /// - The environment, home directory, host name and current directory are inputs, so the
@@ -31,7 +31,7 @@ public struct ConfigurationLoader: Sendable {
 
     /// The keys docsync.toml may hold, per table.
     public enum Keys {
-        public static let topLevel = ["device", "state_dir", "socket", "notifications", "upload_limit", "download_limit", "backend", "folders"]
+        public static let topLevel = ["device", "state_dir", "socket", "notifications", "upload_limit", "download_limit", "web_listen", "backend", "folders"]
         public static let backend = ["url", "token_file", "ca_file"]
         public static let folder = ["id", "share", "path", "mode", "conflict", "max_file_size", "keep_versions_days",
                                     "delete_brake_percent", "delete_brake_min", "merge", "merge_max_size", "cache_max_size", "fetch_timeout"]
@@ -132,6 +132,15 @@ public struct ConfigurationLoader: Sendable {
                 throw document.typeError(notifications, expected: "true or false", at: top.appending("notifications"))
             }
             configuration.notifications = enabled
+        }
+        if overrides.webListen == nil, let listen = document.value(root, "web_listen") {
+            guard listen.type == .string, let text = listen.string else {
+                throw document.typeError(listen, expected: "a loopback address and port (\"127.0.0.1:8385\") or \"off\"", at: top.appending("web_listen"))
+            }
+            guard let parsed = WebListen(parsing: text) else {
+                throw document.error(.invalidValue, at: top.appending("web_listen"), Self.notLoopback(text))
+            }
+            configuration.webListen = parsed
         }
         for (key, keyPath) in [("upload_limit", \DaemonConfiguration.uploadLimit), ("download_limit", \DaemonConfiguration.downloadLimit)] {
             guard let value = document.value(root, key) else { continue }
@@ -391,7 +400,7 @@ public struct ConfigurationLoader: Sendable {
             let defaultPath = ControlSocketLocation.defaultPath(environment: environment)
             socketPath = try flagValue("socket") { try checkedSocketPath(defaultPath) }
         }
-        return DaemonConfiguration(
+        var configuration = DaemonConfiguration(
             device: settings.device ?? defaultDevice,
             stateDirectory: URL(filePath: settings.stateDirectory ?? paths.stateDirectory, directoryHint: .isDirectory),
             socketPath: URL(filePath: socketPath, directoryHint: .notDirectory),
@@ -399,6 +408,18 @@ public struct ConfigurationLoader: Sendable {
                                           caFile: settings.caFile.map { URL(filePath: $0, directoryHint: .notDirectory) }),
             folders: settings.folders
         )
+        if let text = overrides.webListen {
+            guard let listen = WebListen(parsing: text) else {
+                throw ConfigurationError(.invalidValue, key: "--web-listen", message: Self.notLoopback(text))
+            }
+            configuration.webListen = listen
+        }
+        return configuration
+    }
+
+    /// Why `text` is no `web_listen`.
+    static func notLoopback(_ text: String) -> String {
+        "\(text.debugDescription) is not a loopback address and port; the status page listens on this machine only: write 127.0.0.1:PORT, localhost:PORT, [::1]:PORT or off"
     }
 
     /// `--mode`, `--conflict`, `--max-file-size`, `--keep-versions-days`: the same setting for every folder.

@@ -46,6 +46,8 @@ public struct ConfigurationOverrides: Sendable, Hashable {
     public var cacheMaxSize: String?
     /// `--fetch-timeout SECONDS`, for every on-demand folder.
     public var fetchTimeoutSeconds: Int?
+    /// `--web-listen ADDRESS` (`127.0.0.1:PORT`, `localhost:PORT`, `[::1]:PORT` or `off`).
+    public var webListen: String?
 
     public init(
         device: String? = nil, stateDirectory: String? = nil, socketPath: String? = nil,

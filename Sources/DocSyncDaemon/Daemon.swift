@@ -40,6 +40,7 @@ public enum Daemon {
             }
         }
         let folderSet = FolderSet(folders)
+        let daemonMetrics = DaemonMetrics(folders: { folderSet.all })
         gate.startingInto(folderSet)
         let keyValues = KeyValueService(
             stateDirectory: configuration.stateDirectory, backend: backend, device: configuration.device,
@@ -47,16 +48,22 @@ public enum Daemon {
         gate.followingWith(keyValues)
         let latestStatuses = LatestFolderStatuses()
         let events = try EventLog(url: configuration.stateDirectory.appendingPathComponent("events.sqlite"))
+        let page = WebPageState(listen: configuration.webListen)
         let handler = DaemonControlHandler(configuration: configuration, folderSet: folderSet, backend: backend, logger: logger,
                                            keyValues: keyValues, deviceKeyFingerprint: deviceKeys.publicKeys.fingerprint,
-                                           accountKeys: accountKeys, folderGate: gate, shareKeys: shareKeys, events: events)
+                                           accountKeys: accountKeys, folderGate: gate, shareKeys: shareKeys, events: events, page: page)
+        let metricsToken = try MetricsTokenFile.loadOrCreate(in: configuration.stateDirectory, logger: logger)
+        let web = WebService(page: page, routes: WebRoutes(handler: handler, page: page, latest: latestStatuses,
+                                                           metrics: { daemonMetrics.exposition() }, metricsToken: metricsToken),
+                             logger: logger)
         // Bound before anything starts: a second daemon on the same socket stops here.
         let server = try ControlServer(socketPath: configuration.socketPath.path, handler: handler, logger: logger)
         let group = ServiceGroup(
             services: [folderSet, gate, keyValues as any Service, ControlServerService(server: server),
                        NotificationService(configuration: configuration, latest: latestStatuses, logger: logger),
                        EventRecorder(log: events, interval: .milliseconds(500), statuses: { folderSet.all.map { $0.status() } },
-                                     latest: latestStatuses, logger: logger)],
+                                     latest: latestStatuses, logger: logger),
+                       web],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger)
         logger.info("docsyncd started", metadata: [

@@ -20,6 +20,9 @@ public struct DaemonConfiguration: Sendable, Hashable {
     /// bytes per second (SPEC §15); 0 for none (the default).
     public var uploadLimit: Int64 = 0
     public var downloadLimit: Int64 = 0
+    /// `web_listen`: where the status page and `/metrics` listen (SPEC §15), loopback only.
+    /// Default `127.0.0.1:8385`.
+    public var webListen = WebListen.standard
 
     public init(device: String, stateDirectory: URL, socketPath: URL, backend: BackendConfiguration, folders: [FolderConfiguration]) {
         self.device = device

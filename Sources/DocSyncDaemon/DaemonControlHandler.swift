@@ -28,6 +28,8 @@ struct DaemonControlHandler: ControlHandler {
     let shareKeys: ShareKeyService
     /// The daemon's events (SPEC §15).
     let events: EventLog
+    /// The status page (SPEC §15): where it is, and its sign-ins.
+    let page: WebPageState
 
     func handle(_ request: ControlRequest) async -> ControlResponse {
         await handle(request, emit: { _ in })
@@ -144,6 +146,8 @@ struct DaemonControlHandler: ControlHandler {
                 return try await encryption(action)
             case .devices(let action):
                 return try await devices(action)
+            case .web:
+                return .webSignIn(url: try page.signInURL())
             }
         } catch let failure as HandlerFailure {
             return .failure(code: failure.code, message: failure.message)
@@ -157,7 +161,11 @@ struct DaemonControlHandler: ControlHandler {
     }
 
     func status() -> DaemonStatus {
-        let folders = self.folders.map { $0.status() }
+        status(of: folders.map { $0.status() })
+    }
+
+    /// The daemon's status around folder statuses already taken (the event recorder's).
+    func status(of folders: [FolderStatus]) -> DaemonStatus {
         let refused = folders.contains { $0.message == FolderStatus.notAuthenticated }
         let full = folders.lazy.compactMap(\.message).first { $0.hasPrefix(FolderStatus.accountFullPrefix) }
         // "storage full (1.2 GB / 1 GB)": the part of the message before the first ';'.
@@ -169,6 +177,7 @@ struct DaemonControlHandler: ControlHandler {
         let (upload, download) = (TransferRateLimit.upload.bytesPerSecond, TransferRateLimit.download.bytesPerSecond)
         status.uploadLimit = upload == 0 ? nil : upload
         status.downloadLimit = download == 0 ? nil : download
+        status.web = page.status
         return status
     }
 
@@ -186,8 +195,13 @@ struct DaemonControlHandler: ControlHandler {
                 return .failure(code: ControlResponse.FailureCode.held, message: encryption.message ?? encryption.state.rawValue)
             }
             if !held.isEmpty {
-                // Held work waits for a person, not for time: say so at once.
-                return .failure(code: ControlResponse.FailureCode.held, message: held.map { "\($0.0): \($0.1)" }.joined(separator: "; "))
+                // Held work waits for a person, not for time: say so at once — naming the other
+                // folders not settled too, so one held or paused folder hides no other's state
+                // (one in error, one still syncing).
+                let named = Set(held.map(\.0))
+                let others = folders.map { $0.status() }.filter { !named.contains($0.id) && !$0.isSettled }
+                    .map { "\($0.id): \($0.state.rawValue)" + ($0.message.map { ", \($0)" } ?? "") }
+                return .failure(code: ControlResponse.FailureCode.held, message: (held.map { "\($0.0): \($0.1)" } + others).joined(separator: "; "))
             }
             let advanced = rounds.map { rounds in zip(folders, rounds).allSatisfy { $0.engine.completedRounds > $1 } } ?? true
             if advanced && folders.allSatisfy(\.isSettled) && !encryption.holdsFolders {

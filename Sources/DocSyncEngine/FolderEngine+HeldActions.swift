@@ -153,6 +153,12 @@ extension FolderEngine {
             if let token = loadToken() {
                 for start in stride(from: 0, to: records.count, by: StorageLimits.maximumPageSize) {
                     let page = Array(records[start..<min(start + StorageLimits.maximumPageSize, records.count)])
+                    // Pending while written back, as a fetched page is (the apply counts them down).
+                    updateLive {
+                        $0.pendingDownloads = page.count
+                        $0.pendingDownloadBytes = page.reduce(0) { $0 + $1.size }
+                    }
+                    defer { updateLive { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 } }
                     _ = try await fetcher.apply(ChangeSet(changed: page, deleted: [], token: token, moreComing: false), loop: &loop)
                 }
             } else {

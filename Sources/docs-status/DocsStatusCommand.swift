@@ -35,7 +35,7 @@ struct DocsStatusCommand: AsyncParsableCommand {
             SyncCommand.self, VersionsCommand.self, RestoreCommand.self, DeletionsCommand.self,
             DeletedCommand.self, RecoverCommand.self, ResolveCommand.self, ShareCommand.self, SharesCommand.self,
             DeclineCommand.self, AcceptCommand.self, LeaveCommand.self, KeyValueCommand.self,
-            EncryptionCommand.self, DevicesCommand.self, EventsCommand.self, PauseCommand.self, ResumeCommand.self, LimitCommand.self,
+            EncryptionCommand.self, DevicesCommand.self, EventsCommand.self, PauseCommand.self, ResumeCommand.self, LimitCommand.self, WebCommand.self,
         ],
         defaultSubcommand: OverviewCommand.self
     )

@@ -12,6 +12,9 @@ enum StatusReport {
             "backend: \(status.backend)",
             "account: \(status.account)",
         ]
+        if let web = status.web {
+            lines.append("page:    " + (web.address.map { "\($0)   (docs-status web signs a browser in)" } ?? web.message ?? "off"))
+        }
         if let encryption = status.encryption, encryption.state != .off {
             lines.append("encryption: \(encryption.state.rawValue)" + (encryption.approvalCode.map { "   (approval code \($0))" } ?? ""))
             if encryption.state != .on, let message = encryption.message { lines.append("  " + message) }

@@ -18,6 +18,7 @@ struct DaemonDemo {
         let folder: URL
         let arguments: [String]
         let socket: String
+        let stateDirectory: URL
         private var process: Process?
         private var exit: ProcessExit?
 
@@ -29,7 +30,10 @@ struct DaemonDemo {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             arguments = ["--folder", folder.path, "--backend", backend.absoluteString, "--device", name,
                          "--token-file", tokenFile.path,
-                         "--state-dir", base.appendingPathComponent("\(name)-state").path, "--socket", socket, "--log-level", "error"] + extra
+                         "--state-dir", base.appendingPathComponent("\(name)-state").path, "--socket", socket, "--log-level", "error",
+                         // Each device's status page on a port of its own (as on two machines).
+                         "--web-listen", "127.0.0.1:0"] + extra
+            stateDirectory = base.appendingPathComponent("\(name)-state")
         }
 
         func start() throws {
@@ -185,6 +189,8 @@ struct DaemonDemo {
         }
         let back = await until { fm.contents(atPath: laptop.file("todo.txt").path) == Data("call Ana\n".utf8) }
         step.say("todo.txt is on the laptop again after \(back)")
+
+        try await statusPage(laptop)
 
         let tablet = try await filesOnDemand(laptop: laptop, server: server, url: url)
         defer { _ = tablet?.stop() }

@@ -89,6 +89,9 @@ struct DocSyncDaemonCommand: AsyncParsableCommand {
     @Option(name: .customLong("fetch-timeout"), help: ArgumentHelp("Seconds a read of content that is not local waits for the backend before it fails (EIO). For every on-demand folder.", valueName: "seconds"))
     var fetchTimeout: Int?
 
+    @Option(name: .customLong("web-listen"), help: ArgumentHelp("Where the status page and /metrics listen: 127.0.0.1:PORT, localhost:PORT, [::1]:PORT (port 0 takes a free one), or off.", valueName: "address"))
+    var webListen: String?
+
     @OptionGroup var logging: LoggingOptions
 
     func run() async throws {
@@ -96,7 +99,7 @@ struct DocSyncDaemonCommand: AsyncParsableCommand {
         logging.bootstrap()
         let logger = Logger(label: "docsyncd")
 
-        let overrides = ConfigurationOverrides(
+        var overrides = ConfigurationOverrides(
             device: device, stateDirectory: stateDirectory, socketPath: socket,
             backendURL: backend, tokenFile: tokenFile, caFile: caFile, folder: folder,
             mode: mode, conflictPolicy: conflict, maxFileSize: maxFileSize, keepVersionsDays: keepVersionsDays,
@@ -104,6 +107,7 @@ struct DocSyncDaemonCommand: AsyncParsableCommand {
             merge: merge.isEmpty ? nil : merge, mergeMaxSize: mergeMaxSize, share: share,
             cacheMaxSize: cacheMaxSize, fetchTimeoutSeconds: fetchTimeout
         )
+        overrides.webListen = webListen
         let configuration: DaemonConfiguration
         do {
             configuration = try ConfigurationLoader().load(configurationFile: config, overrides: overrides)

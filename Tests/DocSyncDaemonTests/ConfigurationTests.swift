@@ -155,7 +155,7 @@ private func parseError(_ text: String, overrides: ConfigurationOverrides = Conf
     @Test func unknownKeys() throws {
         let topLevel = try #require(parseError("# docsync\n\ncolour = \"blue\"\n" + minimal))
         #expect(topLevel.kind == .unknownKey)
-        #expect(topLevel.description == "docsync.toml:3: colour: unknown key; the keys here are device, state_dir, socket, notifications, upload_limit, download_limit, backend, folders")
+        #expect(topLevel.description == "docsync.toml:3: colour: unknown key; the keys here are device, state_dir, socket, notifications, upload_limit, download_limit, web_listen, backend, folders")
 
         let typo = try #require(parseError(minimal + "\nconflicts = \"keep-both\"\n"))
         #expect(typo.description == "docsync.toml:7: folders[0].conflicts: unknown key; did you mean conflict?")
@@ -169,7 +169,7 @@ private func parseError(_ text: String, overrides: ConfigurationOverrides = Conf
         #expect(backend.description == "docsync.toml:3: backend.tokenfile: unknown key; did you mean token_file?")
 
         let table = try #require(parseError(minimal + "\n[extras]\nx = 1\n"))
-        #expect(table.description == "docsync.toml:7: extras: unknown key; the keys here are device, state_dir, socket, notifications, upload_limit, download_limit, backend, folders")
+        #expect(table.description == "docsync.toml:7: extras: unknown key; the keys here are device, state_dir, socket, notifications, upload_limit, download_limit, web_listen, backend, folders")
     }
 
     @Test func badValuesNameKeyAndLine() throws {

@@ -44,7 +44,9 @@ final class DaemonProcess: @unchecked Sendable {
 
     var arguments: [String] {
         ["--folder", folder.path, "--backend", backend.absoluteString, "--device", name,
-         "--state-dir", stateDirectory.path, "--socket", socket, "--log-level", "debug"] + extraArguments
+         "--state-dir", stateDirectory.path, "--socket", socket, "--log-level", "debug"]
+            // Each test daemon's status page on a free port, not the default 8385 they would all want.
+            + (extraArguments.contains("--web-listen") ? [] : ["--web-listen", "127.0.0.1:0"]) + extraArguments
     }
 
     func start() throws {

@@ -15,6 +15,8 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     /// The bandwidth limits in bytes per second (SPEC §15), absent when there is none.
     public var uploadLimit: Int64?
     public var downloadLimit: Int64?
+    /// The status page (SPEC §15); absent from a daemon that has none.
+    public var web: WebPageStatus?
 
     public init(device: String, backend: String, account: String, folders: [FolderStatus], deviceKeyFingerprint: String? = nil) {
         self.deviceKeyFingerprint = deviceKeyFingerprint
