@@ -82,8 +82,8 @@ release: deps
 ## test: the encryption format's known-answer vectors recomputed in Python
 ## (Tests/Encryption/check.sh), the whole test suite (unit, conformance, multi-process), then the API check
 ## (api-check below, on the docsync-server just built), then the tests against
-## PostgreSQL and S3 (which it starts and stops: see services-up above), then the
-## multi-device simulation on its own (its seeds keep both cores busy, which would starve the timed tests beside
+## PostgreSQL and S3 (which it starts and stops: see services-up above), then the status
+## sampled through a 256 MB sync (ALONE_TESTS), then the multi-device simulation on its own (its seeds keep both cores busy, which would starve the timed tests beside
 ## them). DOCSYNC_SEED=N make test replays one seed of the simulation.
 # The tests of the scale-out store (PostgreSQL, S3, instances and their daemons) load the
 # machine with the services' own work: they run on their own, after the others, so the
@@ -92,7 +92,11 @@ SERVICE_TESTS  = DocSyncScaleOutTests|DocSyncS3Tests|DocSyncSystemTests.ClusterS
 # Each step's output is also kept in .build/test-logs/STEP.log; a failing step ends by
 # naming what failed again (Tests/run-logged.sh), so the tail of a CI log says it.
 TEST_LOGGED    = bash Tests/run-logged.sh
-TEST_SUITE     = $(TEST_LOGGED) suite env $(TEST_ENV) $(SWIFT) test --skip-build --skip DocSyncSimulationTests --skip '$(SERVICE_TESTS)' $(TEST_FLAGS)
+# The status sampled every 10 ms through a 256 MB sync runs alone too: beside the suite, the
+# daemons answer a status call in up to two seconds, and its writes load the timed tests.
+ALONE_TESTS    = DocSyncSystemTests.StatusNeverLiesSystemTests
+TEST_SUITE     = $(TEST_LOGGED) suite env $(TEST_ENV) $(SWIFT) test --skip-build --skip DocSyncSimulationTests --skip '$(SERVICE_TESTS)' --skip '$(ALONE_TESTS)' $(TEST_FLAGS)
+TEST_ALONE     = $(TEST_LOGGED) alone env $(TEST_ENV) $(SWIFT) test --skip-build --filter '$(ALONE_TESTS)' $(TEST_FLAGS)
 TEST_SERVICES  = $(TEST_LOGGED) services env $(TEST_ENV) $(SWIFT) test --skip-build --filter '$(SERVICE_TESTS)' $(TEST_FLAGS)
 TEST_SIMULATION = $(TEST_LOGGED) simulation env $(TEST_ENV) $(SWIFT) test --skip-build --filter DocSyncSimulationTests $(TEST_FLAGS)
 API_CHECK      = bash Tests/APIConformance/run.sh
@@ -119,6 +123,7 @@ test: deps
 	echo "$(TEST_SUITE)" && $(TEST_SUITE) && \
 	echo "$(API_CHECK)" && $(API_CHECK) && \
 	echo "$(TEST_SERVICES)" && $(TEST_SERVICES) && \
+	echo "$(TEST_ALONE)" && $(TEST_ALONE) && \
 	echo "$(TEST_SIMULATION)" && $(TEST_SIMULATION)
 
 ## api-check: Schemathesis over Sources/DocSyncServer/openapi.yaml against a real

@@ -148,6 +148,8 @@ extension FolderEngine {
         // simply gone.
         let records = rows.compactMap { current[RecordID(zone: configuration.zone, recordName: $0.recordName)] }
         var failure: SyncError?
+        updateLive { $0.activity = FolderActivity(action: FolderActivity.restoring, done: 0, total: records.count) }
+        defer { updateLive { $0.activity = nil } }
         do throws(SyncError) {
             try writeIndex { db in for row in rows { try db.deleteItem(named: row.recordName) } }
             if let token = loadToken() {
@@ -160,6 +162,7 @@ extension FolderEngine {
                     }
                     defer { updateLive { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 } }
                     _ = try await fetcher.apply(ChangeSet(changed: page, deleted: [], token: token, moreComing: false), loop: &loop)
+                    updateLive { $0.activity?.done = start + page.count }
                 }
             } else {
                 throw SyncError(.changeTokenExpired, "this device has not fetched the folder yet")

@@ -67,6 +67,16 @@ extension FolderEngine {
         let chosen = expand(select(all, paths: paths, predicate: predicate, since: since), in: all)
         guard !chosen.isEmpty else { return [] }
         let placed = destinations(for: chosen)
+        let outcomes = try await showingActivity(FolderActivity.recovering, total: placed.count) { (progress) throws(SyncError) in
+            try await recover(placed, progress: progress)
+        }
+        logger.notice("recovered from Recently Deleted", metadata: ["items": "\(outcomes.filter(\.done).count)"])
+        noteRemoteChange()
+        return outcomes
+    }
+
+    /// Recovers `placed` in batches, reporting how many are done after each.
+    private func recover(_ placed: [(deleted: DeletedRecord, path: RelativePath)], progress: (Int) -> Void) async throws(SyncError) -> [ActionOutcome] {
         var outcomes: [ActionOutcome] = []
         for start in stride(from: 0, to: placed.count, by: RecordBatch.maximumItems) {
             let slice = Array(placed[start..<min(start + RecordBatch.maximumItems, placed.count)])
@@ -87,9 +97,8 @@ extension FolderEngine {
                 }
                 outcomes.append(outcome)
             }
+            progress(outcomes.count)
         }
-        logger.notice("recovered from Recently Deleted", metadata: ["items": "\(outcomes.filter(\.done).count)"])
-        noteRemoteChange()
         return outcomes
     }
 

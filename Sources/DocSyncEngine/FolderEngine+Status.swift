@@ -36,6 +36,8 @@ extension FolderEngine {
         var movedTo: ZoneID?
         /// Paused by a person (SPEC §15): until when (`distantFuture`: until resumed).
         var pausedUntil: Date?
+        /// A person's long action running now, with its progress (`FolderActivity`).
+        var activity: FolderActivity?
     }
 
     /// The zone the server said this folder's zone moved into (`zoneMoved`): the engine
@@ -68,11 +70,26 @@ extension FolderEngine {
                 state = .syncing
             }
         }
-        return FolderStatus(
+        var status = FolderStatus(
             id: configuration.zone.name, path: configuration.root.path, state: state, message: live.message,
             items: counts.items, pendingUploads: counts.pendingUploads, pendingUploadBytes: counts.pendingUploadBytes,
             pendingDownloads: live.pendingDownloads, pendingDownloadBytes: live.pendingDownloadBytes,
             conflicts: counts.conflicts, problems: problems, lastSync: live.lastSync, held: held, sharing: safety.sharing)
+        status.activity = live.activity
+        return status
+    }
+
+    /// Runs `body`, a person's long action, showing its progress in the status: `body`
+    /// reports the items done so far through the function it is given. The status shows
+    /// nothing of it once `body` returns or throws.
+    func showingActivity<T, E: Error>(_ action: String, total: Int, _ body: ((Int) -> Void) async throws(E) -> T) async throws(E) -> T {
+        updateLive { $0.activity = FolderActivity(action: action, done: 0, total: total) }
+        defer { updateLive { $0.activity = nil } }
+        return try await body { done in
+            self.updateLive { live in
+                if let activity = live.activity { live.activity?.done = max(activity.done, min(done, activity.total)) }
+            }
+        }
     }
 
     /// True when an input (a watcher event, a notification, a request, an action) waits for

@@ -14,8 +14,10 @@ import Synchronization
 ///   the call), each done once it is no longer a placeholder, a file in flight by its
 ///   percentage. When a named directory's contents are not all known (`ls` lists one level),
 ///   or the call concerns no placeholder, the line says what runs and for how long.
-/// - `recover`, `deletions --restore`: the daemon shows nothing of these until they end, so
-///   the line says what runs and for how long, with no bar.
+/// - `recover`, `deletions --restore`: the items done of those the call concerns, as the
+///   folders' statuses show their running action (`FolderActivity`); before the daemon
+///   shows it (choosing what to recover asks the backend first), the line says what runs and
+///   for how long.
 enum CallProgress {
     typealias Sampler = @Sendable (Duration) async -> ProgressSample?
 
@@ -27,6 +29,24 @@ enum CallProgress {
     /// Whether a call run with `json` draws progress at all: nothing is asked ahead of a
     /// call that draws none.
     static func draws(json: Bool) -> Bool { ProgressLine.shared.enabled && !json }
+
+    /// `recover`'s and `deletions --restore`'s bar: the `action` running in the folders.
+    static func action(_ action: String, _ client: ControlClient, words: String) -> Sampler {
+        let waiting = activity(words)
+        return { elapsed in
+            guard let status = try? await client.send(.status, timeout: .seconds(10)).daemonStatus,
+                  let sample = sample(of: action, in: status) else { return await waiting(elapsed) }
+            return sample
+        }
+    }
+
+    /// The progress of `action` over every folder running it, `nil` when none shows it.
+    static func sample(of action: String, in status: DaemonStatus) -> ProgressSample? {
+        let running = status.folders.compactMap(\.activity).filter { $0.action == action }
+        guard !running.isEmpty else { return nil }
+        let done = running.reduce(0) { $0 + $1.done }, total = running.reduce(0) { $0 + $1.total }
+        return ProgressSample(done: Int64(done), total: Int64(total), label: "\(action): \(done) of \(total) item\(total == 1 ? "" : "s")")
+    }
 
     // MARK: wait
 

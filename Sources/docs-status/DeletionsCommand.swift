@@ -45,7 +45,8 @@ struct DeletionsCommand: AsyncParsableCommand {
         if confirm || restore {
             let request = ControlRequest.deletions(folder: target, choice: confirm ? .confirm : .restore)
             let words = confirm ? "sending the held deletions" : "bringing the held items back"
-            let outcomes = try await ProgressPoller.run(json: options.json, sample: CallProgress.activity(words)) {
+            let sample = restore ? CallProgress.action(FolderActivity.restoring, options.client, words: words) : CallProgress.activity(words)
+            let outcomes = try await ProgressPoller.run(json: options.json, sample: sample) {
                 try await options.answer(request, \.outcomeList)
             }
             if outcomes.isEmpty, !options.json {

@@ -94,6 +94,18 @@ import Testing
         #expect(last == ProgressSample(done: 8_000_000, total: 8_000_000, label: "waiting: settling"))
     }
 
+    @Test func recoverAndRestoreCountTheItemsTheFoldersShowDone() {
+        var status = Self.status([(0, 0, 0, 0), (0, 0, 0, 0), (0, 0, 0, 0)])
+        #expect(CallProgress.sample(of: FolderActivity.recovering, in: status) == nil, "nothing shown yet")
+        status.folders[0].activity = FolderActivity(action: FolderActivity.recovering, done: 200, total: 500)
+        status.folders[1].activity = FolderActivity(action: FolderActivity.restoring, done: 3, total: 9)
+        status.folders[2].activity = FolderActivity(action: FolderActivity.recovering, done: 0, total: 1)
+        #expect(CallProgress.sample(of: FolderActivity.recovering, in: status)
+            == ProgressSample(done: 200, total: 501, label: "recovering from Recently Deleted: 200 of 501 items"))
+        #expect(CallProgress.sample(of: FolderActivity.restoring, in: status)
+            == ProgressSample(done: 3, total: 9, label: "restoring held deletions: 3 of 9 items"))
+    }
+
     @Test func waitWithoutBytesCountsItemsAndNamesBusyFolders() {
         let tracker = CallProgress.PendingTracker()
         // Deletions carry no bytes: items are the measure.

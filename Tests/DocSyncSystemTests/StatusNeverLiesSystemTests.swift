@@ -161,7 +161,9 @@ struct StatusNeverLiesSystemTests {
                 #expect(same, "the receiver's tree differs from the killed sender's:\n\(TreeSnapshot(sender.folder).difference(from: TreeSnapshot(receiver.folder)))")
             }
             #expect(seen.violations.isEmpty, "status lied \(seen.violations.count) times:\n\(seen.violations.prefix(10).joined(separator: "\n"))")
-            #expect(seen.sender.count > 100 && seen.receiver.count > 100, "too few samples: \(seen.sender.count), \(seen.receiver.count)")
+            // Alone on two cores (make test runs it so) each device answers over a thousand;
+            // this only catches a sampler that stopped.
+            #expect(seen.sender.count > 50 && seen.receiver.count > 50, "too few samples: \(seen.sender.count), \(seen.receiver.count)")
             let killedAfter = seen.senderKilled.map { $0.at - writeStarted }
             let completeAfter = seen.receiverComplete.map { $0.at - writeStarted }
             print("""

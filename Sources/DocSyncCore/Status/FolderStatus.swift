@@ -72,6 +72,8 @@ public struct FolderStatus: Codable, Sendable, Hashable {
     public var held: HeldDeletions?
     /// The folder's place in a share (SPEC §11): absent when it is shared with nobody.
     public var sharing: SharedFolderFacts?
+    /// A person's long action running now (`recover`, `deletions --restore`), absent when none.
+    public var activity: FolderActivity?
 
     public init(
         id: String, path: String, state: FolderState, message: String? = nil, items: Int = 0,

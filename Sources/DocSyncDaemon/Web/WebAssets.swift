@@ -195,7 +195,9 @@ function renderStatus() {
       el("td", { class: "pending" },
         "↑ " + folder.pendingUploads + " (" + bytes(folder.pendingUploadBytes) + ")  ↓ " +
           folder.pendingDownloads + " (" + bytes(folder.pendingDownloadBytes) + ")",
-        pending > 0 ? el("progress", { max: 100, value: done }) : null),
+        pending > 0 ? el("progress", { max: 100, value: done }) : null,
+        folder.activity ? el("div", { class: "activity" }, folder.activity.action + ": " + folder.activity.done + " of " + folder.activity.total,
+          el("progress", { max: Math.max(1, folder.activity.total), value: folder.activity.done })) : null),
       el("td", { class: "number" }, folder.conflicts),
       el("td", {}, folder.problems.length ? folder.problems.slice(0, 5).map((p) => p.path + ": " + p.message).join("\n") : ""),
       el("td", {}, el("button", {

@@ -116,7 +116,9 @@ struct WebRoutes: Sendable {
         guard let argument = await decode(ItemArgument.self, request) else {
             return WebResponses.problem(.badRequest, #"send {"folder": ID, "path": PATH} as JSON"#)
         }
-        guard let root = handler.folders.first(where: { $0.folder.id == argument.folder })?.status().path else {
+        // Named as the status names it: the zone's name (an encrypted folder's is opaque), or the configured id.
+        let folder = handler.folders.first { $0.engine.configuration.zone.name == argument.folder } ?? handler.folders.first { $0.folder.id == argument.folder }
+        guard let root = folder?.status().path else {
             return WebResponses.problem(.notFound, "no folder \(argument.folder)")
         }
         let relative = argument.path.split(separator: "/").filter { $0 != "." && !$0.isEmpty }
