@@ -55,7 +55,7 @@ STOP_SERVICES  = bash $(SERVICES)/stop.sh; rm -f $(SERVICES_OUT)/*.env $(SERVICE
 SERVICES_TRAP  = trap '$(STOP_SERVICES)' EXIT; trap 'wait; exit 129' HUP; \
 	trap 'wait; exit 130' INT; trap 'wait; exit 143' TERM
 
-.PHONY: all deps build release test api-check soak demo cluster-demo bench bench-cluster bench-load bench-scale bench-merge bench-mount install completions manpages clean services-up services-down
+.PHONY: all deps build release test api-check soak demo cluster-demo bench bench-cluster bench-load bench-scale bench-merge bench-mount bench-page install completions manpages clean services-up services-down
 
 all: build
 
@@ -218,6 +218,12 @@ bench-merge: release
 bench-mount: release
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) git bc"
 	B=.build/release bash Tests/OnDemandFigures/run.sh
+
+## bench-page: docsyncd's CPU-seconds over a 100,000-file folder, idle and syncing 2,000
+## edits, with the status page's live feed open and closed (Tests/WebPage/page-cpu.sh).
+bench-page: release
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) curl bc"
+	B=.build/release bash Tests/WebPage/page-cpu.sh
 
 ## completions: bash, zsh and fish completion scripts of the three programs, written by the
 ## release binaries themselves (swift-argument-parser: PROGRAM --generate-completion-script
