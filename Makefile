@@ -55,7 +55,7 @@ STOP_SERVICES  = bash $(SERVICES)/stop.sh; rm -f $(SERVICES_OUT)/*.env $(SERVICE
 SERVICES_TRAP  = trap '$(STOP_SERVICES)' EXIT; trap 'wait; exit 129' HUP; \
 	trap 'wait; exit 130' INT; trap 'wait; exit 143' TERM
 
-.PHONY: all deps build release test api-check soak demo cluster-demo bench bench-cluster bench-load bench-scale bench-merge bench-mount bench-page install completions manpages clean services-up services-down
+.PHONY: all deps build release test api-check soak demo cluster-demo bench bench-cluster bench-load bench-scale bench-merge bench-mount bench-page bench-cost install completions manpages clean services-up services-down
 
 all: build
 
@@ -224,6 +224,22 @@ bench-mount: release
 bench-page: release
 	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) curl bc"
 	B=.build/release bash Tests/WebPage/page-cpu.sh
+
+## bench-cost: what an initial sync through docsync-server costs each process (sender,
+## server, receiver): CPU-seconds (user, system) per 1,000 files and per 100 MB over 10,000
+## small files and the bench tree, system calls per file (perf stat), instructions of a
+## 2,000-file sync under callgrind, beside the data-path floor, rsync -a and Unison, and beside
+## the release build of BASELINE (a commit; built once in .build-baseline-BASELINE/, which
+## takes a while; BASELINE= measures this build alone). Figures in .build/bench/cost.json.
+BASELINE      ?= e3be745
+BASELINE_DIR  := .build-baseline-$(BASELINE)
+bench-cost: release
+	@$(MAKE) --no-print-directory deps APT_PACKAGES="$(APT_PACKAGES) $(BENCH_PACKAGES) unison valgrind linux-perf binutils gcc"
+	@if [ -n "$(BASELINE)" ]; then \
+	  [ -d $(BASELINE_DIR) ] || git worktree add --detach $(BASELINE_DIR) $(BASELINE) || exit 1; \
+	  $(SWIFT) build -c release --package-path $(BASELINE_DIR) || exit 1; fi
+	$(SPAWN_SAFE) $(SWIFT) run -c release --skip-build docsync-bench --only cost \
+	  $(if $(BASELINE),--baseline $(BASELINE_DIR)/.build/release --baseline-label $(BASELINE))
 
 ## completions: bash, zsh and fish completion scripts of the three programs, written by the
 ## release binaries themselves (swift-argument-parser: PROGRAM --generate-completion-script

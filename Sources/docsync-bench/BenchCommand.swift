@@ -26,7 +26,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Where to write the figures as JSON.")
     var json = ".build/bench/chunker.json"
 
-    @Option(help: "Which parts to run: all, chunker, seal (the sealing costs alone, also part of chunker), codec, merge, sync, query, server, cluster, load, gc or scale (the last part of all: about 15 minutes and 20 GB of disk at 1,000,000 files).")
+    @Option(help: "Which parts to run: all, chunker, seal (the sealing costs alone, also part of chunker), codec, merge, sync, query, server, cluster, load, gc or scale (the last part of all: about 15 minutes and 20 GB of disk at 1,000,000 files); cost (not part of all: what a sync costs each process, beside a baseline build).")
     var only = "all"
 
     @Option(help: "Files in the folder the query benchmark indexes.")
@@ -87,8 +87,17 @@ struct BenchCommand: AsyncParsableCommand {
     var codecJSON = ".build/bench/codec.json"
 
     mutating func validate() throws {
-        guard ["all", "chunker", "seal", "codec", "merge", "sync", "query", "server", "cluster", "load", "gc", "scale"].contains(only) else {
-            throw ValidationError("--only takes all, chunker, seal, codec, merge, sync, query, server, cluster, load, gc or scale")
+        guard ["all", "chunker", "seal", "codec", "merge", "sync", "query", "server", "cluster", "load", "gc", "scale", "cost"].contains(only) else {
+            throw ValidationError("--only takes all, chunker, seal, codec, merge, sync, query, server, cluster, load, gc, scale or cost")
+        }
+        guard costRounds >= 1, costFiles >= 500, costCallgrindFiles >= 0 else {
+            throw ValidationError("--cost-rounds takes a positive number, --cost-files at least 500, --cost-callgrind-files 0 (none) or more")
+        }
+        if let baseline {
+            let server = URL(fileURLWithPath: baseline).appendingPathComponent("docsync-server").path
+            guard FileManager.default.isExecutableFile(atPath: server) else {
+                throw ValidationError("--baseline names the release build directory of another commit (holding docsyncd and docsync-server); \(server) is not there. make bench-cost builds one.")
+            }
         }
         guard codecRecords >= 1 else { throw ValidationError("--codec-records takes a positive number") }
         guard loadDevices >= 1, loadSeconds >= 1 else {
@@ -99,9 +108,32 @@ struct BenchCommand: AsyncParsableCommand {
         }
     }
 
+    @Option(help: "Small files in the cost part's trees (in 500 directories; the second tree adds 20 files of 10 MiB).")
+    var costFiles = 10_000
+
+    @Option(help: "Rounds of each cost measurement, every build in turn (the median is reported).")
+    var costRounds = 3
+
+    @Option(help: "Small files synced under callgrind for instruction counts (0: none).")
+    var costCallgrindFiles = 2_000
+
+    @Option(help: "The release build directory of a baseline commit (its docsyncd and docsync-server), measured beside this build in the cost part.")
+    var baseline: String?
+
+    @Option(help: "What to call the baseline in the cost part's tables.")
+    var baselineLabel = "baseline"
+
+    @Option(help: "Where to write the cost figures as JSON.")
+    var costJSON = ".build/bench/cost.json"
+
     var scaleSizes: [Int] { files.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
 
     mutating func run() async throws {
+        // A line at a time also into a file or a pipe: a long part shows where it is. (C's
+        // `stdout` is reached through its symbol: Swift 6 refuses the global variable.)
+        if let symbol = dlsym(nil, "stdout") {
+            setvbuf(symbol.assumingMemoryBound(to: UnsafeMutablePointer<FILE>?.self).pointee, nil, _IOLBF, 0)
+        }
         // Every part's files stay until the whole run is over: removing tens of thousands of
         // files just before a part would slow that part's file creation (ext4 without a
         // journal skips inodes freed in the last 30 seconds, looking at each), for docsync,
@@ -120,6 +152,16 @@ struct BenchCommand: AsyncParsableCommand {
         if only == "all" || only == "load" { try await runLoad(in: scratch.appendingPathComponent("load")) }
         if only == "all" || only == "gc" { try await runCollection(in: scratch.appendingPathComponent("gc")) }
         if only == "all" || only == "scale" { try await runScale(in: scratch.appendingPathComponent("scale")) }
+        if only == "cost" { try await runCost(in: scratch.appendingPathComponent("cost")) }
+    }
+
+    func runCost(in base: URL) async throws {
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        var builds = [CostBench.Build(label: "this build", binaries: BenchDaemon.ownBinaries)]
+        if let baseline { builds.append(CostBench.Build(label: baselineLabel, binaries: URL(fileURLWithPath: baseline))) }
+        print("== What an initial sync costs each process: " + builds.map { "\($0.label) (\($0.binaries.path))" }.joined(separator: " against ") + " ==")
+        let report = try await CostBench.run(base: base, builds: builds, smallFiles: costFiles, rounds: costRounds, callgrindFiles: costCallgrindFiles)
+        try write(report, to: costJSON)
     }
 
     func runScale(in base: URL) async throws {

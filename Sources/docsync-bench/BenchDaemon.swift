@@ -14,16 +14,18 @@ final class BenchDaemon {
     let name: String
 
     /// A daemon of device `name` syncing `base/name/ZONE` through `backend` (a `file://`
-    /// URL, or `http://` with `tokenFile`).
-    init(name: String, base: URL, backend: URL, tokenFile: URL? = nil, zone: String = "Bench", extraArguments: [String] = []) throws {
+    /// URL, or `http://` with `tokenFile`): the `docsyncd` in `binaries` (by default the one
+    /// beside this benchmark), run under `wrapper` when one is given (`valgrind …`).
+    init(name: String, base: URL, backend: URL, tokenFile: URL? = nil, zone: String = "Bench", extraArguments: [String] = [],
+         binaries: URL = BenchDaemon.ownBinaries, wrapper: [String] = []) throws {
         self.name = name
         // Both devices name their folder after the zone: the one-folder form takes the zone name from it.
         folder = base.appendingPathComponent(name).appendingPathComponent(zone)
         socket = "/tmp/dsb-\(UUID().uuidString.prefix(8)).sock"
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("docsyncd")
-        process.executableURL = executable
-        process.arguments = ["--folder", folder.path, "--backend", backend.absoluteString, "--device", name,
+        let executable = binaries.appendingPathComponent("docsyncd")
+        process.executableURL = wrapper.first.map { URL(fileURLWithPath: $0) } ?? executable
+        process.arguments = (wrapper.isEmpty ? [] : wrapper.dropFirst() + [executable.path]) + ["--folder", folder.path, "--backend", backend.absoluteString, "--device", name,
                              "--state-dir", base.appendingPathComponent("\(name)-state").path, "--socket", socket, "--log-level", "warning"]
             + (tokenFile.map { ["--token-file", $0.path] } ?? []) + extraArguments
         let log = base.appendingPathComponent("\(name).log")
@@ -33,6 +35,9 @@ final class BenchDaemon {
     }
 
     func start() throws { try process.run() }
+
+    /// The directory of this benchmark's executable, where the release build puts the others.
+    static var ownBinaries: URL { URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent() }
 
     /// The daemon's process id (once started).
     var pid: Int32 { process.processIdentifier }
@@ -47,8 +52,8 @@ final class BenchDaemon {
     deinit { stop() }
 
     /// The daemon's status, or `nil` while it does not answer yet.
-    func status() async -> DaemonStatus? {
-        guard case .status(let status)? = try? await ControlClient(socketPath: socket).send(.status, timeout: .seconds(5)) else { return nil }
+    func status(timeout: Duration = .seconds(5)) async -> DaemonStatus? {
+        guard case .status(let status)? = try? await ControlClient(socketPath: socket).send(.status, timeout: timeout) else { return nil }
         return status
     }
 

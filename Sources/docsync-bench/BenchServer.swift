@@ -17,13 +17,18 @@ final class BenchServer {
     private let process = Process()
     private let exit: ProcessExit
     private let executable: URL
+    private let wrapper: [String]
 
-    init(base: URL, name: String = "server", storeArguments: [String]? = nil, environment: [String: String] = [:]) throws {
+    /// `binaries`: the directory holding the `docsync-server` to run (by default the one beside
+    /// this benchmark); `wrapper`: what runs it (`valgrind …`), if anything.
+    init(base: URL, name: String = "server", storeArguments: [String]? = nil, environment: [String: String] = [:],
+         binaries: URL = BenchDaemon.ownBinaries, wrapper: [String] = []) throws {
         data = base.appendingPathComponent("\(name)-data")
         tokenFile = base.appendingPathComponent("token")
         self.storeArguments = storeArguments ?? ["--data", data.path]
         self.environment = environment
-        executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("docsync-server")
+        executable = binaries.appendingPathComponent("docsync-server")
+        self.wrapper = wrapper
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         exit = ProcessExit(of: process)
     }
@@ -36,9 +41,10 @@ final class BenchServer {
             try Data((token.trimmingCharacters(in: .whitespacesAndNewlines) + "\n").utf8).write(to: tokenFile)
             chmod(tokenFile.path, 0o600)
         }
-        process.executableURL = executable
+        process.executableURL = wrapper.first.map { URL(fileURLWithPath: $0) } ?? executable
         // Stopped at once when the bench is done: no balancer waits for a drain.
-        process.arguments = ["serve"] + storeArguments + ["--listen", "127.0.0.1:0", "--drain-delay", "0"]
+        process.arguments = (wrapper.isEmpty ? [] : wrapper.dropFirst() + [executable.path])
+            + ["serve"] + storeArguments + ["--listen", "127.0.0.1:0", "--drain-delay", "0"]
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let output = Pipe()
         process.standardOutput = output
