@@ -35,7 +35,7 @@ struct ChunkRoutes: Sendable {
         api.get("chunks/{digest}") { _, context in
             let digest = try RequestInput.digest(context)
             let backend = try await gate.chunkBackend(context, .read)
-            let chunk = try await backend.downloadChunks(prefixOf: [digest], budget: 0, cost: { $0 })[0]
+            let chunk = try await backend.chunksForClient(prefixOf: [digest], budget: 0, cost: { $0 })[0]
             var response = Responses.bytes(chunk.bytes)
             if let bodyDigest = chunk.bodyDigest { response.headers[Self.bodyDigestField] = bodyDigest.hex }
             return response
@@ -105,7 +105,7 @@ struct ChunkRoutes: Sendable {
     /// budget (1 MiB, at most `WireLimits.digestsPerRequest` frames). Their places are looked
     /// up first (all in one lookup) so that no more is read than is sent.
     static func framedPrefix(of digests: [SHA256Digest], from backend: any ServerStorageBackend) async throws(SyncError) -> ByteBuffer {
-        let chunks = try await backend.downloadChunks(prefixOf: digests, budget: WireLimits.downloadBatchBudget,
+        let chunks = try await backend.chunksForClient(prefixOf: digests, budget: WireLimits.downloadBatchBudget,
                                                       cost: { ChunkFraming.frameSize(chunkLength: $0) })
         let body = ChunkFraming.encode(chunks, pool: .shared)
         // Kept while it is still being sent: it is reused only once the answer has let go of it.

@@ -199,12 +199,28 @@ public final class LocalBackend: StorageBackend {
     /// `chunkCorrupt` as `downloadChunks` does.
     public func downloadChunks(prefixOf digests: [SHA256Digest], budget: Int,
                                cost: @escaping @Sendable (Int) -> Int) async throws(SyncError) -> [ChunkUpload] {
+        try await readChunks(prefixOf: digests, budget: budget, cost: cost, plainUnverified: false)
+    }
+
+    /// As `downloadChunks(prefixOf:budget:cost:)`, a plain chunk's bytes not hashed again
+    /// (marked not verified): they were verified when stored, and the client they go to
+    /// verifies each one it receives. A sealed one is still checked against its body digest.
+    public func chunksForClient(prefixOf digests: [SHA256Digest], budget: Int,
+                                cost: @escaping @Sendable (Int) -> Int) async throws(SyncError) -> [ChunkUpload] {
+        try await readChunks(prefixOf: digests, budget: budget, cost: cost, plainUnverified: true)
+    }
+
+    private func readChunks(prefixOf digests: [SHA256Digest], budget: Int, cost: @escaping @Sendable (Int) -> Int,
+                            plainUnverified: Bool) async throws(SyncError) -> [ChunkUpload] {
         let chunks = self.chunks
         return try await offload { () throws(SyncError) in
             let (order, prefix) = try ChunkBudget.prefix(of: digests, places: try chunks.places(of: digests), length: \.length,
                                                         budget: budget, cost: cost)
-            let found = try chunks.read(prefix)
-            return order.map { ChunkUpload(digest: $0, bytes: found[$0]!, isVerified: true, bodyDigest: prefix[$0]!.bodyDigest) }
+            let found = try chunks.read(prefix, plainUnverified: plainUnverified)
+            return order.map { digest in
+                let bodyDigest = prefix[digest]!.bodyDigest
+                return ChunkUpload(digest: digest, bytes: found[digest]!, isVerified: !plainUnverified || bodyDigest != nil, bodyDigest: bodyDigest)
+            }
         }
     }
 

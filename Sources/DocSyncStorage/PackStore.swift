@@ -129,11 +129,15 @@ struct PackStore: Sendable {
     ///
     /// With `relocating` false (the collector, which alone moves chunks, reading inside a
     /// transaction) a pack that is gone is `chunkCorrupt` at once.
-    func read(_ places: [SHA256Digest: Place], relocating: Bool = true) throws(SyncError) -> [SHA256Digest: Data] {
+    ///
+    /// With `plainUnverified`, a plain chunk's bytes are handed out as read, not hashed again:
+    /// for a reader that verifies every chunk itself (docsync's HTTP client). A sealed chunk
+    /// is still checked against its body digest, and a short read is still `chunkCorrupt`.
+    func read(_ places: [SHA256Digest: Place], relocating: Bool = true, plainUnverified: Bool = false) throws(SyncError) -> [SHA256Digest: Data] {
         var found: [SHA256Digest: Data] = [:]
         var pending = places
         for attempt in 1 ... PackStore.relocationAttempts {
-            let moved = try read(pending, into: &found)
+            let moved = try read(pending, plainUnverified: plainUnverified, into: &found)
             if moved.isEmpty { break }
             guard relocating, attempt < PackStore.relocationAttempts else {
                 throw SyncError(.chunkCorrupt, "the packs of \(moved.count) chunks keep disappearing under \(root.path); its chunks must be uploaded again", digest: moved[0])
@@ -148,7 +152,7 @@ struct PackStore: Sendable {
     static let relocationAttempts = 4
 
     /// Reads the chunks at `places` into `found`; returns those whose pack file is gone.
-    private func read(_ places: [SHA256Digest: Place], into found: inout [SHA256Digest: Data]) throws(SyncError) -> [SHA256Digest] {
+    private func read(_ places: [SHA256Digest: Place], plainUnverified: Bool, into found: inout [SHA256Digest: Data]) throws(SyncError) -> [SHA256Digest] {
         var moved: [SHA256Digest] = []
         let byPack = Dictionary(grouping: places, by: { $0.value.pack })
         for (pack, entries) in byPack {
@@ -187,14 +191,15 @@ struct PackStore: Sendable {
                     // One chunk, or a run cut short (the chunk that cannot be read is named).
                     for (digest, place) in run {
                         found[digest] = try PackStore.verified(FileIO.read(fd, offset: place.offset, length: place.length), digest: digest,
-                                                               bodyDigest: place.bodyDigest, path: path, offset: place.offset)
+                                                               bodyDigest: place.bodyDigest, hashing: !plainUnverified || place.bodyDigest != nil,
+                                                               path: path, offset: place.offset)
                     }
                     continue
                 }
                 for (digest, place) in run {
                     let from = bytes.startIndex + Int(place.offset - start)
                     found[digest] = try PackStore.verified(bytes[from..<from + place.length], digest: digest, bodyDigest: place.bodyDigest,
-                                                           path: path, offset: place.offset)
+                                                           hashing: !plainUnverified || place.bodyDigest != nil, path: path, offset: place.offset)
                 }
             }
         }
@@ -205,10 +210,11 @@ struct PackStore: Sendable {
     /// two blocks, so that a direct read, widened to whole blocks, still fits a 4 MiB buffer.
     static let readRunLimit = (4 << 20) - 2 * DirectFileWriter.blockSize
 
-    /// `bytes` when they were read and hash to `bodyDigest` (a sealed chunk) or `digest` (a
-    /// plain one); otherwise `chunkCorrupt`.
-    private static func verified(_ bytes: Data?, digest: SHA256Digest, bodyDigest: SHA256Digest?, path: String, offset: Int64) throws(SyncError) -> Data {
-        guard let bytes, SHA256Digest(hashing: bytes) == (bodyDigest ?? digest) else {
+    /// `bytes` when they were read and (unless not `hashing`) hash to `bodyDigest` (a sealed
+    /// chunk) or `digest` (a plain one); otherwise `chunkCorrupt`.
+    private static func verified(_ bytes: Data?, digest: SHA256Digest, bodyDigest: SHA256Digest?, hashing: Bool = true,
+                                 path: String, offset: Int64) throws(SyncError) -> Data {
+        guard let bytes, !hashing || SHA256Digest(hashing: bytes) == (bodyDigest ?? digest) else {
             throw SyncError.storedChunkCorrupt(digest, sealed: bodyDigest != nil, at: "\(path) at \(offset)")
         }
         return bytes

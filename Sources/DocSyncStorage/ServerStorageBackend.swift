@@ -20,6 +20,14 @@ public protocol ServerStorageBackend: StorageBackend {
     func downloadChunks(prefixOf digests: [SHA256Digest], budget: Int,
                         cost: @escaping @Sendable (Int) -> Int) async throws(SyncError) -> [ChunkUpload]
 
+    /// As `downloadChunks(prefixOf:budget:cost:)`, for a client that verifies every chunk it
+    /// receives (docsync's HTTP client does): a store may hand a plain chunk's bytes out
+    /// without hashing them again (they were verified when stored), marked not `isVerified`.
+    /// A sealed chunk is still checked against its body digest (SPEC §13). A store that
+    /// does not say otherwise verifies them all, as `downloadChunks` does.
+    func chunksForClient(prefixOf digests: [SHA256Digest], budget: Int,
+                         cost: @escaping @Sendable (Int) -> Int) async throws(SyncError) -> [ChunkUpload]
+
     /// The bytes of every chunk the user stores, from the store's counters: what a quota is
     /// checked against.
     func storedChunkBytes() async throws(SyncError) -> Int64
@@ -31,6 +39,13 @@ public protocol ServerStorageBackend: StorageBackend {
     /// instance sharing the store — that `zone` changed although none of its records did
     /// (its share did): listeners fetch and find out.
     func announce(_ zone: ZoneID) async throws(SyncError)
+}
+
+extension ServerStorageBackend {
+    public func chunksForClient(prefixOf digests: [SHA256Digest], budget: Int,
+                                cost: @escaping @Sendable (Int) -> Int) async throws(SyncError) -> [ChunkUpload] {
+        try await downloadChunks(prefixOf: digests, budget: budget, cost: cost)
+    }
 }
 
 /// Chunks of one upload, checked as they arrive and stored together: nothing of the batch
