@@ -3,8 +3,8 @@ import DocSyncStorage
 import Foundation
 
 /// Writing remote content into the folder: a temporary file in the same directory, chunks
-/// taken from local files where this machine has them (verified) and downloaded otherwise,
-/// the whole digest verified, fsync, then — only if the target is still what the index
+/// taken from local files where this machine has them (verified) and downloaded otherwise
+/// (verified by the backend), fsync, then — only if the target is still what the index
 /// last saw — the replaced content kept in the version store and the file renamed over it.
 extension Executor {
     /// Why a write did not replace its target.
@@ -89,8 +89,8 @@ extension Executor {
     }
 
     /// Writes `record`'s content into a new temporary file beside `path`, from local copies
-    /// of its chunks where this machine has them and downloads otherwise, and verifies the
-    /// whole digest. With `flush`, the file is fsynced; without, the caller flushes the file
+    /// of its chunks where this machine has them and downloads otherwise, each chunk verified
+    /// (see `writeTemporary`). With `flush`, the file is fsynced; without, the caller flushes the file
     /// system before renaming it into place. Nothing is left behind on failure but the
     /// directories made for it, which `made` gains (the loop remembers them: `EngineLoop.createdDirectories`).
     func prepareDocument(_ record: DocSyncCore.Record, at path: RelativePath, flush: Bool,
@@ -120,7 +120,8 @@ extension Executor {
     func writeTemporary(_ record: DocSyncCore.Record, at path: RelativePath, manifest: AssetManifest, chunks given: [SHA256Digest: Data], flush: Bool,
                         made: inout [RelativePath]) async throws(SyncError) -> PreparedFile {
         let target = configuration.root.path + "/" + path.string
-        made += try Materializer.makeParents(of: path, root: configuration.root.path, in: fileSystem)
+        // Unflushed, the directories made for it become durable with the file, by the caller's flush.
+        made += try Materializer.makeParents(of: path, root: configuration.root.path, in: fileSystem, flush: flush)
         // Chunks are gathered into large writes. A large file is written past the page cache
         // (see `PosixFileSystem.createFile`); a small one through it, which costs less than a
         // direct write's wait for the disk.
@@ -128,16 +129,16 @@ extension Executor {
         let (file, temporary) = try Materializer.createTemporary(beside: target, size: size, in: fileSystem)
         defer { file.close() }
         do throws(SyncError) {
-            var hasher = StreamingSHA256()
             let total = manifest.chunks.count
-            // Content of one chunk whose digest is the content's: its bytes were verified
-            // against that digest where they came from (a backend's download, or a local copy
-            // read and hashed), so hashing them again would only repeat that check. In an
-            // encrypted folder every chunk was checked against its MAC (`chunkBytes`: opened
-            // and checked by the sealing backend, or a local copy read and MACed) and the list
-            // of chunks is the one the sealed record authenticates, so the content is the one
-            // sealed and its digest (from the same record) needs no second pass either.
-            let verifiedWhole = configuration.encryption != nil || (total == 1 && manifest.chunks[0].digest == manifest.contentDigest)
+            // The content is not hashed again as a whole. Every chunk's bytes were verified
+            // where they came from (a backend's download against the chunk's digest, or a local
+            // copy read and hashed; in an encrypted folder, against its MAC), and the list of
+            // chunks is the record's own (its manifest nodes checked against their digests, or
+            // authenticated with the sealed record): the file written is exactly the content
+            // the record describes. The record's content digest, taken from the same record,
+            // stays what it is for — telling whether two versions hold the same content
+            // (sameness, conflicts, a scan that must read a file again) — and a whole-file hash
+            // here could only find the record's two fields disagreeing, not a damaged byte.
             var position = 0
             if total > 256 { setDownloadProgress(record.id.recordName, 0) }
             while position < total {
@@ -146,14 +147,10 @@ extension Executor {
                 let found = group.allSatisfy({ given[$0.digest] != nil }) ? given : try await chunkBytes(group)
                 for chunk in group {
                     guard let bytes = found[chunk.digest] else { throw SyncError.chunkNotFound(chunk.digest) }
-                    if !verifiedWhole { hasher.update(bytes) }
                     do { try file.append(bytes) } catch { throw Materializer.failure("write", path.string, error) }
                 }
                 position += group.count
                 if position < total { setDownloadProgress(record.id.recordName, Double(position) / Double(total)) }
-            }
-            guard verifiedWhole || hasher.finalize() == manifest.contentDigest else {
-                throw SyncError(.chunkCorrupt, "\(path): the downloaded content does not match its digest; it will be fetched again", digest: manifest.contentDigest)
             }
             // What was written, as the index must remember it: taken from the open file, so a
             // change made right after the rename is still seen as a change.

@@ -44,9 +44,12 @@ extension Fetcher {
                 continue
             }
         }
-        // Every new name durable before the index records it (one flush per directory).
-        for directory in Set(rows.map { PathKey(Materializer.directory(of: absolute($0.row.path))) }).sorted() {
-            try? fileSystem.flushDirectory(directory.string)
+        // Every new name durable before the index records it: one flush per directory, or of
+        // the whole file system when the names are spread over many (a page of a new tree:
+        // one `syncfs` costs less than hundreds of directory fsyncs, each a flush of the disk's cache).
+        let directories = Set(rows.map { PathKey(Materializer.directory(of: absolute($0.row.path))) })
+        if directories.count <= Self.directoriesFlushedOneByOne || !fileSystem.flushFileSystem(containing: configuration.root.path) {
+            for directory in directories.sorted() { try? fileSystem.flushDirectory(directory.string) }
         }
         let applied = Set(rows.map(\.row.recordName))
         let storeToken = complete && applied.count == ordered.count
@@ -63,6 +66,10 @@ extension Fetcher {
         engine.updateLive { $0.pendingDownloads -= rows.count; $0.pendingDownloadBytes -= bytes }
         return (applied, storeToken)
     }
+
+    /// At most this many directories' new names are flushed one directory at a time; more,
+    /// and the file system is flushed once instead.
+    static let directoriesFlushedOneByOne = 8
 
     /// The records of `records` (a page's saves, in order) that are plainly new here
     /// (`RemotePagePlanner.plainlyNew`), from what the index and the ignore rules say of each.

@@ -25,8 +25,10 @@ enum Materializer {
     /// Creates the missing directories of `path`'s parent chain under `root`, refusing any
     /// component that is a symlink or not a directory (a remote path must not lead outside
     /// the folder). Returns the directories it created, outermost first; their names are
-    /// durable.
-    static func makeParents(of path: RelativePath, root: String, in fs: any FolderFileSystem, mode: UInt32 = 0o755) throws(SyncError) -> [RelativePath] {
+    /// durable — or, with `flush` false, become durable with the caller's next flush of the
+    /// file system (a page's documents written ahead: one `syncfs` for them all).
+    static func makeParents(of path: RelativePath, root: String, in fs: any FolderFileSystem, mode: UInt32 = 0o755,
+                            flush: Bool = true) throws(SyncError) -> [RelativePath] {
         var created: [RelativePath] = []
         var current: RelativePath?
         for component in path.components.dropLast() {
@@ -40,7 +42,7 @@ enum Materializer {
                 do { try fs.makeDirectory(absolute, mode: mode) } catch where error.code == EEXIST {} catch {
                     throw failure("create the folder", next.string, error)
                 }
-                try? fs.flushDirectory(current.map { root + "/" + $0.string } ?? root)
+                if flush { try? fs.flushDirectory(current.map { root + "/" + $0.string } ?? root) }
                 created.append(next)
             }
             current = next
