@@ -27,6 +27,14 @@ extension StringProtocol {
     public func hasBytePrefix<Prefix: StringProtocol>(_ prefix: Prefix) -> Bool {
         let mine = utf8, start = prefix.utf8
         guard mine.count >= start.count else { return false }
+        // Native strings compare with one memcmp (the watcher asks this of every event's
+        // directory); a bridged or foreign one byte by byte.
+        let fast = mine.withContiguousStorageIfAvailable { left in
+            start.withContiguousStorageIfAvailable { right in
+                right.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, right.count) == 0
+            }
+        }
+        if let fast, let equal = fast { return equal }
         return mine.prefix(start.count).elementsEqual(start)
     }
 
@@ -35,6 +43,12 @@ extension StringProtocol {
     public func hasByteSuffix<Suffix: StringProtocol>(_ suffix: Suffix) -> Bool {
         let mine = utf8, end = suffix.utf8
         guard mine.count >= end.count else { return false }
+        let fast = mine.withContiguousStorageIfAvailable { left in
+            end.withContiguousStorageIfAvailable { right in
+                right.count == 0 || memcmp(left.baseAddress! + (left.count - right.count), right.baseAddress!, right.count) == 0
+            }
+        }
+        if let fast, let equal = fast { return equal }
         return mine.suffix(end.count).elementsEqual(end)
     }
 
