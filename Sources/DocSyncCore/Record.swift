@@ -143,12 +143,24 @@ public struct Record: Hashable, Codable, Sendable, CustomStringConvertible {
     /// Throws `.limitExceeded` when the encoded record is larger than `maximumEncodedSize`.
     func validateEncodedSize() throws(SyncError) {
         // The JSON form is at most about 2.5 times the compact one: only a large record needs the
-        // exact (and much dearer) JSON size.
+        // exact (and much dearer) JSON size, and one far below the limit (every file's record)
+        // not even the compact one.
+        if compactSizeBound * 5 / 2 < Record.maximumEncodedSize { return }
         let compactSize = CompactCoding.encode(self).count
         let encodedSize = compactSize * 5 / 2 < Record.maximumEncodedSize ? compactSize : wireJSONSize
         if encodedSize > Record.maximumEncodedSize {
             throw SyncError(.limitExceeded, "record \(id) at \(path) encodes to \(encodedSize) bytes, more than \(Record.maximumEncodedSize)")
         }
+    }
+
+    /// More than the compact encoding's size can be, from the lengths of the record's variable
+    /// parts: every length prefix and fixed field (format, type, digests, numbers, the asset's
+    /// header) fits in the 512 bytes added, and an asset entry (a digest and a length) in 48.
+    var compactSizeBound: Int {
+        var bound = 512 + (asset?.entries.count ?? 0) * 48 + (sealed?.bytes.count ?? 0)
+        bound += id.zone.name.utf8.count + id.recordName.utf8.count + (changeTag?.rawValue.utf8.count ?? 0) + path.string.utf8.count
+        bound += (symlinkTarget?.utf8.count ?? 0) + lastModifiedBy.utf8.count + (value?.utf8.count ?? 0) + (lastEditorName?.utf8.count ?? 0)
+        return bound
     }
 
     /// The device's and the editor's names are at most 255 bytes each.
