@@ -148,11 +148,10 @@ extension FolderEngine {
         // simply gone.
         let records = rows.compactMap { current[RecordID(zone: configuration.zone, recordName: $0.recordName)] }
         var failure: SyncError?
-        updateLive { $0.activity = FolderActivity(action: FolderActivity.restoring, done: 0, total: records.count) }
-        defer { updateLive { $0.activity = nil } }
-        do throws(SyncError) {
-            try writeIndex { db in for row in rows { try db.deleteItem(named: row.recordName) } }
-            if let token = loadToken() {
+        await showingActivity(FolderActivity.restoring, total: records.count) { (progress) throws(Never) in
+            do throws(SyncError) {
+                try writeIndex { db in for row in rows { try db.deleteItem(named: row.recordName) } }
+                guard let token = loadToken() else { throw SyncError(.changeTokenExpired, "this device has not fetched the folder yet") }
                 for start in stride(from: 0, to: records.count, by: StorageLimits.maximumPageSize) {
                     let page = Array(records[start..<min(start + StorageLimits.maximumPageSize, records.count)])
                     // Pending while written back, as a fetched page is (the apply counts them down).
@@ -162,16 +161,14 @@ extension FolderEngine {
                     }
                     defer { updateLive { $0.pendingDownloads = 0; $0.pendingDownloadBytes = 0 } }
                     _ = try await fetcher.apply(ChangeSet(changed: page, deleted: [], token: token, moreComing: false), loop: &loop)
-                    updateLive { $0.activity?.done = start + page.count }
+                    progress(start + page.count)
                 }
-            } else {
-                throw SyncError(.changeTokenExpired, "this device has not fetched the folder yet")
+            } catch {
+                // What did not come back comes with the next fetch, which starts from the beginning.
+                failure = error
+                try? storeToken(nil)
+                inbox.withLock { $0.fetch = true }
             }
-        } catch {
-            // What did not come back comes with the next fetch, which starts from the beginning.
-            failure = error
-            try? storeToken(nil)
-            inbox.withLock { $0.fetch = true }
         }
         _ = decideDeletionGate(lastLocalDeletion: loop.lastLocalDeletion)
         let outcomes = rows.map { row -> ActionOutcome in

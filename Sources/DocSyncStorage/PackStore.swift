@@ -191,7 +191,7 @@ struct PackStore: Sendable {
                     // One chunk, or a run cut short (the chunk that cannot be read is named).
                     for (digest, place) in run {
                         found[digest] = try PackStore.verified(FileIO.read(fd, offset: place.offset, length: place.length), digest: digest,
-                                                               bodyDigest: place.bodyDigest, hashing: !plainUnverified || place.bodyDigest != nil,
+                                                               bodyDigest: place.bodyDigest, plainUnverified: plainUnverified,
                                                                path: path, offset: place.offset)
                     }
                     continue
@@ -199,7 +199,7 @@ struct PackStore: Sendable {
                 for (digest, place) in run {
                     let from = bytes.startIndex + Int(place.offset - start)
                     found[digest] = try PackStore.verified(bytes[from..<from + place.length], digest: digest, bodyDigest: place.bodyDigest,
-                                                           hashing: !plainUnverified || place.bodyDigest != nil, path: path, offset: place.offset)
+                                                           plainUnverified: plainUnverified, path: path, offset: place.offset)
                 }
             }
         }
@@ -210,10 +210,11 @@ struct PackStore: Sendable {
     /// two blocks, so that a direct read, widened to whole blocks, still fits a 4 MiB buffer.
     static let readRunLimit = (4 << 20) - 2 * DirectFileWriter.blockSize
 
-    /// `bytes` when they were read and (unless not `hashing`) hash to `bodyDigest` (a sealed
-    /// chunk) or `digest` (a plain one); otherwise `chunkCorrupt`.
-    private static func verified(_ bytes: Data?, digest: SHA256Digest, bodyDigest: SHA256Digest?, hashing: Bool = true,
+    /// `bytes` when they were read and hash to `bodyDigest` (a sealed chunk) or `digest` (a
+    /// plain one, not hashed when `plainUnverified`); otherwise `chunkCorrupt`.
+    private static func verified(_ bytes: Data?, digest: SHA256Digest, bodyDigest: SHA256Digest?, plainUnverified: Bool,
                                  path: String, offset: Int64) throws(SyncError) -> Data {
+        let hashing = bodyDigest != nil || !plainUnverified
         guard let bytes, !hashing || SHA256Digest(hashing: bytes) == (bodyDigest ?? digest) else {
             throw SyncError.storedChunkCorrupt(digest, sealed: bodyDigest != nil, at: "\(path) at \(offset)")
         }

@@ -31,7 +31,7 @@ struct RecoverCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let outcomes = try await ProgressPoller.run(json: options.json, sample: CallProgress.action(FolderActivity.recovering, options.client, words: "recovering from Recently Deleted")) {
+        let outcomes = try await ProgressPoller.run(json: options.json, sample: CallProgress.action(FolderActivity.recovering, options.client, words: FolderActivity.recovering)) {
             try await options.answer(.recover(selection: selecting.selection), \.outcomeList)
         }
         try ActionReport.finish(outcomes, options: options)

@@ -169,16 +169,8 @@ enum CostBench {
     /// `base`; each process's CPU-seconds, and its system calls when `countCalls`.
     static func sync(_ tree: Tree, build: Build, base: URL, countCalls: Bool) async throws
         -> (seconds: Double, costs: [String: ProcessCost], calls: [String: SyscallCount.Counts]) {
-        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
-        let server = try BenchServer(base: base, binaries: build.binaries)
-        try server.start()
+        let (server, sender, receiver) = try prepare(tree, build: build, base: base)
         defer { server.stop() }
-        let backend = ServerBench.url(server.port)
-        let sender = try BenchDaemon(name: "sender", base: base, backend: backend, tokenFile: server.tokenFile, binaries: build.binaries)
-        let receiver = try BenchDaemon(name: "receiver", base: base, backend: backend, tokenFile: server.tokenFile, binaries: build.binaries)
-        try FileManager.default.removeItem(at: sender.folder)
-        _ = try SyncBench.timed("cp", ["-a", tree.root.path, sender.folder.path])
-        _ = try SyncBench.timed("sync", [])
         let serverBefore = try ProcessSample(pid: server.pid)
         var counters: [String: SyscallCount] = [:]
         if countCalls { counters["server"] = SyscallCount(pid: server.pid, scratch: base) }
@@ -206,6 +198,24 @@ enum CostBench {
         return (seconds, costs, calls)
     }
 
+    /// A server of `build` started under `base` and two of its daemons not yet started, the
+    /// sender's folder holding a copy of `tree`, flushed; each process run under
+    /// `wrapper(name)` (`server`, `sender`, `receiver`). The caller stops the server.
+    static func prepare(_ tree: Tree, build: Build, base: URL, wrapper: (String) -> [String] = { _ in [] }) throws
+        -> (server: BenchServer, sender: BenchDaemon, receiver: BenchDaemon) {
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        let server = try BenchServer(base: base, binaries: build.binaries, wrapper: wrapper("server"))
+        try server.start()
+        let backend = ServerBench.url(server.port)
+        let daemons = try ["sender", "receiver"].map { name in
+            try BenchDaemon(name: name, base: base, backend: backend, tokenFile: server.tokenFile, binaries: build.binaries, wrapper: wrapper(name))
+        }
+        try FileManager.default.removeItem(at: daemons[0].folder)
+        _ = try SyncBench.timed("cp", ["-a", tree.root.path, daemons[0].folder.path])
+        _ = try SyncBench.timed("sync", [])
+        return (server, daemons[0], daemons[1])
+    }
+
     /// Polls the receiver until it holds `items` items and is settled.
     static func waitUntilSynced(_ receiver: BenchDaemon, items: Int, since started: ContinuousClock.Instant, pollEvery interval: Duration,
                                 statusTimeout: Duration = .seconds(5), limit: Duration = .seconds(1800)) async throws {
@@ -218,20 +228,12 @@ enum CostBench {
 
     /// The same sync with the three processes under callgrind; the instructions each ran.
     static func instructionsOfSync(_ tree: Tree, build: Build, base: URL, shim: URL) async throws -> Instructions {
-        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         let outputs = base.appendingPathComponent("callgrind")
         try FileManager.default.createDirectory(at: outputs, withIntermediateDirectories: true)
-        let server = try BenchServer(base: base, binaries: build.binaries, wrapper: Callgrind.wrapper(output: outputs.appendingPathComponent("server.out"), shim: shim))
-        try server.start()
+        let (server, sender, receiver) = try prepare(tree, build: build, base: base) { name in
+            Callgrind.wrapper(output: outputs.appendingPathComponent("\(name).out"), shim: shim)
+        }
         defer { server.stop() }
-        let backend = ServerBench.url(server.port)
-        let sender = try BenchDaemon(name: "sender", base: base, backend: backend, tokenFile: server.tokenFile, binaries: build.binaries,
-                                     wrapper: Callgrind.wrapper(output: outputs.appendingPathComponent("sender.out"), shim: shim))
-        let receiver = try BenchDaemon(name: "receiver", base: base, backend: backend, tokenFile: server.tokenFile, binaries: build.binaries,
-                                       wrapper: Callgrind.wrapper(output: outputs.appendingPathComponent("receiver.out"), shim: shim))
-        try FileManager.default.removeItem(at: sender.folder)
-        _ = try SyncBench.timed("cp", ["-a", tree.root.path, sender.folder.path])
-        _ = try SyncBench.timed("sync", [])
         try Callgrind.control(["-z", String(server.pid)])
         let started = ContinuousClock.now
         try sender.start()
